@@ -1,0 +1,147 @@
+"""The auction: legality of calls, its end, and the final contract (thesis 2.1.3-2.1.4).
+
+Calls use the competitive index (0 Pass, 1 X, 2 XX, 3 + bid). `Auction` is immutable: `add` returns a new one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .calls import BID_OFFSET, DOUBLE, NUM_CALLS, PASS, REDOUBLE, call_name
+from .cards import SEATS
+from .contract import Contract
+
+
+class IllegalCallError(ValueError):
+    """A call that the rules do not allow at this point of the auction."""
+
+
+class AuctionOverError(IllegalCallError):
+    """A call after the auction has ended."""
+
+
+@dataclass(frozen=True)
+class Auction:
+    """Calls made so far, from ``dealer`` clockwise.
+
+    Derived fields are kept up to date by `add`, so every query is O(1)."""
+
+    dealer: int = 0
+    calls: tuple[int, ...] = ()
+    last_bid: int = -1          # bid index 0..34 of the highest bid, -1 if none
+    last_bidder: int = -1       # seat that made it
+    penalty: int = 0            # 0 none, 1 doubled, 2 redoubled, of the last bid
+    trailing_passes: int = 0    # consecutive passes at the end
+    # first seat of each side (NS, EW) to name each strain: index side * 5 + strain, -1 if none
+    first_namer: tuple[int, ...] = field(default=(-1,) * 10)
+
+    def __post_init__(self):
+        if not 0 <= self.dealer <= 3:
+            raise ValueError(f"dealer {self.dealer} is outside 0..3 (N, E, S, W)")
+
+    @classmethod
+    def from_calls(cls, dealer: int, calls) -> "Auction":
+        """Replay ``calls`` (indices or strings) from ``dealer``; raises IllegalCallError on the first bad one."""
+        from .calls import parse_call
+
+        auction = cls(dealer)
+        for call in calls:
+            auction = auction.add(parse_call(call) if isinstance(call, str) else int(call))
+        return auction
+
+    @property
+    def to_act(self) -> int:
+        """Seat whose turn it is."""
+        return (self.dealer + len(self.calls)) % 4
+
+    @property
+    def is_over(self) -> bool:
+        if self.last_bid < 0:
+            return self.trailing_passes >= 4
+        return self.trailing_passes >= 3
+
+    @property
+    def is_passout(self) -> bool:
+        return self.last_bid < 0 and self.trailing_passes >= 4
+
+    def can_double(self) -> bool:
+        return (not self.is_over and self.last_bid >= 0 and self.penalty == 0
+                and (self.last_bidder - self.to_act) % 2 == 1)
+
+    def can_redouble(self) -> bool:
+        return (not self.is_over and self.last_bid >= 0 and self.penalty == 1
+                and (self.last_bidder - self.to_act) % 2 == 0)
+
+    def is_legal(self, call: int) -> bool:
+        if self.is_over or not 0 <= call < NUM_CALLS:
+            return False
+        if call == PASS:
+            return True
+        if call == DOUBLE:
+            return self.can_double()
+        if call == REDOUBLE:
+            return self.can_redouble()
+        return call - BID_OFFSET > self.last_bid
+
+    def legal_mask(self) -> np.ndarray:
+        """bool[38] over competitive call indices."""
+        mask = np.zeros(NUM_CALLS, dtype=bool)
+        if self.is_over:
+            return mask
+        mask[PASS] = True
+        mask[DOUBLE] = self.can_double()
+        mask[REDOUBLE] = self.can_redouble()
+        mask[BID_OFFSET + self.last_bid + 1:] = True
+        return mask
+
+    def legal_calls(self) -> list[int]:
+        return np.flatnonzero(self.legal_mask()).tolist()
+
+    def add(self, call: int) -> "Auction":
+        """The auction after the player to act makes ``call``."""
+        call = int(call)
+        if self.is_over:
+            raise AuctionOverError(f"call {_safe_name(call)} after the end of the auction ({self})")
+        if not self.is_legal(call):
+            legal = ", ".join(call_name(c) for c in self.legal_calls())
+            raise IllegalCallError(
+                f"illegal call {_safe_name(call)} by {SEATS[self.to_act]} after '{self}': legal calls are {legal}")
+        seat = self.to_act
+        calls = self.calls + (call,)
+        if call == PASS:
+            return Auction(self.dealer, calls, self.last_bid, self.last_bidder, self.penalty,
+                           self.trailing_passes + 1, self.first_namer)
+        if call in (DOUBLE, REDOUBLE):
+            return Auction(self.dealer, calls, self.last_bid, self.last_bidder, call, 0, self.first_namer)
+        bid = call - BID_OFFSET
+        namer = self.first_namer
+        slot = (seat % 2) * 5 + bid % 5
+        if namer[slot] < 0:
+            namer = namer[:slot] + (seat,) + namer[slot + 1:]
+        return Auction(self.dealer, calls, bid, seat, 0, 0, namer)
+
+    def declarer_of(self, side: int, strain: int) -> int:
+        """First seat of ``side`` (0 NS, 1 EW) to have named ``strain``, or -1."""
+        return self.first_namer[side * 5 + strain]
+
+    def contract(self) -> Contract | None:
+        """Final contract (None for a pass-out); the auction must be over."""
+        if not self.is_over:
+            raise ValueError(f"the auction '{self}' is not over yet")
+        if self.last_bid < 0:
+            return None
+        strain = self.last_bid % 5
+        declarer = self.declarer_of(self.last_bidder % 2, strain)
+        return Contract(self.last_bid // 5 + 1, strain, self.penalty, declarer)
+
+    def __str__(self) -> str:
+        return " ".join(call_name(c) for c in self.calls) or "(no calls)"
+
+
+def _safe_name(call: int) -> str:
+    try:
+        return call_name(call)
+    except ValueError:
+        return f"#{call} (not a call index 0..37)"

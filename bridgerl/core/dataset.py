@@ -1,0 +1,155 @@
+"""Deal datasets: `.npz` files of deals with DD tables (format in `docs/datasets.md`).
+
+``owner`` uint8[N, 52] (seat holding each card), ``dd`` uint8[N, 4, 5] (tricks for declarer seat x strain),
+optional ``board`` int32[N]. Extra arrays (such as ``seed``) are accepted and ignored.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+import zipfile
+from dataclasses import dataclass
+from importlib import resources
+from pathlib import Path
+
+import numpy as np
+
+
+class DatasetError(ValueError):
+    """A dataset that cannot be used, with the reason in one line."""
+
+
+@dataclass(frozen=True)
+class Dataset:
+    """Deals with their DD tables. ``boards`` is the board number of each row."""
+
+    owner: np.ndarray
+    dd: np.ndarray
+    board: np.ndarray | None = None
+    source: str = "<arrays>"
+
+    def __post_init__(self):
+        validate_arrays(self.owner, self.dd, self.board, self.source)
+
+    def __len__(self) -> int:
+        return len(self.owner)
+
+    @property
+    def boards(self) -> np.ndarray:
+        """int32[N]: the ``board`` array when present, else row index + 1."""
+        if self.board is not None:
+            return self.board
+        return np.arange(1, len(self) + 1, dtype=np.int32)
+
+    def subset(self, rows) -> "Dataset":
+        board = self.boards[rows]
+        return Dataset(self.owner[rows], self.dd[rows], board, self.source)
+
+
+def _integer_array(name: str, value, source: str) -> np.ndarray:
+    array = np.asarray(value)
+    if array.dtype.kind not in "iu":
+        raise DatasetError(f"{source}: '{name}' has dtype {array.dtype}, expected an integer type (uint8)")
+    return array
+
+
+def validate_arrays(owner, dd, board=None, source: str = "<arrays>") -> None:
+    """Raise DatasetError naming the first problem: shapes, dtypes, 13 cards per seat, dd in 0..13, boards >= 1."""
+    owner = _integer_array("owner", owner, source)
+    dd = _integer_array("dd", dd, source)
+    if owner.ndim != 2 or owner.shape[1] != 52:
+        raise DatasetError(f"{source}: 'owner' has shape {owner.shape}, expected (N, 52)")
+    if dd.ndim != 3 or dd.shape[1:] != (4, 5):
+        raise DatasetError(f"{source}: 'dd' has shape {dd.shape}, expected (N, 4, 5)")
+    if len(owner) != len(dd):
+        raise DatasetError(f"{source}: 'owner' has {len(owner)} deals but 'dd' has {len(dd)}")
+    if owner.size and (owner.min() < 0 or owner.max() > 3):
+        raise DatasetError(f"{source}: 'owner' values must be seats 0-3, found {owner.min()}..{owner.max()}")
+    if len(owner):
+        counts = np.stack([(owner == s).sum(1) for s in range(4)], 1)
+        bad = np.flatnonzero((counts != 13).any(1))
+        if bad.size:
+            row = int(bad[0])
+            raise DatasetError(f"{source}: deal {row} has {counts[row].tolist()} cards for N, E, S, W (need 13 each);"
+                               f" {bad.size} bad deal(s) in all")
+    if dd.size and (dd.min() < 0 or dd.max() > 13):
+        row = int(np.flatnonzero(((dd < 0) | (dd > 13)).reshape(len(dd), -1).any(1))[0])
+        raise DatasetError(f"{source}: 'dd' values must be tricks 0..13, deal {row} has {dd[row].tolist()}")
+    if board is not None:
+        board = _integer_array("board", board, source)
+        if board.shape != (len(owner),):
+            raise DatasetError(f"{source}: 'board' has shape {board.shape}, expected ({len(owner)},)")
+        if board.size and board.min() < 1:
+            raise DatasetError(f"{source}: 'board' numbers must be 1 or more, found {board.min()}")
+
+
+def make_dataset(owner, dd, board=None, source: str = "<arrays>") -> Dataset:
+    """Validate and convert arrays to the canonical dtypes."""
+    validate_arrays(owner, dd, board, source)
+    return Dataset(np.asarray(owner, dtype=np.uint8), np.asarray(dd, dtype=np.uint8),
+                   None if board is None else np.asarray(board, dtype=np.int32), source)
+
+
+def load_dataset(data) -> Dataset:
+    """A Dataset from a path, a bundled split name ('train', 'test'), a Dataset, or a mapping of arrays."""
+    if isinstance(data, Dataset):
+        return data
+    if isinstance(data, str) and data in BUNDLED_SPLITS:
+        data = bundled_path(data)
+    if isinstance(data, (str, os.PathLike)):
+        path = Path(data)
+        if not path.exists():
+            raise DatasetError(f"{path}: no such dataset file")
+        try:
+            with np.load(path, allow_pickle=False) as npz:
+                arrays = {k: npz[k] for k in npz.files}
+        except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
+            raise DatasetError(f"{path}: not a readable .npz dataset ({exc})") from None
+        return _from_mapping(arrays, str(path))
+    if hasattr(data, "keys"):
+        return _from_mapping(dict(data), "<arrays>")
+    raise DatasetError(f"cannot load a dataset from {type(data).__name__}: give a path, 'train'/'test', or arrays")
+
+
+def _from_mapping(arrays: dict, source: str) -> Dataset:
+    for key in ("owner", "dd"):
+        if key not in arrays:
+            raise DatasetError(f"{source}: missing array '{key}' (found {sorted(arrays)})")
+    return make_dataset(arrays["owner"], arrays["dd"], arrays.get("board"), source)
+
+
+def atomic_savez(path: str | os.PathLike, compressed: bool = True, **arrays) -> None:
+    """Write an .npz so that readers see either the old file or the complete new one."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            (np.savez_compressed if compressed else np.savez)(handle, **arrays)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def save_dataset(path: str | os.PathLike, dataset: Dataset, **extra) -> None:
+    """Atomically write ``dataset`` (plus ``extra`` arrays such as ``seed``)."""
+    arrays = {"owner": dataset.owner.astype(np.uint8), "dd": dataset.dd.astype(np.uint8)}
+    if dataset.board is not None:
+        arrays["board"] = dataset.board.astype(np.int32)
+    arrays.update(extra)
+    atomic_savez(path, **arrays)
+
+
+BUNDLED_SPLITS = ("train", "test")
+
+
+def bundled_path(split: str = "train") -> Path:
+    """Path of a bundled split: 'train' (20,000 deals) or 'test' (5,000 held-out deals)."""
+    if split not in BUNDLED_SPLITS:
+        raise DatasetError(f"no bundled split {split!r}; choose one of {BUNDLED_SPLITS}")
+    return Path(str(resources.files("bridgerl") / "data" / f"{split}.npz"))

@@ -1,0 +1,69 @@
+"""PBN import and export of datasets, through endplay's PBN parser.
+
+Export writes Board, Dealer, Vulnerable, Deal and the DD table as a PBN 2.1 ``OptimumResultTable``.
+Import reads every board's deal and board number; DD tables are computed with DDS.
+"""
+
+from __future__ import annotations
+
+import io
+import os
+from pathlib import Path
+
+import numpy as np
+
+from .board import dealer_for_board, vul_for_board
+from .cards import SEATS, STRAINS, owner_to_pbn, pbn_to_owner
+from .dataset import Dataset, make_dataset
+from .dd import solve_dd_tables
+
+_PBN_VUL = {"none": "None", "NS": "NS", "EW": "EW", "both": "All"}
+
+
+def dataset_to_pbn(dataset: Dataset) -> str:
+    """PBN text with one board per deal."""
+    out = io.StringIO()
+    out.write("% PBN 2.1\n% EXPORT\n% bridgerl dataset\n\n")
+    for row in range(len(dataset)):
+        board = int(dataset.boards[row])
+        out.write(f'[Event "bridgerl"]\n[Board "{board}"]\n')
+        out.write(f'[Dealer "{SEATS[dealer_for_board(board)]}"]\n')
+        out.write(f'[Vulnerable "{_PBN_VUL[vul_for_board(board)]}"]\n')
+        out.write(f'[Deal "{owner_to_pbn(dataset.owner[row])}"]\n')
+        out.write('[OptimumResultTable "Declarer;Denomination\\2R;Result\\2R"]\n')
+        for seat in range(4):
+            for strain in (4, 3, 2, 1, 0):
+                out.write(f"{SEATS[seat]} {STRAINS[strain]:>2} {int(dataset.dd[row, seat, strain]):>2}\n")
+        out.write("\n")
+    return out.getvalue()
+
+
+def write_pbn(path: str | os.PathLike, dataset: Dataset) -> None:
+    Path(path).write_text(dataset_to_pbn(dataset), encoding="utf-8")
+
+
+def read_pbn_deals(text: str, source: str = "<pbn>") -> tuple[np.ndarray, np.ndarray]:
+    """owner uint8[N, 52] and board int32[N] of every board in PBN ``text`` (board 1, 2, ... where untagged)."""
+    from endplay.parsers import pbn
+
+    try:
+        boards = pbn.loads(text)
+    except Exception as exc:
+        raise ValueError(f"{source}: malformed PBN ({exc})") from None
+    if not boards:
+        raise ValueError(f"{source}: no boards with a [Deal] tag found")
+    owners, numbers = [], []
+    for i, board in enumerate(boards):
+        deal = board.deal.to_pbn()
+        try:
+            owners.append(pbn_to_owner(deal))
+        except ValueError as exc:
+            raise ValueError(f"{source}: board {i + 1}: {exc}") from None
+        numbers.append(board.board_num if board.board_num else i + 1)
+    return np.stack(owners), np.asarray(numbers, dtype=np.int32)
+
+
+def read_pbn(path: str | os.PathLike) -> Dataset:
+    """Dataset from a PBN file, DD tables computed with DDS."""
+    owner, board = read_pbn_deals(Path(path).read_text(encoding="utf-8", errors="replace"), str(path))
+    return make_dataset(owner, solve_dd_tables(owner), board, str(path))

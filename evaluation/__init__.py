@@ -1,0 +1,1 @@
+"""Evaluation against constructive par and in duplicate matches (`docs/evaluation.md`)."""

@@ -1,0 +1,1 @@
+"""Training loops for the learning agents."""
