@@ -67,3 +67,27 @@ def read_pbn(path: str | os.PathLike) -> Dataset:
     """Dataset from a PBN file, DD tables computed with DDS."""
     owner, board = read_pbn_deals(Path(path).read_text(encoding="utf-8", errors="replace"), str(path))
     return make_dataset(owner, solve_dd_tables(owner), board, str(path))
+
+
+def parse_deal_option(text: str) -> tuple[np.ndarray, int, str | None, int | None]:
+    """A deal given to an env's ``reset``: a PBN deal string ('N:...') or PBN text with tags.
+
+    Returns (owner, board, vulnerability or None, dealer or None); board 1 when the text has no Board tag."""
+    from .board import parse_vul
+    from .cards import parse_seat
+
+    if "[" not in text:
+        return pbn_to_owner(text), 1, None, None
+    tags = {}
+    for line in text.splitlines():
+        line = line.strip()
+        if line.startswith("[") and line.endswith("]") and '"' in line:
+            key, _, value = line[1:-1].partition(" ")
+            tags[key.lower()] = value.strip().strip('"')
+    if "deal" not in tags:
+        raise ValueError(f"malformed PBN: no [Deal] tag in {text[:60]!r}")
+    owner = pbn_to_owner(tags["deal"])
+    board = int(tags["board"]) if tags.get("board", "").isdigit() else 1
+    vul = parse_vul(tags["vulnerable"]) if tags.get("vulnerable") not in (None, "", "?") else None
+    dealer = parse_seat(tags["dealer"]) if tags.get("dealer") not in (None, "", "?") else None
+    return owner, board, vul, dealer

@@ -1,0 +1,189 @@
+"""OpenSpiel game ``bridgerl_uncontested_bidding`` (thesis 4.4), registered on import.
+
+Two players, 0 = first bidder, 1 = partner, with identical utility. A chance node picks the deal (uniform over the
+dataset rows the side rule allows). Information state and observation tensors are the 89 bits of thesis fig. 4.4.
+Parameters: ``dataset`` (path or "train"/"test"), ``opening_rules``, ``side``, ``reward``.
+Rules come from `bridgerl.core.uncontested`; this file only adapts them to OpenSpiel.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pyspiel
+
+from bridgerl.core import SEATS, load_dataset
+from bridgerl.core.calls import NUM_UNCONTESTED_ACTIONS
+from bridgerl.core.scoring import SCORE_TABLE
+from bridgerl.core.uncontested import (OBSERVATION_SIZE, REWARDS, SIDES, action_name, apply_action, initial_pass,
+                                       legal_actions_mask, result)
+from bridgerl.envs.deal_source import UncontestedDealSource
+from bridgerl.envs.uncontested import contract_text, render_text
+
+_NUM_PLAYERS = 2
+_DEFAULT_PARAMS = {"dataset": "train", "opening_rules": True, "side": "thesis", "reward": "imps"}
+_MIN_POINTS = float(SCORE_TABLE[:, 1].min() - SCORE_TABLE[:, 0].max())
+_MAX_GAME_LENGTH = 37  # an initial pass, 35 bids, the final pass
+_GAME_TYPE = pyspiel.GameType(
+    short_name="bridgerl_uncontested_bidding",
+    long_name="bridgerl uncontested bridge bidding (Bethe thesis 4.4)",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.IDENTICAL,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=_NUM_PLAYERS,
+    min_num_players=_NUM_PLAYERS,
+    provides_information_state_string=True,
+    provides_information_state_tensor=True,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=_DEFAULT_PARAMS)
+
+
+@functools.lru_cache(maxsize=8)
+def _deal_source(dataset: str, side: str, opening_rules: bool) -> UncontestedDealSource:
+    return UncontestedDealSource(load_dataset(dataset), side, opening_rules)
+
+
+def _game_info(num_rows: int, reward: str) -> pyspiel.GameInfo:
+    return pyspiel.GameInfo(
+        num_distinct_actions=NUM_UNCONTESTED_ACTIONS,
+        max_chance_outcomes=num_rows,
+        num_players=_NUM_PLAYERS,
+        min_utility=-24.0 if reward == "imps" else _MIN_POINTS,
+        max_utility=0.0,
+        utility_sum=None,
+        max_game_length=_MAX_GAME_LENGTH)
+
+
+class UncontestedBiddingGame(pyspiel.Game):
+    """Uncontested bidding as an OpenSpiel game."""
+
+    def __init__(self, params=None):
+        params = {**_DEFAULT_PARAMS, **(params or {})}
+        if params["reward"] not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS}, got {params['reward']!r}")
+        self.source = _deal_source(str(params["dataset"]), str(params["side"]), bool(params["opening_rules"]))
+        self.reward_mode = params["reward"]
+        self.rows = self.source.eligible_rows(self.source.side)
+        super().__init__(_GAME_TYPE, _game_info(len(self.source.dataset), self.reward_mode), params)
+
+    def new_initial_state(self):
+        return UncontestedBiddingState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        return UncontestedObserver(iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
+
+
+class UncontestedBiddingState(pyspiel.State):
+    """A deal (after the chance node) and the auction so far."""
+
+    def __init__(self, game: UncontestedBiddingGame):
+        super().__init__(game)
+        self._source = game.source
+        self._rows = game.rows
+        self._reward_mode = game.reward_mode
+        self.deal = None
+        self.auction = None
+        self._result = None
+
+    def current_player(self):
+        if self.deal is None:
+            return pyspiel.PlayerId.CHANCE
+        if self.auction.is_over:
+            return pyspiel.PlayerId.TERMINAL
+        return 0 if self.auction.to_act == self.deal.first_bidder else 1
+
+    def seat_of(self, player: int) -> int:
+        return self.deal.first_bidder if player == 0 else (self.deal.first_bidder + 2) % 4
+
+    def _legal_actions(self, player):
+        return np.flatnonzero(legal_actions_mask(self.deal, self.auction)).tolist()
+
+    def chance_outcomes(self):
+        if self.deal is not None:
+            raise ValueError("chance_outcomes called on a non-chance state")
+        p = 1.0 / len(self._rows)
+        return [(int(row), p) for row in self._rows]
+
+    def _apply_action(self, action):
+        if self.deal is None:
+            self.deal = self._source.deal_at(int(action))
+            self.auction = self.deal.new_auction()
+            return
+        self.auction = apply_action(self.deal, self.auction, int(action))
+        if self.auction.is_over:
+            self._result = result(self.deal, self.auction)
+
+    def _action_to_string(self, player, action):
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"Deal row {action}"
+        return action_name(action)
+
+    def is_terminal(self):
+        return self.auction is not None and self.auction.is_over
+
+    def returns(self):
+        if self._result is None:
+            return [0.0, 0.0]
+        value = self._result.reward(self._reward_mode)
+        return [value, value]
+
+    def __str__(self):
+        if self.deal is None:
+            return "(deal not chosen yet)"
+        text = render_text(self.deal, self.auction, self._result)
+        return text if self._result is None else text + f"  Contract: {contract_text(self._result.contract)}\n"
+
+
+class UncontestedObserver:
+    """One tensor with named views: vulnerable (1), initial_pass (1), bids (35), hand (52) = 89 values."""
+
+    def __init__(self, iig_obs_type, params):
+        if params:
+            raise ValueError(f"observation parameters not supported; passed {params}")
+        pieces = []
+        if iig_obs_type.public_info:
+            pieces += [("vulnerable", 1), ("initial_pass", 1), ("bids", 35)]
+        if iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER:
+            pieces.append(("hand", 52))
+        self.tensor = np.zeros(sum(size for _, size in pieces), np.float32)
+        self.dict = {}
+        index = 0
+        for name, size in pieces:
+            self.dict[name] = self.tensor[index:index + size]
+            index += size
+
+    def set_from(self, state: UncontestedBiddingState, player: int):
+        self.tensor.fill(0)
+        if state.deal is None:
+            return
+        if "vulnerable" in self.dict:
+            self.dict["vulnerable"][0] = state.deal.vulnerable
+            self.dict["initial_pass"][0] = initial_pass(state.auction)
+            for call in state.auction.calls:
+                if call >= 3:
+                    self.dict["bids"][call - 3] = 1
+        if "hand" in self.dict:
+            self.dict["hand"][:] = state.deal.owner == state.seat_of(player)
+
+    def string_from(self, state: UncontestedBiddingState, player: int) -> str:
+        if state.deal is None:
+            return "(deal not chosen yet)"
+        parts = []
+        if "hand" in self.dict:
+            from bridgerl.core.cards import hand_to_pbn
+
+            seat = state.seat_of(player)
+            spades, hearts, diamonds, clubs = hand_to_pbn(state.deal.owner, seat).split(".")
+            parts.append(f"{SEATS[seat]} ♠{spades or '-'} ♥{hearts or '-'} ♦{diamonds or '-'} ♣{clubs or '-'}")
+        if "vulnerable" in self.dict:
+            own_calls = [action_name(0 if c == 0 else c - 2) for i, c in enumerate(state.auction.calls) if i % 2 == 0]
+            parts.append(f"{SIDES[state.deal.side]} {'vul' if state.deal.vulnerable else 'not vul'}")
+            parts.append("auction: " + (" ".join(own_calls) or "-"))
+        return " | ".join(parts)
+
+
+pyspiel.register_game(_GAME_TYPE, UncontestedBiddingGame)

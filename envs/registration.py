@@ -1,0 +1,21 @@
+"""Registers the Gymnasium envs and OpenSpiel games; run once by ``import bridgerl``."""
+
+from __future__ import annotations
+
+UNCONTESTED_ID = "bridgerl/UncontestedBidding-v0"
+
+
+def register_gymnasium() -> None:
+    import gymnasium
+
+    if UNCONTESTED_ID not in gymnasium.registry:
+        gymnasium.register(UNCONTESTED_ID, entry_point="bridgerl.envs.uncontested:UncontestedBiddingEnv")
+
+
+def register_openspiel() -> None:
+    import bridgerl.envs.openspiel_uncontested  # noqa: F401  (registers on import)
+
+
+def register_all() -> None:
+    register_gymnasium()
+    register_openspiel()

@@ -1,0 +1,123 @@
+"""Gymnasium env ``bridgerl/UncontestedBidding-v0``: two partners bid, opponents silent (thesis 4.4).
+
+One agent calls for whichever partner is to act. Observation: the 89 bits of thesis fig. 4.4 from the caller's
+point of view; 36 actions (0 Pass, 1 + bid). Reward at the end only: IMPs of (score - constructive par).
+Rules come from `bridgerl.core.uncontested`; this file only adapts them to Gymnasium.
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+
+from bridgerl.core import SEATS, STRAINS, bid_name, call_name, load_dataset
+from bridgerl.core.board import is_vulnerable, vul_for_board
+from bridgerl.core.cards import hand_to_pbn
+from bridgerl.core.uncontested import (OBSERVATION_SIZE, REWARDS, SIDES, UncontestedDeal, apply_action,
+                                       can_make_anything, legal_actions_mask, observation, result, thesis_side)
+from bridgerl.core.calls import NUM_UNCONTESTED_ACTIONS
+from bridgerl.envs.deal_source import UncontestedDealSource
+from bridgerl.envs.spaces import LegalActionSpace, binary_space
+
+
+class UncontestedBiddingEnv(gym.Env):
+    """Uncontested bidding on deals from a dataset (default: the bundled training split).
+
+    Options: ``side`` = "thesis" (EW unless EW can make nothing, then NS; deals where nobody can make anything are
+    skipped when sampling), "NS" or "EW"; ``opening_rules`` (thesis 4.4.5); ``reward`` = "imps" or "points".
+    ``reset(options=...)`` takes "index", "deal" (PBN), "vulnerable" and "side".
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(self, dataset="train", side: str = "thesis", opening_rules: bool = True, reward: str = "imps",
+                 render_mode: str | None = None):
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
+        self.source = UncontestedDealSource(load_dataset(dataset), side, opening_rules)
+        self.reward_mode = reward
+        self.render_mode = render_mode
+        self.observation_space = binary_space(OBSERVATION_SIZE)
+        self.action_space = LegalActionSpace(NUM_UNCONTESTED_ACTIONS, self)
+        self.deal: UncontestedDeal | None = None
+        self.auction = None
+
+    # -- Gymnasium API -------------------------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        self.deal = self.source.deal_for_reset(self.np_random, options or {})
+        self.auction = self.deal.new_auction()
+        self._hands = {seat: self.deal.hand_bits(seat) for seat in (self.deal.side, self.deal.side + 2)}
+        self._openings = {seat: self.deal.opening_mask(seat) for seat in self._hands}
+        self._result = None
+        return self._observe(), self._info()
+
+    def step(self, action):
+        if self.auction is None:
+            raise RuntimeError("call reset() before step()")
+        if self.auction.is_over:
+            raise RuntimeError("the auction is over: call reset() to start a new episode")
+        self.auction = apply_action(self.deal, self.auction, int(action), self._mask())
+        reward = 0.0
+        if self.auction.is_over:
+            self._result = result(self.deal, self.auction)
+            reward = self._result.reward(self.reward_mode)
+        return self._observe(), reward, self.auction.is_over, False, self._info()
+
+    def render(self):
+        if self.render_mode == "ansi":
+            return render_text(self.deal, self.auction, self._result)
+        return None
+
+    def legal_action_mask(self) -> np.ndarray | None:
+        """bool[36] of the current state (None before the first reset)."""
+        return None if self.auction is None else self._mask()
+
+    # -- helpers -------------------------------------------------------------------------------------------------
+    def _seat(self) -> int:
+        """Seat of the partner to act (after the end: the one who would act next)."""
+        seat = self.auction.to_act
+        return seat if seat in self._hands else (seat + 1) % 4
+
+    def _mask(self) -> np.ndarray:
+        seat = self._seat()
+        return legal_actions_mask(self.deal, self.auction, self._openings[seat])
+
+    def _observe(self) -> np.ndarray:
+        seat = self._seat()
+        return observation(self.deal, self.auction, seat, self._hands[seat])
+
+    def _info(self) -> dict:
+        info = {"action_mask": self._mask().astype(np.int8), "seat": self._seat(), "side": self.deal.side,
+                "vulnerable": bool(self.deal.vulnerable), "index": self.deal.index, "board": self.deal.board}
+        if self._result is not None:
+            r = self._result
+            info.update(contract=contract_text(r.contract), declarer=None if r.contract is None else r.contract.declarer,
+                        tricks=r.tricks, score=r.score, par=r.par, imps=r.reward_imps, points=r.reward_points)
+        return info
+
+
+def contract_text(contract) -> str:
+    """'4S', '3NTX' or 'Pass' (pass-out)."""
+    if contract is None:
+        return "Pass"
+    return bid_name(contract.bid) + ("", "X", "XX")[contract.penalty]
+
+
+def render_text(deal: UncontestedDeal, auction, outcome=None) -> str:
+    """Both hands of the bidding side and the auction, as a bridge player writes them."""
+    lines = [f"Board {deal.board}{'' if deal.index is None else f' (row {deal.index})'}: "
+             f"{SIDES[deal.side]} bidding, {'vulnerable' if deal.vulnerable else 'not vulnerable'}"]
+    for seat in (deal.first_bidder, (deal.first_bidder + 2) % 4):
+        spades, hearts, diamonds, clubs = hand_to_pbn(deal.owner, seat).split(".")
+        lines.append(f"  {SEATS[seat]}: ♠{spades or '-'} ♥{hearts or '-'} ♦{diamonds or '-'} ♣{clubs or '-'}")
+    own = [f"{SEATS[(deal.first_bidder + i) % 4]} {call_name(c)}" for i, c in enumerate(auction.calls) if i % 2 == 0]
+    lines.append("  Auction: " + ("  ".join(own) if own else "(none yet)"))
+    if outcome is not None:
+        contract = "passed out" if outcome.contract is None else (
+            f"{contract_text(outcome.contract)} by {SEATS[outcome.contract.declarer]}, {outcome.tricks} tricks")
+        lines.append(f"  Result: {contract}, score {outcome.score}, par {outcome.par}, "
+                     f"{outcome.reward_imps} IMPs")
+    return "\n".join(lines) + "\n"
