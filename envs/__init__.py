@@ -1,1 +1,6 @@
-"""Environments over the rules core: Gymnasium, OpenSpiel, PettingZoo and pure-JAX versions (`docs/envs.md`)."""
+"""Environments over the rules core: Gymnasium, OpenSpiel and PettingZoo versions of the bidding games
+(`docs/envs.md`). Importing ``bridgerl`` registers them."""
+
+from bridgerl.envs.competitive_encoding import decode_auction
+
+__all__ = ["decode_auction"]

@@ -88,3 +88,65 @@ class UncontestedDealSource:
             return self.deal_at(int(options["index"]), side, vulnerable)
         rows = self.eligible_rows(side)
         return self.deal_at(int(rows[rng.integers(len(rows))]), side, vulnerable)
+
+
+_COMPETITIVE_RESET_KEYS = {"index", "deal", "dealer", "vul"}
+
+
+class CompetitiveDeal:
+    """Everything fixed for one competitive episode; par is computed once, on first use."""
+
+    __slots__ = ("owner", "dd", "dealer", "vul", "board", "index", "_par")
+
+    def __init__(self, owner, dd, dealer: int, vul: str, board: int, index: int | None, par_ns: int | None = None):
+        self.owner, self.dd, self.dealer, self.vul = owner, dd, int(dealer), parse_vul(vul)
+        self.board, self.index, self._par = int(board), index, par_ns
+
+    @property
+    def par_ns(self) -> int:
+        if self._par is None:
+            from bridgerl.core.par import par_score
+
+            self._par = par_score(self.dd, self.vul, self.dealer)
+        return self._par
+
+    def vulnerable(self, seat: int) -> bool:
+        return is_vulnerable(self.vul, seat)
+
+
+class CompetitiveDealSource:
+    """Deals of one dataset for the competitive env: dealer and vulnerability from the board number."""
+
+    def __init__(self, dataset: Dataset):
+        if len(dataset) == 0:
+            raise ValueError(f"{dataset.source}: the dataset has no deals")
+        self.dataset = dataset
+
+    def deal_at(self, row: int, dealer: int | None = None, vul: str | None = None) -> CompetitiveDeal:
+        from bridgerl.core.board import dealer_for_board
+
+        if not 0 <= row < len(self.dataset):
+            raise ValueError(f"index {row} is outside the dataset's rows 0..{len(self.dataset) - 1}")
+        board = int(self.dataset.boards[row])
+        return CompetitiveDeal(self.dataset.owner[row], self.dataset.dd[row],
+                               dealer_for_board(board) if dealer is None else dealer,
+                               vul_for_board(board) if vul is None else vul, board, row)
+
+    def deal_for_reset(self, rng: np.random.Generator, options: dict) -> CompetitiveDeal:
+        from bridgerl.core.board import dealer_for_board
+        from bridgerl.core.cards import parse_seat
+
+        unknown = set(options) - _COMPETITIVE_RESET_KEYS
+        if unknown:
+            raise ValueError(f"unknown reset option(s) {sorted(unknown)}; known: {sorted(_COMPETITIVE_RESET_KEYS)}")
+        if "index" in options and "deal" in options:
+            raise ValueError("give either 'index' or 'deal' in reset options, not both")
+        dealer = parse_seat(options["dealer"]) if options.get("dealer") is not None else None
+        vul = parse_vul(options["vul"]) if options.get("vul") is not None else None
+        if "deal" in options:
+            owner, board, tag_vul, tag_dealer = parse_deal_option(options["deal"])
+            dealer = dealer if dealer is not None else (tag_dealer if tag_dealer is not None else dealer_for_board(board))
+            vul = vul or tag_vul or vul_for_board(board)
+            return CompetitiveDeal(owner, solve_dd_table(owner), dealer, vul, board, None)
+        row = int(options["index"]) if "index" in options else int(rng.integers(len(self.dataset)))
+        return self.deal_at(row, dealer, vul)

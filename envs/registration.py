@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 UNCONTESTED_ID = "bridgerl/UncontestedBidding-v0"
+COMPETITIVE_ID = "bridgerl/CompetitiveBidding-v0"
 
 
 def register_gymnasium() -> None:
@@ -10,10 +11,13 @@ def register_gymnasium() -> None:
 
     if UNCONTESTED_ID not in gymnasium.registry:
         gymnasium.register(UNCONTESTED_ID, entry_point="bridgerl.envs.uncontested:UncontestedBiddingEnv")
+    if COMPETITIVE_ID not in gymnasium.registry:
+        gymnasium.register(COMPETITIVE_ID, entry_point="bridgerl.envs.competitive:CompetitiveBiddingEnv")
 
 
 def register_openspiel() -> None:
-    import bridgerl.envs.openspiel_uncontested  # noqa: F401  (registers on import)
+    import bridgerl.envs.openspiel_competitive  # noqa: F401  (registers on import)
+    import bridgerl.envs.openspiel_uncontested  # noqa: F401
 
 
 def register_all() -> None:

@@ -57,8 +57,6 @@ class UncontestedBiddingEnv(gym.Env):
     def step(self, action):
         if self.auction is None:
             raise RuntimeError("call reset() before step()")
-        if self.auction.is_over:
-            raise RuntimeError("the auction is over: call reset() to start a new episode")
         self.auction = apply_action(self.deal, self.auction, int(action), self._mask())
         reward = 0.0
         if self.auction.is_over:

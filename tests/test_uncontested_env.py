@@ -221,6 +221,8 @@ def test_reset_with_pbn_deal_and_render():
     env.step(0)  # East passes
     text = env.render()
     assert "W 1C  E Pass" in text and "Result: 1C by W" in text
+    with pytest.raises(ValueError, match="call Pass after the end of the auction"):
+        env.step(0)
     with pytest.raises(ValueError, match="unknown reset option"):
         env.reset(options={"dealer": 2})
     with pytest.raises(ValueError, match="outside the dataset's rows"):

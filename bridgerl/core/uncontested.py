@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from .auction import Auction, IllegalCallError
+from .auction import Auction, AuctionOverError, IllegalCallError
 from .calls import NUM_UNCONTESTED_ACTIONS, PASS, bid_name, call_to_uncontested, uncontested_to_call
 from .cards import SEATS
 from .contract import DOUBLED, UNDOUBLED, Contract
@@ -119,6 +119,9 @@ def legal_actions_mask(deal: UncontestedDeal, auction: Auction, opening_mask: np
 
 def apply_action(deal: UncontestedDeal, auction: Auction, action: int, mask: np.ndarray | None = None) -> Auction:
     """The auction after the partner to act takes ``action`` (and the silent opponent passes)."""
+    if auction.is_over:
+        raise AuctionOverError(f"call {action_name(action) if 0 <= action < NUM_UNCONTESTED_ACTIONS else action} "
+                               f"after the end of the auction ({auction}); call reset() for a new deal")
     if mask is None:
         mask = legal_actions_mask(deal, auction)
     if not 0 <= action < NUM_UNCONTESTED_ACTIONS or not mask[action]:

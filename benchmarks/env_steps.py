@@ -1,0 +1,99 @@
+"""Environment steps per second with random legal actions, beside OpenSpiel's C++ bridge games in the same run.
+
+    python benchmarks/env_steps.py [--seconds 5] [--dataset train]
+
+Anchors: OpenSpiel's C++ ``bridge_uncontested_bidding`` with ``num_redeals=1`` (its default, 10, runs DDS ten times
+per episode; with 1 it still runs DDS once per deal, which dominates its time) for the uncontested env, and the
+bidding phase of OpenSpiel's C++ ``bridge`` (``use_double_dummy_result=False``, dealing by 52 chance moves, stopped
+at the first card) for the competitive env. Steps are agent actions (chance nodes are not counted); resets and
+dealing are inside the timed loop. One Python process, one core.
+"""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+
+
+def gym_steps(env_id: str, dataset: str, seconds: float, **kwargs) -> float:
+    import gymnasium as gym
+
+    import bridgerl  # noqa: F401
+
+    env = gym.make(env_id, dataset=dataset, **kwargs).unwrapped
+    rng = np.random.default_rng(0)
+    obs, info = env.reset(seed=0)
+    steps, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        for _ in range(100):
+            legal = np.flatnonzero(info["action_mask"])
+            obs, reward, done, _, info = env.step(int(legal[rng.integers(len(legal))]))
+            steps += 1
+            if done:
+                obs, info = env.reset()
+    return steps / (time.perf_counter() - start)
+
+
+def openspiel_steps(game_name: str, seconds: float, params: dict) -> float:
+    import pyspiel
+
+    game = pyspiel.load_game(game_name, params)
+    rng = np.random.default_rng(0)
+    steps, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes, probs = zip(*state.chance_outcomes())
+                state.apply_action(int(rng.choice(outcomes, p=probs)))
+            else:
+                legal = state.legal_actions()
+                state.apply_action(legal[rng.integers(len(legal))])
+                steps += 1
+    return steps / (time.perf_counter() - start)
+
+
+def openspiel_bridge_bidding_steps(seconds: float) -> float:
+    import pyspiel
+
+    game = pyspiel.load_game("bridge", {"use_double_dummy_result": False})
+    rng = np.random.default_rng(0)
+    steps, start = 0, time.perf_counter()
+    while time.perf_counter() - start < seconds:
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                outcomes = state.legal_actions()
+                state.apply_action(outcomes[rng.integers(len(outcomes))])
+                continue
+            legal = state.legal_actions()
+            if legal[0] < 52:  # card play has begun: the auction is over
+                break
+            state.apply_action(legal[rng.integers(len(legal))])
+            steps += 1
+    return steps / (time.perf_counter() - start)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--dataset", default="train")
+    args = parser.parse_args()
+    anchor = openspiel_steps("bridge_uncontested_bidding", args.seconds, {"num_redeals": 1})
+    rows = [("OpenSpiel C++ bridge_uncontested_bidding, num_redeals=1 (anchor)", anchor),
+            ("bridgerl/UncontestedBidding-v0 (Gymnasium, unwrapped)",
+             gym_steps("bridgerl/UncontestedBidding-v0", args.dataset, args.seconds))]
+    bridge = openspiel_bridge_bidding_steps(args.seconds)
+    competitive = [("OpenSpiel C++ bridge, bidding phase (anchor)", bridge),
+                   ("bridgerl/CompetitiveBidding-v0 (Gymnasium, unwrapped, agent_seats='all')",
+                    gym_steps("bridgerl/CompetitiveBidding-v0", args.dataset, args.seconds))]
+    print(f"{'env':76s} {'steps/s':>10s} {'ratio':>8s}")
+    for table in (rows, competitive):
+        for name, rate in table:
+            print(f"{name:76s} {rate:10.0f} {rate / table[0][1]:8.2f}")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,149 @@
+"""Gymnasium env ``bridgerl/CompetitiveBidding-v0``: a full four-player auction (thesis 2.1.3, 4.5.2).
+
+38 calls (0 Pass, 1 X, 2 XX, 3 + bid); observation = the 231 bits of thesis 4.5.2 for the player to act.
+The final contract is scored with its declarer's DD tricks; reward ``par_imps`` (NS: IMPs of NS score - NS par,
+EW the negative) or ``points``. ``agent_seats="all"``: the agent calls at every turn and a step's reward belongs to
+the side that just called; ``"NS"``/``"EW"``: the agent calls for that side, ``opponent`` for the other.
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+
+from bridgerl.core import SEATS, Auction, call_name, load_dataset
+from bridgerl.core.calls import NUM_CALLS, PASS
+from bridgerl.core.cards import hand_to_pbn
+from bridgerl.core.competitive import REWARDS, CompetitiveResult, result
+from bridgerl.envs.competitive_encoding import OBSERVATION_SIZE, encode
+from bridgerl.envs.deal_source import CompetitiveDeal, CompetitiveDealSource
+from bridgerl.envs.spaces import LegalActionSpace, binary_space
+
+AGENT_SEATS = ("all", "NS", "EW")
+
+
+class _PassAlways:
+    """The default opponent: passes at every turn (pass is always legal)."""
+
+    def act(self, observation, action_mask) -> int:
+        return PASS
+
+
+def observe(deal: CompetitiveDeal, auction: Auction, hands: list[np.ndarray]) -> tuple[int, np.ndarray]:
+    """(seat, 231 values) for the seat to act; after the end, the encoding before the final pass as seen by the
+    seat that would act next."""
+    seat = auction.to_act
+    calls = auction.calls[:-1] if auction.is_over else auction.calls
+    return seat, encode(calls, deal.vulnerable(seat), deal.vulnerable(seat + 1), hands[seat])
+
+
+class CompetitiveBiddingEnv(gym.Env):
+    """Competitive bidding on deals from a dataset (default: the bundled training split)."""
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(self, dataset="train", agent_seats: str = "all", opponent=None, reward: str = "par_imps",
+                 render_mode: str | None = None):
+        if agent_seats not in AGENT_SEATS:
+            raise ValueError(f"agent_seats must be one of {AGENT_SEATS}, got {agent_seats!r}")
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        if opponent is not None and not callable(getattr(opponent, "act", None)):
+            raise TypeError("opponent must have a method act(observation, action_mask) -> call")
+        if opponent is not None and agent_seats == "all":
+            raise ValueError("an opponent needs agent_seats='NS' or 'EW'")
+        self.source = CompetitiveDealSource(load_dataset(dataset))
+        self.agent_seats = agent_seats
+        self.opponent = opponent or _PassAlways()
+        self.reward_mode = reward
+        self.render_mode = render_mode
+        self.observation_space = binary_space(OBSERVATION_SIZE)
+        self.action_space = LegalActionSpace(NUM_CALLS, self)
+        self.deal: CompetitiveDeal | None = None
+        self.auction: Auction | None = None
+        self._result: CompetitiveResult | None = None
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        self.deal = self.source.deal_for_reset(self.np_random, options or {})
+        self.auction = Auction(self.deal.dealer)
+        self._hands = [(self.deal.owner == seat).astype(np.int8) for seat in range(4)]
+        self._result = None
+        self._play_opponents()
+        return self._observe(), self._info()
+
+    def step(self, action):
+        if self.auction is None:
+            raise RuntimeError("call reset() before step()")
+        caller = self.auction.to_act
+        self.auction = self.auction.add(int(action))  # IllegalCallError (a ValueError) names the call
+        self._play_opponents()
+        reward = 0.0
+        if self.auction.is_over:
+            self._result = result(self.auction, self.deal.dd, self.deal.vul, self.deal.par_ns)
+            returns = self._result.returns(self.reward_mode)
+            reward = returns[caller] if self.agent_seats == "all" else returns[self._agent_side()]
+        return self._observe(), reward, self.auction.is_over, False, self._info()
+
+    def legal_action_mask(self) -> np.ndarray | None:
+        return None if self.auction is None else self.auction.legal_mask()
+
+    def render(self):
+        if self.render_mode == "ansi":
+            return render_text(self.deal, self.auction, self._result)
+        return None
+
+    def _agent_side(self) -> int:
+        return 0 if self.agent_seats == "NS" else 1
+
+    def _play_opponents(self) -> None:
+        if self.agent_seats == "all":
+            return
+        while not self.auction.is_over and self.auction.to_act % 2 != self._agent_side():
+            seat, obs = observe(self.deal, self.auction, self._hands)
+            mask = self.auction.legal_mask()
+            call = int(self.opponent.act(obs, mask.astype(np.int8)))
+            if not (0 <= call < NUM_CALLS and mask[call]):
+                legal = ", ".join(call_name(c) for c in np.flatnonzero(mask))
+                raise ValueError(f"the opponent at {SEATS[seat]} chose an illegal call #{call} after "
+                                 f"'{self.auction}'; legal: {legal}")
+            self.auction = self.auction.add(call)
+
+    def _observe(self) -> np.ndarray:
+        return observe(self.deal, self.auction, self._hands)[1]
+
+    def _info(self) -> dict:
+        info = {"action_mask": self.auction.legal_mask().astype(np.int8), "seat": self.auction.to_act,
+                "dealer": self.deal.dealer, "vul": self.deal.vul, "index": self.deal.index, "board": self.deal.board}
+        if self._result is not None:
+            r = self._result
+            info.update(contract=contract_text(r.contract), declarer=None if r.contract is None else r.contract.declarer,
+                        tricks=r.tricks, score_ns=r.score_ns, par_ns=r.par_ns, returns=r.returns(self.reward_mode))
+        return info
+
+
+def contract_text(contract) -> str:
+    if contract is None:
+        return "Pass"
+    return f"{contract.level}{('C', 'D', 'H', 'S', 'NT')[contract.strain]}{('', 'X', 'XX')[contract.penalty]}"
+
+
+def render_text(deal: CompetitiveDeal, auction: Auction, outcome: CompetitiveResult | None = None) -> str:
+    """Four hands and the auction in the usual W N E S columns."""
+    lines = [f"Board {deal.board}{'' if deal.index is None else f' (row {deal.index})'}: dealer "
+             f"{SEATS[deal.dealer]}, vulnerable {deal.vul}"]
+    for seat in range(4):
+        spades, hearts, diamonds, clubs = hand_to_pbn(deal.owner, seat).split(".")
+        lines.append(f"  {SEATS[seat]}: ♠{spades or '-'} ♥{hearts or '-'} ♦{diamonds or '-'} ♣{clubs or '-'}")
+    order = [3, 0, 1, 2]
+    cells = [""] * order.index(deal.dealer) + [call_name(c) for c in auction.calls]
+    lines.append("  " + "".join(f"{SEATS[s]:<6}" for s in order))
+    for row in range(0, len(cells), 4):
+        lines.append("  " + "".join(f"{c:<6}" for c in cells[row:row + 4]))
+    if outcome is not None:
+        what = "passed out" if outcome.contract is None else (
+            f"{contract_text(outcome.contract)} by {SEATS[outcome.contract.declarer]}, {outcome.tricks} tricks")
+        lines.append(f"  Result: {what}, NS {outcome.score_ns}, par NS {outcome.par_ns}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,176 @@
+"""OpenSpiel game ``bridgerl_competitive_bidding`` (thesis 2.1.3, 4.5.2), registered on import.
+
+Four players (player = seat N, E, S, W), zero-sum between the sides, a chance node picking the deal (a dataset row;
+dealer and vulnerability from its board number). Tensors are the 231 values of thesis 4.5.2.
+Parameters: ``dataset`` (path or "train"/"test") and ``reward`` ("par_imps" or "points").
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+import pyspiel
+
+from bridgerl.core import Auction, call_name, load_dataset
+from bridgerl.core.calls import NUM_CALLS
+from bridgerl.core.competitive import REWARDS, result
+from bridgerl.core.scoring import SCORE_TABLE
+from bridgerl.envs.competitive import contract_text, observe, render_text
+from bridgerl.envs.competitive_encoding import HAND_OFFSET
+from bridgerl.envs.deal_source import CompetitiveDealSource
+
+_NUM_PLAYERS = 4
+_DEFAULT_PARAMS = {"dataset": "train", "reward": "par_imps"}
+_MAX_POINTS = float(np.abs(SCORE_TABLE).max())
+_MAX_GAME_LENGTH = 319  # the longest legal auction: 3 passes, then 35 x (bid P P X P P XX P P), then 1 more pass
+_GAME_TYPE = pyspiel.GameType(
+    short_name="bridgerl_competitive_bidding",
+    long_name="bridgerl competitive bridge bidding (Bethe thesis 4.5.2)",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=_NUM_PLAYERS,
+    min_num_players=_NUM_PLAYERS,
+    provides_information_state_string=True,
+    provides_information_state_tensor=True,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=_DEFAULT_PARAMS)
+
+
+@functools.lru_cache(maxsize=8)
+def _deal_source(dataset: str) -> CompetitiveDealSource:
+    return CompetitiveDealSource(load_dataset(dataset))
+
+
+class CompetitiveBiddingGame(pyspiel.Game):
+    """Competitive bidding as an OpenSpiel game."""
+
+    def __init__(self, params=None):
+        params = {**_DEFAULT_PARAMS, **(params or {})}
+        if params["reward"] not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS}, got {params['reward']!r}")
+        self.source = _deal_source(str(params["dataset"]))
+        self.reward_mode = params["reward"]
+        bound = 24.0 if self.reward_mode == "par_imps" else _MAX_POINTS
+        info = pyspiel.GameInfo(num_distinct_actions=NUM_CALLS, max_chance_outcomes=len(self.source.dataset),
+                                num_players=_NUM_PLAYERS, min_utility=-bound, max_utility=bound, utility_sum=0.0,
+                                max_game_length=_MAX_GAME_LENGTH)
+        super().__init__(_GAME_TYPE, info, params)
+
+    def new_initial_state(self):
+        return CompetitiveBiddingState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        return CompetitiveObserver(iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
+
+
+class CompetitiveBiddingState(pyspiel.State):
+    """A deal (after the chance node) and the auction so far."""
+
+    def __init__(self, game: CompetitiveBiddingGame):
+        super().__init__(game)
+        self._source = game.source
+        self._reward_mode = game.reward_mode
+        self.deal = None
+        self.auction = None
+        self._result = None
+
+    def current_player(self):
+        if self.deal is None:
+            return pyspiel.PlayerId.CHANCE
+        if self.auction.is_over:
+            return pyspiel.PlayerId.TERMINAL
+        return self.auction.to_act
+
+    def _legal_actions(self, player):
+        return self.auction.legal_calls()
+
+    def chance_outcomes(self):
+        if self.deal is not None:
+            raise ValueError("chance_outcomes called on a non-chance state")
+        rows = len(self._source.dataset)
+        return [(row, 1.0 / rows) for row in range(rows)]
+
+    def _apply_action(self, action):
+        if self.deal is None:
+            self.deal = self._source.deal_at(int(action))
+            self.auction = Auction(self.deal.dealer)
+            self.hands = [(self.deal.owner == seat).astype(np.int8) for seat in range(4)]
+            return
+        self.auction = self.auction.add(int(action))
+        if self.auction.is_over:
+            self._result = result(self.auction, self.deal.dd, self.deal.vul, self.deal.par_ns)
+
+    def _action_to_string(self, player, action):
+        if player == pyspiel.PlayerId.CHANCE:
+            return f"Deal row {action}"
+        return call_name(action)
+
+    def is_terminal(self):
+        return self.auction is not None and self.auction.is_over
+
+    def returns(self):
+        if self._result is None:
+            return [0.0] * 4
+        return self._result.returns(self._reward_mode)
+
+    def encoding_for(self, player: int) -> np.ndarray:
+        """The 231 values as ``player`` sees them (while the auction is live, the player to act's own view)."""
+        calls = self.auction.calls[:-1] if self.auction.is_over else self.auction.calls
+        from bridgerl.envs.competitive_encoding import encode
+
+        return encode(calls, self.deal.vulnerable(player), self.deal.vulnerable(player + 1), self.hands[player])
+
+    def __str__(self):
+        if self.deal is None:
+            return "(deal not chosen yet)"
+        text = render_text(self.deal, self.auction, self._result)
+        return text if self._result is None else text + f"  Contract: {contract_text(self._result.contract)}\n"
+
+
+class CompetitiveObserver:
+    """One tensor with named views: vulnerable (2), auction (177), hand (52) = 231 values."""
+
+    def __init__(self, iig_obs_type, params):
+        if params:
+            raise ValueError(f"observation parameters not supported; passed {params}")
+        pieces = []
+        if iig_obs_type.public_info:
+            pieces += [("vulnerable", 2, 0), ("auction", HAND_OFFSET - 2, 2)]
+        if iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER:
+            pieces.append(("hand", 52, HAND_OFFSET))
+        self._slices = [(name, start, size) for name, size, start in pieces]
+        self.tensor = np.zeros(sum(size for _, size, _ in pieces), np.float32)
+        self.dict = {}
+        index = 0
+        for name, size, _ in pieces:
+            self.dict[name] = self.tensor[index:index + size]
+            index += size
+
+    def set_from(self, state: CompetitiveBiddingState, player: int):
+        self.tensor.fill(0)
+        if state.deal is None:
+            return
+        full = state.encoding_for(player)
+        for name, start, size in self._slices:
+            self.dict[name][:] = full[start:start + size]
+
+    def string_from(self, state: CompetitiveBiddingState, player: int) -> str:
+        if state.deal is None:
+            return "(deal not chosen yet)"
+        parts = []
+        if "hand" in self.dict:
+            from bridgerl.core.cards import hand_to_pbn
+
+            parts.append(f"{'NESW'[player]} {hand_to_pbn(state.deal.owner, player)}")
+        if "vulnerable" in self.dict:
+            parts.append(f"dealer {'NESW'[state.deal.dealer]} vul {state.deal.vul}")
+            parts.append("auction: " + (" ".join(call_name(c) for c in state.auction.calls) or "-"))
+        return " | ".join(parts)
+
+
+pyspiel.register_game(_GAME_TYPE, CompetitiveBiddingGame)

@@ -1,0 +1,120 @@
+"""PettingZoo AEC env for competitive bidding (thesis 4.5.2), in the style of PettingZoo's classic games.
+
+Agents ``north``, ``east``, ``south``, ``west``; observations ``{"observation": int8[231], "action_mask": int8[38]}``
+(the mask is all zeros for agents not to act). Rewards at the end: each agent gets its side's return
+(``par_imps`` or ``points``). An illegal call raises ``ValueError`` naming it.
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import EzPickle, seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from bridgerl.core import Auction, load_dataset
+from bridgerl.core.calls import NUM_CALLS
+from bridgerl.core.competitive import REWARDS, result
+from bridgerl.envs.competitive import render_text
+from bridgerl.envs.competitive_encoding import OBSERVATION_SIZE, encode
+from bridgerl.envs.deal_source import CompetitiveDealSource
+
+AGENTS = ["north", "east", "south", "west"]
+
+
+def env(**kwargs):
+    """The wrapped env (order enforcing, action bounds checked)."""
+    wrapped = raw_env(**kwargs)
+    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
+    return wrappers.OrderEnforcingWrapper(wrapped)
+
+
+class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming)
+    metadata = {"render_modes": ["ansi"], "name": "competitive_bidding_v0", "is_parallelizable": False,
+                "render_fps": 1}
+
+    def __init__(self, dataset="train", reward: str = "par_imps", render_mode: str | None = None):
+        super().__init__()
+        EzPickle.__init__(self, dataset, reward, render_mode)
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        self.source = CompetitiveDealSource(load_dataset(dataset))
+        self.reward_mode = reward
+        self.render_mode = render_mode
+        self.possible_agents = AGENTS[:]
+        self.agents = AGENTS[:]
+        self.action_spaces = {a: spaces.Discrete(NUM_CALLS) for a in AGENTS}
+        self.observation_spaces = {a: spaces.Dict({
+            "observation": spaces.Box(0, 1, (OBSERVATION_SIZE,), dtype=np.int8),
+            "action_mask": spaces.Box(0, 1, (NUM_CALLS,), dtype=np.int8)}) for a in AGENTS}
+        self._np_random, _ = seeding.np_random(None)
+        self.deal = None
+        self.auction = None
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def reset(self, seed=None, options=None):
+        if seed is not None:
+            self._np_random, _ = seeding.np_random(seed)
+        options = dict(options or {})
+        unknown = sorted(set(options) - {"index", "deal", "dealer", "vul"})
+        if unknown:  # PettingZoo's api_test passes arbitrary options: warn, do not fail
+            warnings.warn(f"competitive_bidding_v0 ignores unknown reset option(s) {unknown}", stacklevel=2)
+            for key in unknown:
+                options.pop(key)
+        self.deal = self.source.deal_for_reset(self._np_random, options)
+        self.auction = Auction(self.deal.dealer)
+        self._hands = [(self.deal.owner == seat).astype(np.int8) for seat in range(4)]
+        self.agents = AGENTS[:]
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
+        self.terminations = dict.fromkeys(self.agents, False)
+        self.truncations = dict.fromkeys(self.agents, False)
+        self.infos = {a: {} for a in self.agents}
+        self.agent_selection = AGENTS[self.auction.to_act]
+
+    def observe(self, agent):
+        seat = AGENTS.index(agent)
+        calls = self.auction.calls[:-1] if self.auction.is_over else self.auction.calls
+        obs = encode(calls, self.deal.vulnerable(seat), self.deal.vulnerable(seat + 1), self._hands[seat])
+        mask = np.zeros(NUM_CALLS, dtype=np.int8)
+        if not self.auction.is_over and seat == self.auction.to_act:
+            mask[:] = self.auction.legal_mask()
+        return {"observation": obs, "action_mask": mask}
+
+    def step(self, action):
+        if self.terminations[self.agent_selection] or self.truncations[self.agent_selection]:
+            return self._was_dead_step(action)
+        self._cumulative_rewards[self.agent_selection] = 0.0
+        self.auction = self.auction.add(int(action))  # IllegalCallError (a ValueError) names the call
+        self.rewards = dict.fromkeys(self.agents, 0.0)
+        if self.auction.is_over:
+            outcome = result(self.auction, self.deal.dd, self.deal.vul, self.deal.par_ns)
+            for agent, value in zip(AGENTS, outcome.returns(self.reward_mode)):
+                self.rewards[agent] = value
+            self.terminations = dict.fromkeys(self.agents, True)
+            info = {"contract": None if outcome.contract is None else str(outcome.contract),
+                    "score_ns": outcome.score_ns, "par_ns": outcome.par_ns}
+            self.infos = {a: dict(info) for a in self.agents}
+            self._result = outcome
+        self._accumulate_rewards()
+        self.agent_selection = AGENTS[self.auction.to_act]
+        if self.render_mode == "ansi":
+            return None
+
+    def render(self):
+        if self.render_mode is None:
+            return None
+        return render_text(self.deal, self.auction, getattr(self, "_result", None) if self.auction.is_over else None)
+
+    def close(self):
+        pass

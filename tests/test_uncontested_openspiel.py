@@ -1,0 +1,82 @@
+"""The OpenSpiel game ``bridgerl_uncontested_bidding``: OpenSpiel's own checks, parity with Gymnasium, JAX DQN."""
+
+import gymnasium as gym
+import numpy as np
+import pyspiel
+import pytest
+
+import bridgerl  # noqa: F401  (registers the game)
+from bridgerl.core.dd import solve_dd_tables
+from bridgerl.core.generate import deal_owners
+
+
+@pytest.fixture(scope="module")
+def dataset_path(tmp_path_factory):
+    owner = deal_owners(21, 40)
+    path = tmp_path_factory.mktemp("data") / "deals.npz"
+    np.savez(path, owner=owner, dd=solve_dd_tables(owner))
+    return str(path)
+
+
+def test_game_type_and_sizes(dataset_path):
+    game = pyspiel.load_game("bridgerl_uncontested_bidding", {"dataset": dataset_path})
+    assert game.num_players() == 2 and game.num_distinct_actions() == 36
+    assert game.get_type().utility == pyspiel.GameType.Utility.IDENTICAL
+    assert game.information_state_tensor_shape() == [89] and game.observation_tensor_shape() == [89]
+    assert game.min_utility() == -24 and game.max_utility() == 0
+
+
+def test_openspiel_random_sim(dataset_path):
+    for params in ({"dataset": dataset_path}, {"dataset": dataset_path, "opening_rules": False, "side": "NS",
+                                               "reward": "points"}):
+        game = pyspiel.load_game("bridgerl_uncontested_bidding", params)
+        pyspiel.random_sim_test(game, num_sims=30, serialize=False, verbose=False)
+
+
+def test_same_bits_and_rewards_as_gymnasium(dataset_path):
+    game = pyspiel.load_game("bridgerl_uncontested_bidding", {"dataset": dataset_path})
+    env = gym.make("bridgerl/UncontestedBidding-v0", dataset=dataset_path).unwrapped
+    rng = np.random.default_rng(3)
+    for _ in range(40):
+        state = game.new_initial_state()
+        rows = [row for row, _ in state.chance_outcomes()]
+        row = int(rng.choice(rows))
+        state.apply_action(row)
+        obs, info = env.reset(options={"index": row})
+        while not state.is_terminal():
+            player = state.current_player()
+            assert np.array_equal(np.asarray(state.observation_tensor(player)), obs.astype(np.float32))
+            assert np.array_equal(np.asarray(state.information_state_tensor(player)), obs.astype(np.float32))
+            legal = state.legal_actions()
+            assert legal == np.flatnonzero(info["action_mask"]).tolist()
+            action = int(rng.choice(legal))
+            state.apply_action(action)
+            obs, reward, done, _, info = env.step(action)
+        assert done and state.returns() == [reward, reward]
+    assert "auction" in state.observation_string(0) and "♠" in str(state)
+
+
+def test_open_spiel_jax_dqn_runs(dataset_path):
+    from open_spiel.python import rl_environment
+    from open_spiel.python.jax import dqn
+
+    game = pyspiel.load_game("bridgerl_uncontested_bidding", {"dataset": dataset_path})
+    env = rl_environment.Environment(game, enable_legality_check=True)
+    env.seed(0)
+    size = env.observation_spec()["info_state"][0]
+    agents = [dqn.DQN(player, size, env.action_spec()["num_actions"], hidden_layers_sizes=[32],
+                      replay_buffer_capacity=200, batch_size=16, min_buffer_size_to_learn=32, learn_every=4,
+                      allow_checkpointing=False, seed=player) for player in range(2)]
+    steps = 0
+    while steps < 300:
+        time_step = env.reset()
+        while not time_step.last():
+            player = time_step.observations["current_player"]
+            output = agents[player].step(time_step)
+            assert time_step.observations["legal_actions"][player].count(output.action) == 1
+            time_step = env.step([output.action])
+            steps += 1
+        for agent in agents:
+            agent.step(time_step)
+        assert all(-24 <= r <= 0 for r in time_step.rewards)
+    assert steps >= 300
