@@ -9,7 +9,7 @@ from __future__ import annotations
 import numpy as np
 
 from bridgerl.core import Dataset
-from bridgerl.core.board import VULS, is_vulnerable, parse_vul, vul_for_board
+from bridgerl.core.board import is_vulnerable, parse_vul, vul_codes_for_boards, vul_for_board
 from bridgerl.core.dd import solve_dd_table
 from bridgerl.core.pbn import parse_deal_option
 from bridgerl.core.uncontested import SIDES, UncontestedDeal, can_make_anything, thesis_side
@@ -35,7 +35,7 @@ class UncontestedDealSource:
         self.dataset = dataset
         self.side = parse_side_option(side)
         self.opening_rules = bool(opening_rules)
-        self.vuls = np.array([VULS.index(vul_for_board(int(b))) for b in dataset.boards], dtype=np.int8)
+        self.vuls = vul_codes_for_boards(dataset.boards)
         self.thesis_sides = np.asarray(thesis_side(dataset.dd), dtype=np.int8).reshape(len(dataset))
         self.makeable_rows = np.flatnonzero(np.asarray(can_make_anything(dataset.dd)).reshape(len(dataset)))
         if len(dataset) == 0:

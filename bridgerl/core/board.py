@@ -27,6 +27,23 @@ def vul_for_board(board: int) -> str:
     return VULS[_BOARD_VUL[(_check_board(board) - 1) % 16]]
 
 
+def vul_codes_for_boards(boards) -> "np.ndarray":
+    """int8[N]: index into VULS (bit 0 NS, bit 1 EW vulnerable) for each board number (vectorized table A.5)."""
+    import numpy as np
+
+    boards = np.asarray(boards, dtype=np.int64)
+    if boards.size and boards.min() < 1:
+        raise ValueError(f"board numbers must be 1 or more, found {boards.min()}")
+    return np.asarray(_BOARD_VUL, dtype=np.int8)[(boards - 1) % 16]
+
+
+def dealers_for_boards(boards) -> "np.ndarray":
+    """int8[N]: dealer seat for each board number (vectorized)."""
+    import numpy as np
+
+    return ((np.asarray(boards, dtype=np.int64) - 1) % 4).astype(np.int8)
+
+
 def parse_vul(vul: str | int) -> str:
     """Normalise 'none'/'NS'/'EW'/'both' (also '-', 'None', 'All', 'Love', 0-3) to a VULS name."""
     if isinstance(vul, int) and not isinstance(vul, bool):

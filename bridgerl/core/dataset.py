@@ -129,6 +129,9 @@ def atomic_savez(path: str | os.PathLike, compressed: bool = True, **arrays) -> 
             (np.savez_compressed if compressed else np.savez)(handle, **arrays)
             handle.flush()
             os.fsync(handle.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600 files; give the usual permissions
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

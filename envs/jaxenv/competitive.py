@@ -1,0 +1,133 @@
+"""Pure-JAX competitive bidding (thesis 2.1.3, 4.5.2), the twin of `bridgerl/CompetitiveBidding-v0` with all four
+seats acting (self-play). Same conventions as `bridgerl.envs.jaxenv.uncontested`.
+
+The 231-bit observation is updated call by call: each bid's 5-bit value is code + 8 x passes_after (codes of
+`bridgerl.envs.competitive_encoding`); the final pass is not written, as in the Python env.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+from flax import struct
+
+from bridgerl.envs.jaxenv.rules import imps, score
+
+NUM_ACTIONS = 38
+OBSERVATION_SIZE = 231
+_SHIFTS = jnp.array([4, 3, 2, 1, 0])
+
+
+@struct.dataclass
+class State:
+    current_player: jnp.ndarray      # seat 0-3 to call
+    observation: jnp.ndarray         # int8[231] for the current player
+    legal_action_mask: jnp.ndarray   # bool[38]
+    rewards: jnp.ndarray             # float32[4]: N, E, S, W, set on the terminating step
+    terminated: jnp.ndarray
+    index: jnp.ndarray
+    dealer: jnp.ndarray
+    vulnerable: jnp.ndarray          # int32 vulnerability code: bit 0 NS, bit 1 EW
+    _owner: jnp.ndarray
+    _dd: jnp.ndarray
+    _par: jnp.ndarray                # standard par, NS view
+    _values: jnp.ndarray             # int32[35] bid fields
+    _leading: jnp.ndarray            # passes before the first bid
+    _last_bid: jnp.ndarray
+    _last_bidder: jnp.ndarray
+    _penalty: jnp.ndarray            # 0, 1 (X), 2 (XX) on the last bid
+    _trailing: jnp.ndarray           # consecutive passes at the end
+    _first_namer: jnp.ndarray        # int32[2, 5]: per side and strain
+
+
+@struct.dataclass
+class CompetitiveBidding:
+    """Tables per dataset row; see `bridgerl.envs.jaxenv.tables.competitive_tables`."""
+
+    owner: jnp.ndarray
+    dd: jnp.ndarray
+    dealer: jnp.ndarray
+    vul: jnp.ndarray
+    par: jnp.ndarray
+    reward_points: bool = struct.field(pytree_node=False, default=False)
+
+    num_actions: int = struct.field(pytree_node=False, default=NUM_ACTIONS)
+    observation_size: int = struct.field(pytree_node=False, default=OBSERVATION_SIZE)
+
+    def init(self, key: jax.Array, index=None) -> State:
+        if index is None:
+            index = jax.random.randint(key, (), 0, self.owner.shape[0])
+        index = jnp.asarray(index, jnp.int32)
+        dealer = self.dealer[index]
+        state = State(
+            current_player=dealer, observation=jnp.zeros(OBSERVATION_SIZE, jnp.int8),
+            legal_action_mask=jnp.zeros(NUM_ACTIONS, bool), rewards=jnp.zeros(4, jnp.float32),
+            terminated=jnp.bool_(False), index=index, dealer=dealer, vulnerable=self.vul[index],
+            _owner=self.owner[index], _dd=self.dd[index], _par=self.par[index], _values=jnp.zeros(35, jnp.int32),
+            _leading=jnp.int32(0), _last_bid=jnp.int32(-1), _last_bidder=jnp.int32(-1), _penalty=jnp.int32(0),
+            _trailing=jnp.int32(0), _first_namer=jnp.full((2, 5), -1, jnp.int32))
+        return _refresh(state)
+
+    def step(self, state: State, action) -> State:
+        return jax.lax.cond(state.terminated, lambda s: s.replace(rewards=jnp.zeros_like(s.rewards)),
+                            lambda s: _step(s, jnp.asarray(action, jnp.int32), self.reward_points), state)
+
+
+def _refresh(state: State) -> State:
+    seat = state.current_player
+    opponents_bid = (state._last_bidder - seat) % 2 == 1
+    can_double = (state._last_bid >= 0) & (state._penalty == 0) & opponents_bid
+    can_redouble = (state._last_bid >= 0) & (state._penalty == 1) & ~opponents_bid
+    mask = jnp.arange(NUM_ACTIONS) - 3 > state._last_bid
+    mask = mask.at[0].set(True).at[1].set(can_double).at[2].set(can_redouble) & ~state.terminated
+    leading = jnp.minimum(state._leading, 3)
+    auction = jnp.concatenate([jnp.stack([(leading >> 1) & 1, leading & 1]),
+                               ((state._values[:, None] >> _SHIFTS) & 1).reshape(-1)])
+    vul = jnp.stack([(state.vulnerable >> (seat % 2)) & 1, (state.vulnerable >> ((seat + 1) % 2)) & 1])
+    obs = jnp.concatenate([vul, auction, (state._owner == seat).astype(jnp.int32)]).astype(jnp.int8)
+    return state.replace(observation=obs, legal_action_mask=mask)
+
+
+def _step(state: State, action, reward_points: bool) -> State:
+    seat = state.current_player
+    is_pass, is_double, is_redouble = action == 0, action == 1, action == 2
+    is_bid = action >= 3
+    bid = action - 3
+    trailing = jnp.where(is_pass, state._trailing + 1, 0)
+    ends = is_pass & jnp.where(state._last_bid < 0, trailing >= 4, trailing >= 3)
+
+    last = jnp.maximum(state._last_bid, 0)
+    value = state._values[last]
+    code, passes = value % 8, value // 8
+    # pass: one more leading pass, or one more pass after the last bid's doubling part (not written at the end)
+    pass_value = jnp.where(ends, value, value + 8)
+    # X: code 2 straight after the bid, 5 after two passes; XX: from 2 to 3 or 4, from 5 to 6 or 7
+    double_value = jnp.where(passes == 0, 2, 5)
+    redouble_value = jnp.where(code == 2, jnp.where(passes == 0, 3, 4), jnp.where(passes == 0, 6, 7))
+    new_value = jnp.where(is_pass, pass_value, jnp.where(is_double, double_value, redouble_value))
+    values = jnp.where(is_bid | (state._last_bid < 0), state._values, state._values.at[last].set(new_value))
+    values = jnp.where(is_bid, values.at[jnp.maximum(bid, 0)].set(1), values)
+    leading = state._leading + (is_pass & (state._last_bid < 0) & ~ends).astype(jnp.int32)
+
+    side, strain = seat % 2, jnp.maximum(bid, 0) % 5
+    namer = jnp.where(is_bid & (state._first_namer[side, strain] < 0),
+                      state._first_namer.at[side, strain].set(seat), state._first_namer)
+    state = state.replace(
+        _values=values, _leading=leading, _trailing=trailing, _first_namer=namer,
+        _last_bid=jnp.where(is_bid, bid, state._last_bid), _last_bidder=jnp.where(is_bid, seat, state._last_bidder),
+        _penalty=jnp.where(is_bid, 0, jnp.where(is_double, 1, jnp.where(is_redouble, 2, state._penalty))),
+        current_player=(seat + 1) % 4, terminated=ends)
+    rewards = jax.lax.cond(ends, lambda s: _rewards(s, reward_points), lambda s: jnp.zeros(4, jnp.float32), state)
+    return _refresh(state.replace(rewards=rewards))
+
+
+def _rewards(state: State, reward_points: bool) -> jnp.ndarray:
+    last = jnp.maximum(state._last_bid, 0)
+    strain = last % 5
+    declarer = jnp.maximum(state._first_namer[state._last_bidder % 2, strain], 0)
+    tricks = state._dd[declarer, strain].astype(jnp.int32)
+    vulnerable = (state.vulnerable >> (declarer % 2)) & 1
+    points = score(last, state._penalty, vulnerable, tricks)
+    score_ns = jnp.where(state._last_bid < 0, 0, jnp.where(declarer % 2 == 0, points, -points))
+    ns = (score_ns if reward_points else imps(score_ns - state._par)).astype(jnp.float32)
+    return jnp.array([1.0, -1.0, 1.0, -1.0]) * ns

@@ -1,0 +1,131 @@
+"""Pure-JAX uncontested bidding (thesis 4.4), the twin of `bridgerl/UncontestedBidding-v0`.
+
+pgx-style: an immutable `State`, pure `init`/`step` with `lax` control flow; vmap is left to the caller. The env is
+a pytree holding the dataset tables (built by `bridgerl.core`), so pass it as an argument to jitted functions to
+keep the dataset on the device once: ``jax.jit(lambda env, s, a: jax.vmap(env.step)(s, a))``. `step` reads only the
+state, so ``jax.jit(jax.vmap(env.step))`` is cheap too.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+from flax import struct
+
+from bridgerl.envs.jaxenv.rules import imps, score
+from bridgerl.envs.jaxenv.tables import OPENING_ACTIONS, PASS_BIT
+
+NUM_ACTIONS = 36
+OBSERVATION_SIZE = 89
+_OPENING_ACTIONS = jnp.asarray(OPENING_ACTIONS)
+
+
+@struct.dataclass
+class State:
+    current_player: jnp.ndarray          # seat 0-3 of the partner to act
+    observation: jnp.ndarray             # int8[89], thesis fig. 4.4
+    legal_action_mask: jnp.ndarray       # bool[36]
+    rewards: jnp.ndarray                 # float32[4], one per seat, set on the terminating step
+    terminated: jnp.ndarray              # bool
+    index: jnp.ndarray                   # dataset row
+    side: jnp.ndarray                    # 0 NS, 1 EW
+    vulnerable: jnp.ndarray              # bidding side vulnerable
+    _owner: jnp.ndarray                  # uint8[52]
+    _dd: jnp.ndarray                     # uint8[4, 5]
+    _par: jnp.ndarray                    # constructive par
+    _opening: jnp.ndarray                # uint8[2] packed opening masks: first bidder, partner
+    _bids: jnp.ndarray                   # bool[35]
+    _last_bid: jnp.ndarray               # -1 before any bid
+    _first_namer: jnp.ndarray            # int32[5]: seat that first named each strain, -1 if none
+    _calls: jnp.ndarray                  # calls made by the partners so far
+    _initial_pass: jnp.ndarray
+
+
+@struct.dataclass
+class UncontestedBidding:
+    """Tables per dataset row; see `bridgerl.envs.jaxenv.tables.uncontested_tables`."""
+
+    owner: jnp.ndarray
+    dd: jnp.ndarray
+    side: jnp.ndarray
+    vulnerable: jnp.ndarray
+    par: jnp.ndarray
+    opening: jnp.ndarray
+    eligible: jnp.ndarray
+    reward_points: bool = struct.field(pytree_node=False, default=False)
+
+    num_actions: int = struct.field(pytree_node=False, default=NUM_ACTIONS)
+    observation_size: int = struct.field(pytree_node=False, default=OBSERVATION_SIZE)
+
+    def init(self, key: jax.Array, index=None) -> State:
+        """A new episode on a sampled row (deals the side rule skips are never drawn), or on row ``index``."""
+        if index is None:
+            index = self.eligible[jax.random.randint(key, (), 0, self.eligible.shape[0])]
+        index = jnp.asarray(index, jnp.int32)
+        side = self.side[index]
+        first = jnp.where(side == 0, 0, 3).astype(jnp.int32)
+        state = State(
+            current_player=first, observation=jnp.zeros(OBSERVATION_SIZE, jnp.int8),
+            legal_action_mask=jnp.zeros(NUM_ACTIONS, bool), rewards=jnp.zeros(4, jnp.float32),
+            terminated=jnp.bool_(False), index=index, side=side, vulnerable=self.vulnerable[index],
+            _owner=self.owner[index], _dd=self.dd[index], _par=self.par[index], _opening=self.opening[index],
+            _bids=jnp.zeros(35, bool), _last_bid=jnp.int32(-1), _first_namer=jnp.full(5, -1, jnp.int32),
+            _calls=jnp.int32(0), _initial_pass=jnp.bool_(False))
+        return _refresh(state)
+
+    def step(self, state: State, action) -> State:
+        """The state after the partner to act takes ``action``; a terminated state only has its rewards zeroed."""
+        return jax.lax.cond(state.terminated, lambda s: s.replace(rewards=jnp.zeros_like(s.rewards)),
+                            lambda s: _step(s, jnp.asarray(action, jnp.int32), self.reward_points), state)
+
+
+def _opening_mask(code) -> jnp.ndarray:
+    """Unpack a code of `tables.opening_codes`; bit 7 (no opening rules) allows every action."""
+    code = code.astype(jnp.int32)
+    mask = jnp.zeros(NUM_ACTIONS, bool).at[0].set((code >> PASS_BIT) & 1 == 1)
+    mask = mask.at[_OPENING_ACTIONS].set((code >> jnp.arange(6)) & 1 == 1)
+    return mask | ((code >> 7) & 1 == 1)
+
+
+def _refresh(state: State) -> State:
+    """Observation and legal mask for the current player (also after the end, as the Python env does)."""
+    seat = state.current_player
+    partner_index = jnp.where(seat == jnp.where(state.side == 0, 0, 3), 0, 1)
+    opening = _opening_mask(state._opening[partner_index])
+    later = jnp.arange(NUM_ACTIONS) > state._last_bid + 1
+    later = later.at[0].set(True)
+    mask = jnp.where(state._last_bid < 0, opening, later) & ~state.terminated
+    obs = jnp.concatenate([state.vulnerable[None].astype(jnp.int8), state._initial_pass[None].astype(jnp.int8),
+                           state._bids.astype(jnp.int8), (state._owner == seat).astype(jnp.int8)])
+    return state.replace(observation=obs, legal_action_mask=mask)
+
+
+def _step(state: State, action, reward_points: bool) -> State:
+    seat = state.current_player
+    is_pass = action == 0
+    bid = action - 1
+    ends = is_pass & ((state._last_bid >= 0) | (state._calls >= 1))
+    strain = jnp.where(is_pass, 0, bid % 5)
+    namer = jnp.where(~is_pass & (state._first_namer[strain] < 0),
+                      state._first_namer.at[strain].set(seat), state._first_namer)
+    state = state.replace(
+        _bids=jnp.where(is_pass, state._bids, state._bids.at[jnp.maximum(bid, 0)].set(True)),
+        _last_bid=jnp.where(is_pass, state._last_bid, bid), _first_namer=namer, _calls=state._calls + 1,
+        _initial_pass=state._initial_pass | (is_pass & (state._calls == 0)),
+        current_player=(seat + 2) % 4, terminated=ends)
+    rewards = jax.lax.cond(ends, lambda s: _rewards(s, reward_points), lambda s: jnp.zeros(4, jnp.float32), state)
+    return _refresh(state.replace(rewards=rewards))
+
+
+def _rewards(state: State, reward_points: bool) -> jnp.ndarray:
+    """Thesis 4.4.3: DD tricks of the declarer, doubled when down two or more; IMPs (or points) vs constructive par."""
+    last = jnp.maximum(state._last_bid, 0)
+    strain, level = last % 5, last // 5 + 1
+    declarer = jnp.maximum(state._first_namer[strain], 0)
+    tricks = state._dd[declarer, strain].astype(jnp.int32)
+    penalty = (tricks <= level + 4).astype(jnp.int32)
+    points = jnp.where(state._last_bid < 0, 0, score(last, penalty, state.vulnerable, tricks))
+    diff = points - state._par
+    value = (diff if reward_points else imps(diff)).astype(jnp.float32)
+    seats = jnp.arange(4)
+    return jnp.where(seats % 2 == state.side, value, 0.0)
