@@ -1,1 +1,18 @@
-"""Agents that act through the environments' interfaces: bidding agents and card-play agents (`docs/agents.md`)."""
+"""Agents that act through the environments' interfaces (`docs/agents.md`).
+
+Bidding agents implement ``act(observation, action_mask) -> action`` and ``act_batch``.
+JAX-dependent agents (``DQNAgent``) load on first use.
+"""
+
+from bridgerl.agents.baselines import PassAgent, RandomBidder
+from bridgerl.agents.rules import RuleBidder
+
+__all__ = ["PassAgent", "RandomBidder", "RuleBidder", "DQNAgent"]
+
+
+def __getattr__(name):
+    if name == "DQNAgent":
+        from bridgerl.agents.dqn import DQNAgent
+
+        return DQNAgent
+    raise AttributeError(f"module 'bridgerl.agents' has no attribute {name!r}")

@@ -48,6 +48,29 @@ def _data_info(args) -> int:
     return 0
 
 
+def _train_uncontested(args) -> int:
+    from .training.run import train_uncontested
+
+    overrides = {}
+    for name in ("learning_rate", "batch_size", "num_envs", "updates_per_step", "target_every", "replay_size",
+                 "lr_end", "transitions"):
+        value = getattr(args, name)
+        if value is not None:
+            overrides[name] = value
+    if args.hidden:
+        overrides["hidden"] = tuple(args.hidden)
+    for flag in ("double_q", "dueling"):
+        if getattr(args, flag):
+            overrides[flag] = True
+    result = train_uncontested(args.out, preset=args.preset, steps=args.steps, seed=args.seed, data=args.data,
+                               eval_data=args.eval_data, resume=args.resume, overrides=overrides,
+                               progress=not args.quiet)
+    print(f"held-out IMPs/deal vs constructive par: {result['imps_per_deal']:.2f} +/- {result['ci95']:.2f} "
+          f"(95% CI, {result['deals']} deals, {result['env_steps']} env steps, {result['updates']} updates)")
+    print(f"model: {result['model']}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="bridgerl", description="Contract bridge environments, agents and evaluation.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -79,6 +102,26 @@ def build_parser() -> argparse.ArgumentParser:
     info = data_commands.add_parser("info", help="validate a dataset and summarise it")
     info.add_argument("dataset", help=".npz file or bundled split 'train'/'test'")
     info.set_defaults(func=_data_info)
+
+    train = commands.add_parser("train", help="train agents")
+    train_commands = train.add_subparsers(dest="train_command", required=True)
+    unc = train_commands.add_parser("uncontested", help="DQN on uncontested bidding (thesis 4.4), fully jitted JAX")
+    unc.add_argument("--preset", choices=["thesis", "small"], default="small")
+    unc.add_argument("--steps", type=int, default=None, help="env steps (calls); default per preset")
+    unc.add_argument("--out", required=True, help="run directory (model.msgpack, train_state.msgpack, log.jsonl)")
+    unc.add_argument("--seed", type=int, default=0)
+    unc.add_argument("--data", default="train", help="training deals (.npz or 'train')")
+    unc.add_argument("--eval-data", default="test", help="held-out deals for evaluation (.npz or 'test')")
+    unc.add_argument("--resume", action="store_true", help="continue the run saved in --out")
+    unc.add_argument("--quiet", action="store_true")
+    for name, kind in (("learning-rate", float), ("batch-size", int), ("num-envs", int), ("updates-per-step", int),
+                       ("target-every", int), ("replay-size", int), ("lr-end", float)):
+        unc.add_argument(f"--{name}", type=kind, default=None, help="override the preset")
+    unc.add_argument("--hidden", type=int, nargs="+", help="hidden layer sizes (override the preset)")
+    unc.add_argument("--transitions", choices=["seat", "team"], default=None)
+    unc.add_argument("--double-q", action="store_true")
+    unc.add_argument("--dueling", action="store_true")
+    unc.set_defaults(func=_train_uncontested)
     return parser
 
 

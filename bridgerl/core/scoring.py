@@ -61,3 +61,21 @@ def _build_score_table() -> np.ndarray:
 
 SCORE_TABLE = _build_score_table()
 """int32[35 bids, 3 penalties, 2 vulnerable, 14 tricks]: declaring side's score."""
+
+
+PASSED_OUT, PARTSCORE, GAME, SMALL_SLAM, GRAND_SLAM = -1, 0, 1, 2, 3
+BONUS_NAMES = {PASSED_OUT: "passed out", PARTSCORE: "partscore", GAME: "game", SMALL_SLAM: "small slam",
+               GRAND_SLAM: "grand slam"}
+
+
+def bonus_level(level: int | None, strain: int | None = None) -> int:
+    """Bonus class of an undoubled contract: partscore 0, game 1 (3NT, 4H/4S, 5C/5D and up), small slam 2,
+    grand slam 3; -1 for a pass-out (``level`` None or 0)."""
+    if not level:
+        return PASSED_OUT
+    if level == 7:
+        return GRAND_SLAM
+    if level == 6:
+        return SMALL_SLAM
+    contract_points = _trick_value(strain) * level + (10 if strain == 4 else 0)
+    return GAME if contract_points >= 100 else PARTSCORE

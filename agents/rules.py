@@ -1,0 +1,357 @@
+"""`RuleBidder`: a natural constructive bidding system a bridge player would recognise (documented in
+`docs/agents.md`), acting on the 89-bit uncontested observation (thesis fig. 4.4).
+
+Openings follow the thesis rules (4.4.5). Later calls read the auction as a conversation: every bid of partner is
+interpreted by the same system into a range of high-card points and minimum suit lengths, then the bidder
+chooses a response or rebid (raises by points and fit, notrump responses, new suits forcing) or, once the
+partnership's values are known, places the contract: game with 25+ combined points, small slam with 33+, grand
+slam with 37+, in a known 8-card major fit, else notrump with a balanced hand, else the best minor fit.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bridgerl.core.hand import HCP_PER_CARD
+
+CLUBS, DIAMONDS, HEARTS, SPADES, NT = 0, 1, 2, 3, 4
+
+
+def bid(level: int, strain: int) -> int:
+    return (level - 1) * 5 + strain
+
+
+@dataclass
+class Picture:
+    """What a partner's bids have shown: a points range and minimum lengths per suit (C, D, H, S)."""
+
+    low: int = 0
+    high: int = 37
+    lengths: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
+    balanced: bool = False
+
+    def show(self, low=None, high=None, suit=None, length=0, balanced=None):
+        if low is not None:
+            self.low = max(self.low, low)
+        if high is not None:
+            self.high = min(self.high, high)
+        if self.high < self.low:
+            self.high = self.low
+        if suit is not None:
+            self.lengths[suit] = max(self.lengths[suit], length)
+        if balanced:
+            self.balanced = True
+            self.lengths = [max(x, 2) for x in self.lengths]
+
+    @property
+    def middle(self) -> float:
+        return (self.low + min(self.high, self.low + 8)) / 2
+
+
+@dataclass
+class Hand:
+    hcp: int
+    lengths: np.ndarray  # C, D, H, S
+
+    @property
+    def balanced(self) -> bool:
+        return bool(self.lengths.min() >= 2 and (self.lengths == 2).sum() <= 1)
+
+    def longest(self) -> int:
+        """Longest suit; ties go to the higher-ranking suit."""
+        best = int(self.lengths.max())
+        return max(s for s in range(4) if self.lengths[s] == best)
+
+    def shortness(self, trumps: int) -> int:
+        """Dummy points for shortness outside the trump suit."""
+        return int(sum({0: 3, 1: 2, 2: 1}.get(int(self.lengths[s]), 0) for s in range(4) if s != trumps))
+
+
+def decode(observation) -> tuple[Hand, list[int], bool]:
+    """(our hand, bids so far in order, whether the first call was a pass) from the 89 bits."""
+    obs = np.asarray(observation).astype(np.int64)
+    cards = obs[37:89].astype(bool)
+    hand = Hand(int(HCP_PER_CARD[cards].sum()), cards.reshape(4, 13).sum(1))
+    return hand, np.flatnonzero(obs[2:37]).tolist(), bool(obs[1])
+
+
+def read_partner(bids: list[int], partner_opened: bool) -> Picture:
+    """Interpret partner's bids (the odd positions counted back from the last bid) with our own system."""
+    picture = Picture()
+    mine_first = not partner_opened
+    history = []
+    for i, b in enumerate(bids):
+        by_partner = (i % 2 == 0) == partner_opened
+        history.append((b, by_partner))
+    for i, (b, by_partner) in enumerate(history):
+        if not by_partner:
+            continue
+        level, strain = b // 5 + 1, b % 5
+        previous = history[i - 1][0] if i > 0 else None
+        partner_previous = [x for x, p in history[:i] if p]
+        my_suits = {x % 5 for x, p in history[:i] if not p and x % 5 < 4}
+        if i == 0:  # partner opened
+            if b == bid(1, NT):
+                picture.show(15, 17, balanced=True)
+            elif b == bid(2, NT):
+                picture.show(20, 21, balanced=True)
+            elif level == 1:
+                picture.show(11, 21, strain, 5 if strain in (HEARTS, SPADES) else 3)
+            else:
+                picture.show(11, 21, strain if strain < 4 else None, 6)
+            continue
+        if strain == NT:
+            if previous is not None and previous // 5 + 1 == level and not mine_first:
+                picture.show(6, 10, balanced=True)
+            elif level == 2 and len(partner_previous) == 0:
+                picture.show(13, 15, balanced=True)
+            elif level == 3 and len(partner_previous) == 0:
+                picture.show(16, 17, balanced=True)
+            elif level >= 4:
+                picture.show(picture.low + 2)
+            else:
+                picture.show(balanced=True)
+            continue
+        if strain in my_suits:  # support
+            jump = previous is not None and b - previous > 5
+            support = 4 if jump else 3
+            if len(partner_previous) == 0:
+                low, high = (6, 10) if level == 2 else ((11, 12) if level == 3 else (13, 16))
+                picture.show(low, high, strain, support)
+            else:
+                picture.show(suit=strain, length=support)
+            continue
+        if len(partner_previous) == 0:  # partner's first response in a new suit
+            if level == 1:
+                picture.show(6, None, strain, 4)
+            elif previous is not None and b - previous > 5:
+                picture.show(17, None, strain, 5)
+            else:
+                picture.show(11 if strain != HEARTS else 11, None, strain, 5 if strain == HEARTS else 4)
+            continue
+        # partner's later bids in a suit: rebid shows length, a new suit four more
+        length = 6 if strain in {x % 5 for x in partner_previous} else 4
+        picture.show(suit=strain, length=length)
+    return picture
+
+
+class RuleBidder:
+    """The rule-based constructive bidder (uncontested). ``competitive=True`` is the competitive baseline of issue
+    #10 and is not built yet: asking for it raises."""
+
+    def __init__(self, competitive: bool = False):
+        if competitive:
+            raise NotImplementedError("the competitive rule bidder comes with issue #10; use the uncontested one")
+
+    def act(self, observation, action_mask) -> int:
+        mask = np.asarray(action_mask).astype(bool)
+        if not mask.any():
+            raise ValueError("no legal action in the mask: the auction is over")
+        choice = self._choose(observation, mask)
+        if not mask[choice]:
+            choice = int(np.flatnonzero(mask)[0]) if not mask[0] else 0
+        return int(choice)
+
+    def act_batch(self, observations, action_masks) -> np.ndarray:
+        return np.array([self.act(o, m) for o, m in zip(observations, action_masks)], dtype=np.int64)
+
+    # -- the system ------------------------------------------------------------------------------------------
+    def _choose(self, observation, mask) -> int:
+        hand, bids, initial_pass = decode(observation)
+        if not bids:
+            return self._open(hand, mask)
+        partner_opened = len(bids) % 2 == 1
+        partner = read_partner(bids, partner_opened)
+        mine = [b for i, b in enumerate(bids) if (i % 2 == 0) != partner_opened]
+        last = bids[-1]
+        if partner_opened and len(bids) == 1:
+            action = self._respond(hand, last, partner)
+        elif not partner_opened and len(bids) == 2:
+            action = self._opener_rebid(hand, bids[0], last, partner)
+        else:
+            action = None
+        if action is None:
+            action = self._place(hand, partner, bids, mine)
+        return action
+
+    @staticmethod
+    def _open(hand: Hand, mask) -> int:
+        if mask[0] and (hand.hcp < 12 and hand.hcp + int(np.sort(hand.lengths)[-2:].sum()) < 20):
+            return 0
+        for action in (10, 5):  # 2NT, 1NT when the rules allow
+            if mask[action]:
+                return action
+        suits = [a for a in (4, 3, 2, 1) if mask[a]]
+        return suits[0] if suits else 0
+
+    def _respond(self, hand: Hand, opening: int, partner: Picture):
+        level, strain = opening // 5 + 1, opening % 5
+        points = hand.hcp
+        if strain == NT:
+            return self._respond_nt(hand, level)
+        if points < 6:
+            return 0
+        major_fit = strain in (HEARTS, SPADES) and hand.lengths[strain] >= 3
+        if major_fit:
+            total = points + hand.shortness(strain)
+            if total <= 10:
+                return 1 + bid(2, strain)
+            if total <= 12:
+                return 1 + bid(3, strain)
+            if total + partner.low >= 33:
+                return 1 + bid(6, strain)
+            return 1 + bid(4, strain)
+        # a new four-card suit at the one level, majors up the line
+        for suit in (HEARTS, SPADES):
+            if suit > strain and hand.lengths[suit] >= 4 and level == 1:
+                if not (suit == SPADES and hand.lengths[HEARTS] >= 4 and hand.lengths[HEARTS] >= hand.lengths[SPADES]
+                        and HEARTS > strain):
+                    return 1 + bid(1, suit)
+                return 1 + bid(1, HEARTS)
+        if strain == CLUBS and hand.lengths[DIAMONDS] >= 4 and points >= 6:
+            if points < 11 or hand.lengths[DIAMONDS] >= 5:
+                return 1 + bid(1, DIAMONDS)
+        if points >= 11:
+            # a new suit at the two level (five hearts, four of a minor), or notrump by strength
+            for suit in (CLUBS, DIAMONDS, HEARTS):
+                need = 5 if suit == HEARTS else 4
+                if suit < strain and hand.lengths[suit] >= need:
+                    return 1 + bid(2, suit)
+            if hand.balanced and 13 <= points <= 15:
+                return 1 + bid(2, NT)
+            if hand.balanced and 16 <= points <= 17:
+                return 1 + bid(3, NT)
+            if strain in (CLUBS, DIAMONDS) and hand.lengths[strain] >= 4:
+                return 1 + bid(3 if points <= 12 else 5 if hand.lengths[strain] >= 5 and not hand.balanced else 3,
+                               strain if points <= 12 or not hand.balanced else NT)
+            return 1 + bid(2, NT) if points <= 15 else 1 + bid(3, NT)
+        if strain in (CLUBS, DIAMONDS) and hand.lengths[strain] >= 5:
+            return 1 + bid(2, strain)
+        return 1 + bid(1, NT)
+
+    @staticmethod
+    def _respond_nt(hand: Hand, level: int):
+        opener_mid = 16 if level == 1 else 20.5
+        points = hand.hcp
+        long_major = max((HEARTS, SPADES), key=lambda s: (hand.lengths[s], s))
+        combined = points + opener_mid
+        if hand.lengths[long_major] >= 6 and combined >= 25:
+            return 1 + bid(4, long_major)
+        if combined >= 37:
+            return 1 + bid(7, NT)
+        if combined >= 33:
+            return 1 + bid(6, NT)
+        if combined >= 31:
+            return 1 + bid(4, NT)
+        if combined >= 25:
+            if hand.lengths[long_major] >= 5:
+                return 1 + bid(3, long_major)
+            return 1 + bid(3, NT)
+        if level == 1 and combined >= 23:
+            return 1 + bid(2, NT)
+        if level == 1 and hand.lengths[long_major] >= 5:
+            return 1 + bid(2, long_major)
+        return 0
+
+    def _opener_rebid(self, hand: Hand, opening: int, response: int, partner: Picture):
+        o_level, o_strain = opening // 5 + 1, opening % 5
+        r_level, r_strain = response // 5 + 1, response % 5
+        points = hand.hcp
+        if o_strain == NT:
+            if r_strain in (HEARTS, SPADES) and r_level == 3:  # forcing five-card major
+                return 1 + bid(4, r_strain) if hand.lengths[r_strain] >= 3 else 1 + bid(3, NT)
+            if response == bid(2, NT) or response == bid(4, NT):
+                return 1 + bid(r_level + 1 if response == bid(4, NT) and points >= 17 else 3, NT) \
+                    if (points >= 16 and response == bid(2, NT)) or (response == bid(4, NT) and points >= 17) else 0
+            return 0 if r_level >= 2 else None
+        if r_strain == o_strain:  # partner raised us
+            total = points + hand.shortness(o_strain)
+            if r_level == 2:
+                if total >= 19:
+                    return 1 + bid(4, o_strain) if o_strain in (HEARTS, SPADES) else 1 + bid(3, NT)
+                if total >= 16:
+                    return 1 + bid(3, o_strain)
+                return 0
+            if r_level == 3:
+                if total >= 14:
+                    return 1 + bid(4, o_strain) if o_strain in (HEARTS, SPADES) else (
+                        1 + bid(3, NT) if hand.balanced or o_strain < HEARTS else 0)
+                return 0
+            return None
+        if r_strain == NT:
+            if r_level == 1:
+                if hand.balanced:
+                    if points >= 18:
+                        return 1 + bid(3, NT) if points >= 19 else 1 + bid(2, NT)
+                    return 0
+                if hand.lengths[o_strain] >= 6:
+                    return 1 + bid(3 if points >= 16 else 2, o_strain)
+                second = [s for s in range(4) if s != o_strain and hand.lengths[s] >= 4 and s < o_strain]
+                if second:
+                    return 1 + bid(2, max(second, key=lambda s: hand.lengths[s]))
+                return 0
+            return None
+        # partner bid a new suit: forcing
+        if hand.lengths[r_strain] >= 4 and r_strain in (HEARTS, SPADES):
+            total = points + hand.shortness(r_strain)
+            level = 2 if total <= 15 else 3 if total <= 18 else 4
+            return 1 + bid(max(level, r_level + (0 if level > r_level else 1)), r_strain)
+        if r_level == 1:
+            for suit in (HEARTS, SPADES):
+                if suit > r_strain and hand.lengths[suit] >= 4 and suit != o_strain:
+                    return 1 + bid(1, suit)
+            if hand.balanced:
+                if points <= 14:
+                    return 1 + bid(1, NT)
+                if points >= 18:
+                    return 1 + bid(2, NT) if points <= 19 else 1 + bid(3, NT)
+            if hand.lengths[o_strain] >= 6:
+                return 1 + bid(3 if points >= 16 else 2, o_strain)
+            for suit in range(4):
+                if suit < o_strain and hand.lengths[suit] >= 4:
+                    return 1 + bid(2, suit)
+            return 1 + bid(2, o_strain) if o_strain < NT else 1 + bid(1, NT)
+        return None
+
+    @staticmethod
+    def _place(hand: Hand, partner: Picture, bids: list[int], mine: list[int]) -> int:
+        """Choose the final contract from the combined picture (the captaincy of the later rounds)."""
+        last = bids[-1]
+        fits = [s for s in range(4) if hand.lengths[s] + partner.lengths[s] >= 8]
+        major_fits = [s for s in fits if s in (HEARTS, SPADES)]
+        if major_fits:
+            strain = max(major_fits, key=lambda s: (hand.lengths[s] + partner.lengths[s], s))
+            combined = hand.hcp + hand.shortness(strain) + partner.middle
+        elif hand.balanced or partner.balanced or not fits:
+            strain = NT
+            combined = hand.hcp + partner.middle
+        else:
+            strain = max(fits, key=lambda s: (hand.lengths[s] + partner.lengths[s], s))
+            combined = hand.hcp + hand.shortness(strain) + partner.middle
+        if combined >= 37:
+            level = 7
+        elif combined >= 33:
+            level = 6
+        elif combined >= 25 or (strain < HEARTS and combined >= 29):
+            level = {NT: 3, HEARTS: 4, SPADES: 4}.get(strain, 5 if combined >= 29 else 3)
+            if strain < HEARTS and level == 3:
+                strain = NT
+        else:
+            level = 0
+        target = bid(level, strain) if level else None
+        partner_new_suit = last % 5 < 4 and last % 5 not in {m % 5 for m in mine} and last // 5 + 1 < 4 \
+            and last % 5 not in {b % 5 for i, b in enumerate(bids[:-1]) if b in mine}
+        if target is None or target <= last:
+            if target is not None and target // 5 == last // 5 and last % 5 != strain and strain == NT and last // 5 + 1 <= 3:
+                return 1 + target if target > last else 0
+            if partner_new_suit and last // 5 + 1 < 3 and len(mine) < 3:
+                # forcing: give preference or bid notrump at the cheapest level
+                cheapest_nt = bid(last // 5 + 1, NT) if last % 5 != NT else bid(last // 5 + 2, NT)
+                pref = [s for s in range(4) if hand.lengths[s] >= 3 and bid(last // 5 + 1, s) > last]
+                if hand.lengths[last % 5] >= 3:
+                    return 1 + bid(last // 5 + 2, last % 5) if bid(last // 5 + 2, last % 5) <= 34 else 0
+                return 1 + (cheapest_nt if not pref else bid(last // 5 + 1, pref[0]))
+            return 0
+        return 1 + target

@@ -1,0 +1,187 @@
+"""Evaluation of a bidding agent against constructive par on uncontested deals (thesis 4.1.1, 4.4.7).
+
+Deals follow the env's side rule; with the thesis rule, deals where neither side can make anything are skipped and
+counted. Each deal is bid once by the agent (for both partners) in the Gymnasium env; many envs run in lockstep so
+that ``act_batch`` sees a batch. Error categories (thesis 4.1.1, in this precedence): overbid (the contract fails),
+underbid across a bonus boundary (the contract makes, or the deal is passed out, while par is at a higher bonus
+level), wrong strain or level (any other result worth less than par in IMPs).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+
+import numpy as np
+
+from bridgerl.core import SEATS, load_dataset
+from bridgerl.core.cards import hand_to_pbn
+from bridgerl.core.par import constructive_par_contract
+from bridgerl.core.scoring import BONUS_NAMES, bonus_level
+from bridgerl.core.uncontested import action_name
+from bridgerl.envs.deal_source import UncontestedDealSource, parse_side_option
+from bridgerl.envs.uncontested import UncontestedBiddingEnv, contract_text
+
+CATEGORIES = ("at_par", "overbid", "underbid_bonus", "wrong_strain_or_level")
+
+
+class EvaluationError(ValueError):
+    """The agent misbehaved on a deal (an illegal call), named in the message."""
+
+
+@dataclass
+class DealOutcome:
+    row: int
+    board: int
+    side: str
+    vulnerable: bool
+    imps: int
+    points: int
+    score: int
+    par: int
+    contract: str
+    declarer: str | None
+    tricks: int
+    level: int                 # 0 pass-out, else the contract level
+    par_contract: str
+    par_level: int             # 0 when passing is par
+    category: str
+    auction: str
+    hands: dict
+
+    def to_json(self) -> dict:
+        return asdict(self)
+
+
+def category(imps: int, made: bool, level_bonus: int, par_bonus: int) -> str:
+    if imps == 0:
+        return "at_par"
+    if not made:
+        return "overbid"
+    if par_bonus > level_bonus:
+        return "underbid_bonus"
+    return "wrong_strain_or_level"
+
+
+def _hand_text(owner, seat) -> str:
+    spades, hearts, diamonds, clubs = hand_to_pbn(owner, seat).split(".")
+    return f"♠{spades or '-'} ♥{hearts or '-'} ♦{diamonds or '-'} ♣{clubs or '-'}"
+
+
+def _outcome(env: UncontestedBiddingEnv, info: dict) -> DealOutcome:
+    deal = env.deal
+    par_contract = constructive_par_contract(deal.dd, deal.side, deal.vulnerable)
+    first = deal.first_bidder
+    calls = [f"{SEATS[(first + i) % 4]} {action_name(0 if c == 0 else c - 2)}"
+             for i, c in enumerate(env.auction.calls) if i % 2 == 0]
+    contract = env._result.contract
+    made = contract is None or info["tricks"] >= contract.level + 6
+    reached = bonus_level(None if contract is None else contract.level, None if contract is None else contract.strain)
+    par_bonus = bonus_level(None if par_contract is None else par_contract.level,
+                            None if par_contract is None else par_contract.strain)
+    return DealOutcome(
+        row=int(deal.index), board=deal.board, side=("NS", "EW")[deal.side], vulnerable=bool(deal.vulnerable),
+        imps=int(info["imps"]), points=int(info["points"]), score=int(info["score"]), par=int(info["par"]),
+        contract=info["contract"], declarer=None if contract is None else SEATS[contract.declarer],
+        tricks=int(info["tricks"]), level=0 if contract is None else contract.level,
+        par_contract="Pass" if par_contract is None else f"{contract_text(par_contract)} {SEATS[par_contract.declarer]}",
+        par_level=0 if par_contract is None else par_contract.level,
+        category=category(int(info["imps"]), made, reached, par_bonus), auction="  ".join(calls),
+        hands={SEATS[first]: _hand_text(deal.owner, first), SEATS[(first + 2) % 4]: _hand_text(deal.owner, first + 2)})
+
+
+def play_deals(agent, dataset, rows, side: str = "thesis", opening_rules: bool = True, parallel: int = 256,
+               agent_name: str = "agent") -> list[DealOutcome]:
+    """Bid every row with ``agent``; batches calls through ``act_batch`` when the agent has it."""
+    rows = [int(r) for r in rows]
+    envs = [UncontestedBiddingEnv(dataset=dataset, side=side, opening_rules=opening_rules)
+            for _ in range(min(parallel, max(len(rows), 1)))]
+    outcomes: list[DealOutcome | None] = [None] * len(rows)
+    active: dict[int, tuple[int, np.ndarray, dict]] = {}  # env slot -> (position in rows, obs, info)
+    next_row = 0
+
+    def start(slot: int) -> None:
+        nonlocal next_row
+        if next_row < len(rows):
+            obs, info = envs[slot].reset(options={"index": rows[next_row]})
+            active[slot] = (next_row, obs, info)
+            next_row += 1
+
+    for slot in range(len(envs)):
+        start(slot)
+    batch_act = getattr(agent, "act_batch", None)
+    while active:
+        slots = list(active)
+        observations = np.stack([active[s][1] for s in slots])
+        masks = np.stack([active[s][2]["action_mask"] for s in slots])
+        if batch_act is not None:
+            actions = np.asarray(batch_act(observations, masks))
+        else:
+            actions = np.array([agent.act(o, m) for o, m in zip(observations, masks)])
+        for slot, action in zip(slots, actions):
+            position, _, info = active[slot]
+            try:
+                obs, _, done, _, info = envs[slot].step(int(action))
+            except ValueError as exc:
+                raise EvaluationError(f"{agent_name} chose an illegal call on deal row {rows[position]} (board "
+                                      f"{envs[slot].deal.board}): {exc}") from None
+            if done:
+                outcomes[position] = _outcome(envs[slot], info)
+                del active[slot]
+                start(slot)
+            else:
+                active[slot] = (position, obs, info)
+    return outcomes
+
+
+def evaluation_rows(dataset, side: str = "thesis", deals: int | None = None) -> tuple[np.ndarray, int]:
+    """(rows evaluated, rows skipped because nobody can make anything) under the side rule."""
+    source = UncontestedDealSource(dataset, side)
+    considered = np.arange(len(dataset)) if deals is None else np.arange(min(deals, len(dataset)))
+    eligible = np.intersect1d(considered, source.eligible_rows(source.side))
+    return eligible, len(considered) - len(eligible)
+
+
+def summarize(outcomes: list[DealOutcome], skipped: int = 0, worst: int = 10) -> dict:
+    imps = np.array([o.imps for o in outcomes], dtype=np.float64)
+    n = len(imps)
+    ci = float(1.96 * imps.std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
+    shares = {c: float(np.mean([o.category == c for o in outcomes])) if n else 0.0 for c in CATEGORIES}
+    matrix = np.zeros((8, 8), dtype=int)
+    for o in outcomes:
+        matrix[o.level, o.par_level] += 1
+    ranked = sorted(outcomes, key=lambda o: (o.imps, o.row))[:worst]
+    return {
+        "imps_per_deal": float(imps.mean()) if n else float("nan"), "ci95": ci, "deals": n,
+        "skipped_nothing_makeable": int(skipped), "at_par_share": shares["at_par"],
+        "categories": shares,
+        "mean_points_vs_par": float(np.mean([o.points for o in outcomes])) if n else float("nan"),
+        "level_matrix": {"rows": "level reached (0 = passed out)", "columns": "constructive-par level (0 = pass)",
+                         "counts": matrix.tolist()},
+        "imp_histogram": {str(k): int(v) for k, v in zip(*np.unique(imps.astype(int), return_counts=True))},
+        "worst_deals": [o.to_json() for o in ranked],
+    }
+
+
+def evaluate_uncontested(agent, data="test", deals: int | None = None, side: str = "thesis",
+                         opening_rules: bool = True, agent_name: str = "agent") -> tuple[dict, list[DealOutcome]]:
+    """Evaluate ``agent`` on ``data`` with the thesis protocol by default; returns (summary, per-deal outcomes)."""
+    dataset = load_dataset(data)
+    side = parse_side_option(side)
+    rows, skipped = evaluation_rows(dataset, side, deals)
+    outcomes = play_deals(agent, dataset, rows, side, opening_rules, agent_name=agent_name)
+    summary = summarize(outcomes, skipped)
+    summary.update({"agent": agent_name, "data": dataset.source, "side": side, "opening_rules": opening_rules})
+    return summary, outcomes
+
+
+def compare(outcomes_a: list[DealOutcome], outcomes_b: list[DealOutcome]) -> dict:
+    """Paired difference (a - b) in IMPs per deal on the same deals, with its 95% CI."""
+    a = {o.row: o.imps for o in outcomes_a}
+    b = {o.row: o.imps for o in outcomes_b}
+    if a.keys() != b.keys():
+        raise ValueError("the two evaluations are not on the same deals")
+    diff = np.array([a[r] - b[r] for r in sorted(a)], dtype=np.float64)
+    ci = float(1.96 * diff.std(ddof=1) / math.sqrt(len(diff))) if len(diff) > 1 else float("nan")
+    return {"difference_imps_per_deal": float(diff.mean()), "ci95": ci, "deals": len(diff),
+            "a_better": int((diff > 0).sum()), "b_better": int((diff < 0).sum()), "equal": int((diff == 0).sum())}

@@ -1,0 +1,243 @@
+"""DQN for the bidding envs (thesis 4.3-4.4.4), fully jitted over the vmapped JAX env.
+
+One compiled step collects one call from each of ``num_envs`` parallel auctions (epsilon-greedy over legal calls),
+stores transitions in a pure-JAX replay buffer, runs ``updates_per_step`` gradient updates (Huber loss on the TD
+error from rlax, Adam from optax) and syncs the target network every ``target_every`` updates. ``lax.scan`` runs
+many such steps per Python call; the Python loop around it shows progress, evaluates and checkpoints.
+
+Transitions: ``"seat"`` (OpenSpiel's DQN for multi-player games, the thesis' set-up): the next state of a call is
+the same seat's next turn, or the end; ``"team"`` (uncontested only): the next state is the next call of the
+auction, the partner's, whose greedy value is the team's (both share the reward and the network).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import jax
+import jax.numpy as jnp
+import optax
+import rlax
+from flax import nnx, struct
+
+from bridgerl.agents.networks import QNetwork, masked_argmax
+from bridgerl.training.replay import Replay, Transitions, replay_add, replay_init, replay_sample
+
+_NEG = -1e9  # stands for -inf on illegal next actions, finite so that 0 * it is 0 at the end
+
+
+@dataclass(frozen=True)
+class DQNConfig:
+    hidden: tuple[int, ...] = (1024, 1024, 1024, 1024)
+    learning_rate: float = 1e-4
+    batch_size: int = 128
+    replay_size: int = 100_000
+    min_replay: int = 1_000
+    num_envs: int = 32
+    updates_per_step: int = 1          # gradient updates per vectorized env step (num_envs calls)
+    target_every: int = 200            # updates between target-network syncs (thesis 4.4.4: "every 200 steps")
+    eps_start: float = 0.1
+    eps_end: float = 0.05
+    eps_decay_steps: int = 1_000_000   # env steps (calls) over which epsilon decays linearly
+    discount: float = 1.0
+    huber_delta: float = 1.0
+    double_q: bool = False
+    dueling: bool = False
+    transitions: str = "seat"
+    lr_end: float | None = None        # linear learning-rate decay to this value over the run, when set
+
+    def replace(self, **changes) -> "DQNConfig":
+        return dataclasses.replace(self, **changes)
+
+
+PRESETS = {
+    # thesis 4.4.4: 4 x 1024 ReLU, Huber, Adam, target every 200, epsilon 0.1 -> 0.05, discount 1, uniform replay
+    "thesis": DQNConfig(),
+    # a few minutes on a CPU: the README's main job and the tests
+    "small": DQNConfig(hidden=(256, 256), learning_rate=3e-4, batch_size=128, replay_size=50_000, min_replay=1_000,
+                       num_envs=32, eps_decay_steps=200_000),
+}
+
+
+@struct.dataclass
+class TrainState:
+    params: nnx.State
+    target_params: nnx.State
+    opt_state: optax.OptState
+    env_state: object
+    pending_obs: jnp.ndarray       # [B, 4, O] last call of each seat awaiting its next state ("seat" mode)
+    pending_action: jnp.ndarray    # [B, 4]
+    pending_valid: jnp.ndarray     # [B, 4]
+    replay: Replay
+    key: jnp.ndarray               # raw uint32[2] PRNG key (serializable)
+    env_steps: jnp.ndarray
+    updates: jnp.ndarray
+
+
+@struct.dataclass
+class StepMetrics:
+    episodes: jnp.ndarray          # auctions finished
+    return_sum: jnp.ndarray        # sum of their returns (uncontested: the bidders' IMPs; competitive: NS)
+    loss: jnp.ndarray
+    epsilon: jnp.ndarray
+
+
+class DQNTrainer:
+    """Builds the network, optimizer and compiled training step for one env and config."""
+
+    def __init__(self, env, config: DQNConfig, seed: int = 0, total_steps: int | None = None):
+        if config.transitions not in ("seat", "team"):
+            raise ValueError(f"transitions must be 'seat' or 'team', got {config.transitions!r}")
+        self.env, self.config, self.seed = env, config, seed
+        network = QNetwork(env.observation_size, config.hidden, env.num_actions, config.dueling, seed=seed)
+        self.graphdef, params = nnx.split(network)
+        self._initial_params = params
+        if config.lr_end is not None and total_steps:
+            updates = max(1, total_steps // config.num_envs * config.updates_per_step)
+            learning_rate = optax.linear_schedule(config.learning_rate, config.lr_end, updates)
+        else:
+            learning_rate = config.learning_rate
+        self.optimizer = optax.adam(learning_rate)
+        self.epsilon = optax.linear_schedule(config.eps_start, config.eps_end, config.eps_decay_steps)
+        self.run_steps = jax.jit(self._run_steps, static_argnums=2)
+
+    # -- state ----------------------------------------------------------------------------------------------------
+    def init(self, env) -> TrainState:
+        config = self.config
+        key = jax.random.PRNGKey(self.seed)
+        key, env_key = jax.random.split(key)
+        env_state = jax.vmap(env.init)(jax.random.split(env_key, config.num_envs))
+        size = env.observation_size
+        return TrainState(
+            params=self._initial_params, target_params=self._initial_params,
+            opt_state=self.optimizer.init(self._initial_params), env_state=env_state,
+            pending_obs=jnp.zeros((config.num_envs, 4, size), jnp.int8),
+            pending_action=jnp.zeros((config.num_envs, 4), jnp.int32),
+            pending_valid=jnp.zeros((config.num_envs, 4), bool),
+            replay=replay_init(config.replay_size, size, env.num_actions), key=key,
+            env_steps=jnp.int32(0), updates=jnp.int32(0))
+
+    def q_values(self, params, observations):
+        return nnx.merge(self.graphdef, params)(observations)
+
+    # -- one compiled step ----------------------------------------------------------------------------------------
+    def _act(self, params, state, key, epsilon):
+        q = self.q_values(params, state.observation)
+        greedy = masked_argmax(q, state.legal_action_mask)
+        key_random, key_explore = jax.random.split(key)
+        random = jax.random.categorical(key_random, jnp.where(state.legal_action_mask, 0.0, -jnp.inf))
+        explore = jax.random.uniform(key_explore, greedy.shape) < epsilon
+        return jnp.where(explore, random, greedy).astype(jnp.int32)
+
+    def _transitions(self, ts: TrainState, state, action, new_state):
+        """Transitions finished by this call, as a flat batch with validity flags."""
+        batch = jnp.arange(state.current_player.shape[0])
+        player = state.current_player
+        if self.config.transitions == "team":
+            reward = new_state.rewards[batch, player]
+            items = Transitions(state.observation, action, reward, new_state.observation,
+                                new_state.legal_action_mask & ~new_state.terminated[:, None], new_state.terminated)
+            return items, jnp.ones_like(new_state.terminated), ts
+        # the caller's previous call now has its next state: this observation
+        previous = Transitions(ts.pending_obs[batch, player], ts.pending_action[batch, player],
+                               jnp.zeros(batch.shape, jnp.float32), state.observation, state.legal_action_mask,
+                               jnp.zeros(batch.shape, bool))
+        previous_valid = ts.pending_valid[batch, player]
+        pending_obs = ts.pending_obs.at[batch, player].set(state.observation)
+        pending_action = ts.pending_action.at[batch, player].set(action)
+        pending_valid = ts.pending_valid.at[batch, player].set(True)
+        # at the end every seat's last call gets its reward
+        end = new_state.terminated
+        final = Transitions(pending_obs, pending_action, new_state.rewards,
+                            jnp.zeros_like(pending_obs), jnp.zeros(pending_obs.shape[:2] + (self.env.num_actions,), bool),
+                            jnp.ones(pending_valid.shape, bool))
+        final_valid = pending_valid & end[:, None]
+        items = jax.tree.map(lambda a, b: jnp.concatenate([a[:, None], b], 1).reshape((-1,) + a.shape[1:]),
+                             previous, final)
+        valid = jnp.concatenate([previous_valid[:, None], final_valid], 1).reshape(-1)
+        ts = ts.replace(pending_obs=pending_obs, pending_action=pending_action,
+                        pending_valid=pending_valid & ~end[:, None])
+        return items, valid, ts
+
+    def _loss(self, params, target_params, batch: Transitions):
+        q = self.q_values(params, batch.obs)
+        q_next = jnp.where(batch.next_mask, self.q_values(target_params, batch.next_obs), _NEG)
+        discount = jnp.where(batch.done, 0.0, self.config.discount)
+        if self.config.double_q:
+            selector = jnp.where(batch.next_mask, self.q_values(params, batch.next_obs), _NEG)
+            td = jax.vmap(rlax.double_q_learning)(q, batch.action, batch.reward, discount, q_next, selector)
+        else:
+            td = jax.vmap(rlax.q_learning)(q, batch.action, batch.reward, discount, q_next)
+        return optax.huber_loss(td, delta=self.config.huber_delta).mean()
+
+    def _update(self, ts: TrainState, key):
+        batch = replay_sample(ts.replay, key, self.config.batch_size)
+        loss, grads = jax.value_and_grad(self._loss)(ts.params, ts.target_params, batch)
+        updates, opt_state = self.optimizer.update(grads, ts.opt_state, ts.params)
+        params = optax.apply_updates(ts.params, updates)
+        count = ts.updates + 1
+        target = optax.periodic_update(params, ts.target_params, count, self.config.target_every)
+        return ts.replace(params=params, target_params=target, opt_state=opt_state, updates=count), loss
+
+    def _step(self, env, ts: TrainState):
+        key, act_key, reset_key, update_key = jax.random.split(ts.key, 4)
+        epsilon = self.epsilon(ts.env_steps)
+        state = ts.env_state
+        action = self._act(ts.params, state, act_key, epsilon)
+        new_state = jax.vmap(env.step)(state, action)
+        items, valid, ts = self._transitions(ts, state, action, new_state)
+        replay = replay_add(ts.replay, items, valid)
+        player = jnp.where(jnp.asarray(self.env.num_actions == 36), new_state.current_player, 0)
+        finished = new_state.terminated
+        returns = jnp.where(finished, new_state.rewards[jnp.arange(finished.shape[0]), player], 0.0)
+        fresh = jax.vmap(env.init)(jax.random.split(reset_key, finished.shape[0]))
+        env_state = jax.tree.map(lambda a, b: jnp.where(finished.reshape((-1,) + (1,) * (a.ndim - 1)), b, a),
+                                 new_state, fresh)
+        ts = ts.replace(env_state=env_state, replay=replay, key=key,
+                        env_steps=ts.env_steps + finished.shape[0])
+
+        def updates(ts):
+            def body(carry, update_key):
+                ts, _ = carry
+                ts, loss = self._update(ts, update_key)
+                return (ts, loss), None
+            (ts, loss), _ = jax.lax.scan(body, (ts, jnp.float32(0)),
+                                         jax.random.split(update_key, self.config.updates_per_step))
+            return ts, loss
+
+        ts, loss = jax.lax.cond(ts.replay.size >= self.config.min_replay, updates,
+                                lambda ts: (ts, jnp.float32(0)), ts)
+        return ts, StepMetrics(finished.sum(), returns.sum(), loss, epsilon)
+
+    def _run_steps(self, env, ts: TrainState, steps: int):
+        return jax.lax.scan(lambda ts, _: self._step(env, ts), ts, None, length=steps)
+
+    # -- evaluation -----------------------------------------------------------------------------------------------
+    def greedy_returns(self, params, env, indices):
+        """Per-deal return of the greedy policy on dataset rows ``indices`` (uncontested: IMPs vs par)."""
+        return evaluate_greedy(self.graphdef, params, env, indices)
+
+
+def evaluate_greedy(graphdef, params, env, indices, max_calls: int = 40):
+    """Greedy rollouts of a Q-network on every row of ``indices`` (all in parallel); returns the summed reward of
+    the first bidder's seat per deal (uncontested) or NS (competitive: a 320-call cap)."""
+    return _evaluate(graphdef, params, env, jnp.asarray(indices), max_calls)
+
+
+def _evaluate_impl(graphdef, params, env, indices, max_calls):
+    state = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(0), indices.shape[0]), indices)
+    seat = state.current_player
+
+    def body(_, carry):
+        state, total = carry
+        q = nnx.merge(graphdef, params)(state.observation)
+        action = masked_argmax(q, state.legal_action_mask)
+        state = jax.vmap(env.step)(state, action)
+        return state, total + state.rewards[jnp.arange(seat.shape[0]), seat]
+
+    state, total = jax.lax.fori_loop(0, max_calls, body, (state, jnp.zeros(indices.shape[0], jnp.float32)))
+    return total, state.terminated
+
+
+_evaluate = jax.jit(_evaluate_impl, static_argnums=(0, 4))
