@@ -260,12 +260,16 @@ class RuleBidder:
         r_level, r_strain = response // 5 + 1, response % 5
         points = hand.hcp
         if o_strain == NT:
-            if r_strain in (HEARTS, SPADES) and r_level == 3:  # forcing five-card major
+            top = 17 if o_level == 1 else 21
+            if r_strain in (HEARTS, SPADES) and r_level == 3:  # forcing five-card major: choose the game
                 return 1 + bid(4, r_strain) if hand.lengths[r_strain] >= 3 else 1 + bid(3, NT)
-            if response == bid(2, NT) or response == bid(4, NT):
-                return 1 + bid(r_level + 1 if response == bid(4, NT) and points >= 17 else 3, NT) \
-                    if (points >= 16 and response == bid(2, NT)) or (response == bid(4, NT) and points >= 17) else 0
-            return 0 if r_level >= 2 else None
+            if response == bid(2, NT):  # invitation: accept with a maximum
+                return 1 + bid(3, NT) if points >= top - 1 else 0
+            if response == bid(4, NT):  # quantitative: small slam with a maximum
+                return 1 + bid(6, NT) if points >= top else 0
+            if r_strain in (HEARTS, SPADES) and r_level == 2:  # weak sign-off
+                return 0
+            return 0
         if r_strain == o_strain:  # partner raised us
             total = points + hand.shortness(o_strain)
             if r_level == 2:

@@ -71,6 +71,73 @@ def _train_uncontested(args) -> int:
     return 0
 
 
+def _data_merge(args) -> int:
+    import numpy as np
+
+    from .core.dataset import load_dataset, make_dataset, save_dataset
+
+    parts = [load_dataset(path) for path in args.datasets]
+    boards = np.concatenate([part.boards for part in parts])
+    merged = make_dataset(np.concatenate([p.owner for p in parts]), np.concatenate([p.dd for p in parts]), boards)
+    save_dataset(args.out, merged)
+    print(f"wrote {len(merged)} deals from {len(parts)} datasets to {args.out} (board numbers kept)")
+    return 0
+
+
+def _evaluate_uncontested(args) -> int:
+    import json
+
+    from .evaluation.specs import load_agent
+    from .evaluation.uncontested import evaluate_uncontested
+
+    agent = load_agent(args.agent, "uncontested_bidding", seed=args.seed)
+    summary, outcomes = evaluate_uncontested(agent, args.data, deals=args.deals, side=args.side,
+                                             opening_rules=not args.no_opening_rules, agent_name=args.agent)
+    shares = summary["categories"]
+    print(f"{args.agent}: {summary['imps_per_deal']:.2f} IMPs/deal vs constructive par (95% CI +/- "
+          f"{summary['ci95']:.2f}) on {summary['deals']} deals ({summary['skipped_nothing_makeable']} skipped)")
+    print(f"  at par {shares['at_par']:.1%}, overbid {shares['overbid']:.1%}, underbid across a bonus boundary "
+          f"{shares['underbid_bonus']:.1%}, wrong strain or level {shares['wrong_strain_or_level']:.1%}")
+    if args.json:
+        from pathlib import Path
+
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(summary, indent=1))
+    if args.report:
+        from .evaluation.report import write_report
+
+        print(f"  report: {write_report(summary, outcomes, args.report)}")
+    return 0
+
+
+def _evaluate_compare(args) -> int:
+    from .evaluation.specs import load_agent
+    from .evaluation.uncontested import compare, evaluate_uncontested
+
+    results = []
+    for spec in (args.a, args.b):
+        results.append(evaluate_uncontested(load_agent(spec, "uncontested_bidding", seed=args.seed), args.data,
+                                            deals=args.deals, agent_name=spec))
+    paired = compare(results[0][1], results[1][1])
+    print(f"{args.a}: {results[0][0]['imps_per_deal']:.2f}, {args.b}: {results[1][0]['imps_per_deal']:.2f} IMPs/deal")
+    print(f"paired difference (a - b): {paired['difference_imps_per_deal']:+.2f} IMPs/deal (95% CI +/- "
+          f"{paired['ci95']:.2f}) on {paired['deals']} deals; a better on {paired['a_better']}, "
+          f"b better on {paired['b_better']}")
+    return 0
+
+
+def _evaluate_competitive(args) -> int:
+    from .evaluation.competitive import duplicate_match
+    from .evaluation.specs import load_agent
+
+    a = load_agent(args.ns, "competitive_bidding", seed=args.seed)
+    b = load_agent(args.ew, "competitive_bidding", seed=args.seed + 1)
+    result = duplicate_match(a, b, args.data, deals=args.deals, names=(args.ns, args.ew))
+    print(f"{args.ns} vs {args.ew}: {result['imps_per_board']:+.2f} IMPs/board for {args.ns} (95% CI +/- "
+          f"{result['ci95']:.2f}) over {result['boards']} boards, each played at two tables")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="bridgerl", description="Contract bridge environments, agents and evaluation.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -99,6 +166,11 @@ def build_parser() -> argparse.ArgumentParser:
     from_pbn.add_argument("out", help="output .npz")
     from_pbn.set_defaults(func=_data_from_pbn)
 
+    merge = data_commands.add_parser("merge", help="concatenate datasets (each keeps its board numbers)")
+    merge.add_argument("datasets", nargs="+", help=".npz files or bundled splits")
+    merge.add_argument("--out", required=True)
+    merge.set_defaults(func=_data_merge)
+
     info = data_commands.add_parser("info", help="validate a dataset and summarise it")
     info.add_argument("dataset", help=".npz file or bundled split 'train'/'test'")
     info.set_defaults(func=_data_info)
@@ -122,6 +194,35 @@ def build_parser() -> argparse.ArgumentParser:
     unc.add_argument("--double-q", action="store_true")
     unc.add_argument("--dueling", action="store_true")
     unc.set_defaults(func=_train_uncontested)
+
+    from .evaluation.specs import SPEC_HELP
+
+    evaluate = commands.add_parser("evaluate", help="evaluate agents")
+    eval_commands = evaluate.add_subparsers(dest="evaluate_command", required=True)
+    ev = eval_commands.add_parser("uncontested", help="IMPs per deal against constructive par (thesis protocol)")
+    ev.add_argument("--agent", required=True, help=SPEC_HELP)
+    ev.add_argument("--data", default="test", help=".npz file or bundled split (default: test)")
+    ev.add_argument("--deals", type=int, default=None, help="evaluate the first N rows")
+    ev.add_argument("--json", help="write all numbers as JSON (schema in docs/evaluation.md)")
+    ev.add_argument("--report", help="write a Markdown report with PNG plots into this directory")
+    ev.add_argument("--side", default="thesis", choices=["thesis", "NS", "EW"])
+    ev.add_argument("--no-opening-rules", action="store_true")
+    ev.add_argument("--seed", type=int, default=0, help="seed of a random agent")
+    ev.set_defaults(func=_evaluate_uncontested)
+    cmp_ = eval_commands.add_parser("compare", help="paired difference of two agents on the same deals")
+    cmp_.add_argument("--a", required=True, help=SPEC_HELP)
+    cmp_.add_argument("--b", required=True, help=SPEC_HELP)
+    cmp_.add_argument("--data", default="test")
+    cmp_.add_argument("--deals", type=int, default=None)
+    cmp_.add_argument("--seed", type=int, default=0)
+    cmp_.set_defaults(func=_evaluate_compare)
+    comp = eval_commands.add_parser("competitive", help="duplicate match in competitive bidding")
+    comp.add_argument("--ns", required=True, help=SPEC_HELP + " (plays NS at table 1, EW at table 2)")
+    comp.add_argument("--ew", required=True, help=SPEC_HELP)
+    comp.add_argument("--data", default="test")
+    comp.add_argument("--deals", type=int, default=None)
+    comp.add_argument("--seed", type=int, default=0)
+    comp.set_defaults(func=_evaluate_competitive)
     return parser
 
 
@@ -129,7 +230,7 @@ def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (DatasetError, ValueError, FileNotFoundError) as exc:
+    except (DatasetError, ValueError, FileNotFoundError, NotImplementedError) as exc:
         print(f"bridgerl: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -87,7 +87,7 @@ def _outcome(env: UncontestedBiddingEnv, info: dict) -> DealOutcome:
         par_contract="Pass" if par_contract is None else f"{contract_text(par_contract)} {SEATS[par_contract.declarer]}",
         par_level=0 if par_contract is None else par_contract.level,
         category=category(int(info["imps"]), made, reached, par_bonus), auction="  ".join(calls),
-        hands={SEATS[first]: _hand_text(deal.owner, first), SEATS[(first + 2) % 4]: _hand_text(deal.owner, first + 2)})
+        hands={SEATS[first]: _hand_text(deal.owner, first), SEATS[(first + 2) % 4]: _hand_text(deal.owner, (first + 2) % 4)})
 
 
 def play_deals(agent, dataset, rows, side: str = "thesis", opening_rules: bool = True, parallel: int = 256,

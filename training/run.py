@@ -42,7 +42,11 @@ def _save_state(path: Path, ts, meta: dict) -> None:
 def _load_state(path: Path, template, meta: dict):
     payload = serialization.msgpack_restore(path.read_bytes())
     saved = json.loads(payload["meta"])
-    for key in ("config", "seed", "data", "env_id"):
+    meta = json.loads(json.dumps(meta))
+    keys = ["config", "seed", "data", "env_id", "env_options"]
+    if meta["config"].get("lr_end") is not None:
+        keys.append("steps")  # the learning-rate schedule spans the whole run
+    for key in keys:
         if saved.get(key) != meta.get(key):
             raise ValueError(f"{path}: the saved run has {key}={saved.get(key)!r}, this command has "
                              f"{meta.get(key)!r}; resume with the same arguments")

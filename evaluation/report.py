@@ -1,0 +1,70 @@
+"""Markdown report with PNG plots for an uncontested evaluation (`bridgerl evaluate uncontested --report DIR`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+
+from bridgerl.evaluation.uncontested import CATEGORIES
+
+_CATEGORY_TEXT = {"at_par": "at constructive par (0 IMPs)", "overbid": "overbid: the contract fails",
+                  "underbid_bonus": "underbid across a bonus boundary",
+                  "wrong_strain_or_level": "wrong strain or level (other results below par)"}
+
+
+def write_report(summary: dict, outcomes, directory: str | Path) -> Path:
+    """Write report.md, imp_histogram.png and level_matrix.png into ``directory``; returns the Markdown path."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    imps = np.array([o.imps for o in outcomes])
+
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    ax.hist(-imps, bins=np.arange(0, 26) - 0.5, color="#3a6ea5")
+    ax.set_xlabel("IMPs lost against constructive par")
+    ax.set_ylabel("deals")
+    ax.set_title(f"{summary['agent']}: {summary['imps_per_deal']:.2f} IMPs/deal")
+    fig.tight_layout()
+    fig.savefig(directory / "imp_histogram.png", dpi=120)
+    plt.close(fig)
+
+    matrix = np.array(summary["level_matrix"]["counts"])
+    fig, ax = plt.subplots(figsize=(5, 4.5))
+    image = ax.imshow(matrix, cmap="Blues")
+    ax.set_xlabel("constructive-par level (0 = pass)")
+    ax.set_ylabel("level reached (0 = passed out)")
+    ax.set_xticks(range(8))
+    ax.set_yticks(range(8))
+    for (r, c), count in np.ndenumerate(matrix):
+        if count:
+            ax.text(c, r, str(count), ha="center", va="center", fontsize=7,
+                    color="white" if count > matrix.max() / 2 else "black")
+    fig.colorbar(image, ax=ax, shrink=0.8)
+    fig.tight_layout()
+    fig.savefig(directory / "level_matrix.png", dpi=120)
+    plt.close(fig)
+
+    lines = [f"# Uncontested bidding: {summary['agent']}", "",
+             f"Data: `{summary['data']}`, side rule `{summary['side']}`, opening rules "
+             f"{'on' if summary['opening_rules'] else 'off'}; {summary['deals']} deals evaluated, "
+             f"{summary['skipped_nothing_makeable']} skipped (nobody can make anything).", "",
+             f"**{summary['imps_per_deal']:.2f} IMPs/deal** against constructive par "
+             f"(95% CI ± {summary['ci95']:.2f}); mean points against par {summary['mean_points_vs_par']:.0f}.", "",
+             "| result | share |", "| --- | --- |"]
+    lines += [f"| {_CATEGORY_TEXT[c]} | {summary['categories'][c]:.1%} |" for c in CATEGORIES]
+    lines += ["", "![IMP loss histogram](imp_histogram.png)", "", "![level reached vs par](level_matrix.png)", "",
+              "## Deals lost most", "", "| IMPs | hands | auction | contract | tricks | par |",
+              "| --- | --- | --- | --- | --- | --- |"]
+    for deal in summary["worst_deals"]:
+        hands = "<br>".join(f"{seat}: {text}" for seat, text in deal["hands"].items())
+        contract = deal["contract"] + (f" {deal['declarer']}" if deal["declarer"] else "")
+        lines.append(f"| {deal['imps']} | {hands} | {deal['auction']} | {contract} | {deal['tricks']} | "
+                     f"{deal['par_contract']} ({deal['par']}) |")
+    path = directory / "report.md"
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    return path
