@@ -17,6 +17,7 @@ import numpy as np
 from bridgerl.core.hand import HCP_PER_CARD
 
 CLUBS, DIAMONDS, HEARTS, SPADES, NT = 0, 1, 2, 3, 4
+GAME_POINTS = 25
 
 
 def bid(level: int, strain: int) -> int:
@@ -47,7 +48,8 @@ class Picture:
 
     @property
     def middle(self) -> float:
-        return (self.low + min(self.high, self.low + 8)) / 2
+        """Expected points: the middle of the range, open-ended ranges read as six points wide."""
+        return (self.low + min(self.high, self.low + 6)) / 2
 
 
 @dataclass
@@ -77,9 +79,12 @@ def decode(observation) -> tuple[Hand, list[int], bool]:
     return hand, np.flatnonzero(obs[2:37]).tolist(), bool(obs[1])
 
 
-def read_partner(bids: list[int], partner_opened: bool) -> Picture:
-    """Interpret partner's bids (the odd positions counted back from the last bid) with our own system."""
+def read_partner(bids: list[int], partner_opened: bool, partner_passed: bool = False) -> Picture:
+    """Interpret partner's bids (the odd positions counted back from the last bid) with our own system.
+    A partner who passed at the start holds at most 13 HCP."""
     picture = Picture()
+    if partner_passed:
+        picture.show(high=13)
     mine_first = not partner_opened
     history = []
     for i, b in enumerate(bids):
@@ -101,6 +106,29 @@ def read_partner(bids: list[int], partner_opened: bool) -> Picture:
                 picture.show(11, 21, strain, 5 if strain in (HEARTS, SPADES) else 3)
             else:
                 picture.show(11, 21, strain if strain < 4 else None, 6)
+            continue
+        if partner_opened and len(partner_previous) == 1 and previous is not None:
+            # opener's rebid, with our system's meanings
+            jump = b - previous > 5
+            opening_suit = partner_previous[0] % 5
+            if strain == NT:
+                if level == 1:
+                    picture.show(12, 14, balanced=True)
+                elif level == 2:
+                    picture.show(18, 19, balanced=True) if jump else picture.show(12, 16)
+                elif previous // 5 == 0:
+                    picture.show(19, 21, balanced=True)   # a jump to game over a one-level response
+                else:
+                    picture.show(12, 16)                   # game over a two-level response: no extras
+            elif strain in my_suits:
+                picture.show(suit=strain, length=4 if strain in (HEARTS, SPADES) else 4)
+                picture.show(*((12, 15) if level == 2 else (16, 18) if level == 3 else (19, 21)))
+            elif strain == opening_suit:
+                picture.show(suit=strain, length=6)
+                picture.show(*((16, 18) if jump else (12, 15)))
+            else:
+                picture.show(suit=strain, length=4)
+                picture.show(*((17, 21) if jump else (12, 16)))
             continue
         if strain == NT:
             if previous is not None and previous // 5 + 1 == level and not mine_first:
@@ -163,7 +191,8 @@ class RuleBidder:
         if not bids:
             return self._open(hand, mask)
         partner_opened = len(bids) % 2 == 1
-        partner = read_partner(bids, partner_opened)
+        # the first call was a pass: by partner if partner did not open (the passer is then the responder)
+        partner = read_partner(bids, partner_opened, partner_passed=initial_pass and not partner_opened)
         mine = [b for i, b in enumerate(bids) if (i % 2 == 0) != partner_opened]
         last = bids[-1]
         if partner_opened and len(bids) == 1:
@@ -173,11 +202,12 @@ class RuleBidder:
         else:
             action = None
         if action is None:
-            action = self._place(hand, partner, bids, mine)
+            action = self._place(hand, partner, bids, mine, partner_opened)
         return action
 
     @staticmethod
     def _open(hand: Hand, mask) -> int:
+        """Open 12+, or 10-11 with the rule of 20 (lighter openings lost IMPs to overbids)."""
         if mask[0] and (hand.hcp < 12 and hand.hcp + int(np.sort(hand.lengths)[-2:].sum()) < 20):
             return 0
         for action in (10, 5):  # 2NT, 1NT when the rules allow
@@ -320,7 +350,7 @@ class RuleBidder:
         return None
 
     @staticmethod
-    def _place(hand: Hand, partner: Picture, bids: list[int], mine: list[int]) -> int:
+    def _place(hand: Hand, partner: Picture, bids: list[int], mine: list[int], partner_opened: bool) -> int:
         """Choose the final contract from the combined picture (the captaincy of the later rounds)."""
         last = bids[-1]
         fits = [s for s in range(4) if hand.lengths[s] + partner.lengths[s] >= 8]
@@ -338,24 +368,35 @@ class RuleBidder:
             level = 7
         elif combined >= 33:
             level = 6
-        elif combined >= 25 or (strain < HEARTS and combined >= 29):
+        elif combined >= GAME_POINTS or (strain < HEARTS and combined >= 29):
             level = {NT: 3, HEARTS: 4, SPADES: 4}.get(strain, 5 if combined >= 29 else 3)
             if strain < HEARTS and level == 3:
                 strain = NT
         else:
             level = 0
         target = bid(level, strain) if level else None
-        partner_new_suit = last % 5 < 4 and last % 5 not in {m % 5 for m in mine} and last // 5 + 1 < 4 \
-            and last % 5 not in {b % 5 for i, b in enumerate(bids[:-1]) if b in mine}
+        bid_strains = {b % 5 for b in bids[:-1]}
+        partner_new_suit = last % 5 < 4 and last % 5 not in bid_strains and last // 5 + 1 < 4
         if target is None or target <= last:
-            if target is not None and target // 5 == last // 5 and last % 5 != strain and strain == NT and last // 5 + 1 <= 3:
-                return 1 + target if target > last else 0
-            if partner_new_suit and last // 5 + 1 < 3 and len(mine) < 3:
-                # forcing: give preference or bid notrump at the cheapest level
-                cheapest_nt = bid(last // 5 + 1, NT) if last % 5 != NT else bid(last // 5 + 2, NT)
-                pref = [s for s in range(4) if hand.lengths[s] >= 3 and bid(last // 5 + 1, s) > last]
-                if hand.lengths[last % 5] >= 3:
-                    return 1 + bid(last // 5 + 2, last % 5) if bid(last // 5 + 2, last % 5) <= 34 else 0
-                return 1 + (cheapest_nt if not pref else bid(last // 5 + 1, pref[0]))
+            partner_suits = [b % 5 for b in bids if b not in mine and b % 5 < 4]
+            if partner_new_suit and partner_opened and len(partner_suits) >= 2:
+                # opener's new suit is not forcing: pass, or prefer opener's first suit when longer there
+                first, second = partner_suits[0], last % 5
+                if hand.lengths[first] > hand.lengths[second] and hand.lengths[first] >= 2:
+                    cheapest = bid(last // 5 + 1, first) if bid(last // 5 + 1, first) > last else bid(last // 5 + 2, first)
+                    return 1 + cheapest if cheapest // 5 + 1 <= 3 else 0
+                return 0
+            if partner_new_suit and len(mine) < 3:
+                # a new suit is forcing: raise it with four, give preference with three, else cheapest notrump
+                level_now = last // 5 + 1
+                if hand.lengths[last % 5] >= 4 and bid(level_now + 1, last % 5) <= 34:
+                    return 1 + bid(level_now + 1, last % 5)
+                partner_suits = [b % 5 for i, b in enumerate(bids) if b not in mine and b % 5 < 4]
+                for suit in partner_suits:
+                    if hand.lengths[suit] >= 3:
+                        cheapest = bid(level_now, suit) if bid(level_now, suit) > last else bid(level_now + 1, suit)
+                        return 1 + cheapest if cheapest <= 34 else 0
+                cheapest_nt = bid(level_now, NT)
+                return 1 + cheapest_nt if cheapest_nt > last else 0
             return 0
         return 1 + target

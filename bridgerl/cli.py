@@ -53,7 +53,7 @@ def _train_uncontested(args) -> int:
 
     overrides = {}
     for name in ("learning_rate", "batch_size", "num_envs", "updates_per_step", "target_every", "replay_size",
-                 "lr_end", "transitions"):
+                 "lr_end", "transitions", "eps_start", "eps_end", "eps_decay_steps", "min_replay", "huber_delta"):
         value = getattr(args, name)
         if value is not None:
             overrides[name] = value
@@ -187,7 +187,8 @@ def build_parser() -> argparse.ArgumentParser:
     unc.add_argument("--resume", action="store_true", help="continue the run saved in --out")
     unc.add_argument("--quiet", action="store_true")
     for name, kind in (("learning-rate", float), ("batch-size", int), ("num-envs", int), ("updates-per-step", int),
-                       ("target-every", int), ("replay-size", int), ("lr-end", float)):
+                       ("target-every", int), ("replay-size", int), ("lr-end", float), ("eps-start", float),
+                       ("eps-end", float), ("eps-decay-steps", int), ("min-replay", int), ("huber-delta", float)):
         unc.add_argument(f"--{name}", type=kind, default=None, help="override the preset")
     unc.add_argument("--hidden", type=int, nargs="+", help="hidden layer sizes (override the preset)")
     unc.add_argument("--transitions", choices=["seat", "team"], default=None)

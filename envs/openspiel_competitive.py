@@ -18,7 +18,10 @@ from bridgerl.core.competitive import REWARDS, result
 from bridgerl.core.scoring import SCORE_TABLE
 from bridgerl.envs.competitive import contract_text, observe, render_text
 from bridgerl.envs.competitive_encoding import HAND_OFFSET
+from bridgerl.core.cards import hand_to_pbn
+from bridgerl.envs.competitive_encoding import encode
 from bridgerl.envs.deal_source import CompetitiveDealSource
+from bridgerl.envs.openspiel_common import DealAuctionState, TensorObserver
 
 _NUM_PLAYERS = 4
 _DEFAULT_PARAMS = {"dataset": "train", "reward": "par_imps"}
@@ -55,6 +58,7 @@ class CompetitiveBiddingGame(pyspiel.Game):
             raise ValueError(f"reward must be one of {REWARDS}, got {params['reward']!r}")
         self.source = _deal_source(str(params["dataset"]))
         self.reward_mode = params["reward"]
+        self.rows = np.arange(len(self.source.dataset))
         bound = 24.0 if self.reward_mode == "par_imps" else _MAX_POINTS
         info = pyspiel.GameInfo(num_distinct_actions=NUM_CALLS, max_chance_outcomes=len(self.source.dataset),
                                 num_players=_NUM_PLAYERS, min_utility=-bound, max_utility=bound, utility_sum=0.0,
@@ -68,104 +72,60 @@ class CompetitiveBiddingGame(pyspiel.Game):
         return CompetitiveObserver(iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
 
 
-class CompetitiveBiddingState(pyspiel.State):
-    """A deal (after the chance node) and the auction so far."""
+class CompetitiveBiddingState(DealAuctionState):
+    """A deal (after the chance node) and the auction so far; player = seat."""
 
     def __init__(self, game: CompetitiveBiddingGame):
         super().__init__(game)
         self._source = game.source
-        self._reward_mode = game.reward_mode
-        self.deal = None
-        self.auction = None
-        self._result = None
 
-    def current_player(self):
-        if self.deal is None:
-            return pyspiel.PlayerId.CHANCE
-        if self.auction.is_over:
-            return pyspiel.PlayerId.TERMINAL
+    def _player_to_act(self):
         return self.auction.to_act
 
     def _legal_actions(self, player):
         return self.auction.legal_calls()
 
-    def chance_outcomes(self):
-        if self.deal is not None:
-            raise ValueError("chance_outcomes called on a non-chance state")
-        rows = len(self._source.dataset)
-        return [(row, 1.0 / rows) for row in range(rows)]
+    def _start(self, row: int):
+        self.deal = self._source.deal_at(row)
+        self.auction = Auction(self.deal.dealer)
+        self.hands = [(self.deal.owner == seat).astype(np.int8) for seat in range(4)]
 
-    def _apply_action(self, action):
-        if self.deal is None:
-            self.deal = self._source.deal_at(int(action))
-            self.auction = Auction(self.deal.dealer)
-            self.hands = [(self.deal.owner == seat).astype(np.int8) for seat in range(4)]
-            return
-        self.auction = self.auction.add(int(action))
+    def _call(self, action: int):
+        self.auction = self.auction.add(action)
         if self.auction.is_over:
-            self._result = result(self.auction, self.deal.dd, self.deal.vul, self.deal.par_ns)
+            self.result = result(self.auction, self.deal.dd, self.deal.vul, self.deal.par_ns)
 
-    def _action_to_string(self, player, action):
-        if player == pyspiel.PlayerId.CHANCE:
-            return f"Deal row {action}"
+    def _call_name(self, action: int) -> str:
         return call_name(action)
 
-    def is_terminal(self):
-        return self.auction is not None and self.auction.is_over
-
-    def returns(self):
-        if self._result is None:
-            return [0.0] * 4
-        return self._result.returns(self._reward_mode)
+    def _returns(self):
+        return self.result.returns(self._reward_mode)
 
     def encoding_for(self, player: int) -> np.ndarray:
-        """The 231 values as ``player`` sees them (while the auction is live, the player to act's own view)."""
+        """The 231 values as ``player`` sees them (before the final pass once the auction is over)."""
         calls = self.auction.calls[:-1] if self.auction.is_over else self.auction.calls
-        from bridgerl.envs.competitive_encoding import encode
-
         return encode(calls, self.deal.vulnerable(player), self.deal.vulnerable(player + 1), self.hands[player])
 
-    def __str__(self):
-        if self.deal is None:
-            return "(deal not chosen yet)"
-        text = render_text(self.deal, self.auction, self._result)
-        return text if self._result is None else text + f"  Contract: {contract_text(self._result.contract)}\n"
+    def _render(self) -> str:
+        text = render_text(self.deal, self.auction, self.result)
+        return text if self.result is None else text + f"  Contract: {contract_text(self.result.contract)}\n"
 
 
-class CompetitiveObserver:
-    """One tensor with named views: vulnerable (2), auction (177), hand (52) = 231 values."""
+class CompetitiveObserver(TensorObserver):
+    """Named views: vulnerable (2), auction (177), hand (52) = the 231 values."""
 
     def __init__(self, iig_obs_type, params):
-        if params:
-            raise ValueError(f"observation parameters not supported; passed {params}")
-        pieces = []
-        if iig_obs_type.public_info:
-            pieces += [("vulnerable", 2, 0), ("auction", HAND_OFFSET - 2, 2)]
-        if iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER:
-            pieces.append(("hand", 52, HAND_OFFSET))
-        self._slices = [(name, start, size) for name, size, start in pieces]
-        self.tensor = np.zeros(sum(size for _, size, _ in pieces), np.float32)
-        self.dict = {}
-        index = 0
-        for name, size, _ in pieces:
-            self.dict[name] = self.tensor[index:index + size]
-            index += size
+        super().__init__(iig_obs_type, params, [("vulnerable", 2), ("auction", HAND_OFFSET - 2)], [("hand", 52)])
 
-    def set_from(self, state: CompetitiveBiddingState, player: int):
-        self.tensor.fill(0)
-        if state.deal is None:
-            return
+    def fill(self, state: CompetitiveBiddingState, player: int) -> dict:
         full = state.encoding_for(player)
-        for name, start, size in self._slices:
-            self.dict[name][:] = full[start:start + size]
+        return {"vulnerable": full[:2], "auction": full[2:HAND_OFFSET], "hand": full[HAND_OFFSET:]}
 
     def string_from(self, state: CompetitiveBiddingState, player: int) -> str:
         if state.deal is None:
             return "(deal not chosen yet)"
         parts = []
         if "hand" in self.dict:
-            from bridgerl.core.cards import hand_to_pbn
-
             parts.append(f"{'NESW'[player]} {hand_to_pbn(state.deal.owner, player)}")
         if "vulnerable" in self.dict:
             parts.append(f"dealer {'NESW'[state.deal.dealer]} vul {state.deal.vul}")

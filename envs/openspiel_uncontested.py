@@ -18,7 +18,9 @@ from bridgerl.core.calls import NUM_UNCONTESTED_ACTIONS
 from bridgerl.core.scoring import SCORE_TABLE
 from bridgerl.core.uncontested import (OBSERVATION_SIZE, REWARDS, SIDES, action_name, apply_action, initial_pass,
                                        legal_actions_mask, result)
+from bridgerl.core.cards import hand_to_pbn
 from bridgerl.envs.deal_source import UncontestedDealSource
+from bridgerl.envs.openspiel_common import DealAuctionState, TensorObserver
 from bridgerl.envs.uncontested import contract_text, render_text
 
 _NUM_PLAYERS = 2
@@ -77,23 +79,14 @@ class UncontestedBiddingGame(pyspiel.Game):
         return UncontestedObserver(iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
 
 
-class UncontestedBiddingState(pyspiel.State):
-    """A deal (after the chance node) and the auction so far."""
+class UncontestedBiddingState(DealAuctionState):
+    """A deal (after the chance node) and the auction so far; player 0 is the first bidder."""
 
     def __init__(self, game: UncontestedBiddingGame):
         super().__init__(game)
         self._source = game.source
-        self._rows = game.rows
-        self._reward_mode = game.reward_mode
-        self.deal = None
-        self.auction = None
-        self._result = None
 
-    def current_player(self):
-        if self.deal is None:
-            return pyspiel.PlayerId.CHANCE
-        if self.auction.is_over:
-            return pyspiel.PlayerId.TERMINAL
+    def _player_to_act(self):
         return 0 if self.auction.to_act == self.deal.first_bidder else 1
 
     def seat_of(self, player: int) -> int:
@@ -102,80 +95,46 @@ class UncontestedBiddingState(pyspiel.State):
     def _legal_actions(self, player):
         return np.flatnonzero(legal_actions_mask(self.deal, self.auction)).tolist()
 
-    def chance_outcomes(self):
-        if self.deal is not None:
-            raise ValueError("chance_outcomes called on a non-chance state")
-        p = 1.0 / len(self._rows)
-        return [(int(row), p) for row in self._rows]
+    def _start(self, row: int):
+        self.deal = self._source.deal_at(row)
+        self.auction = self.deal.new_auction()
 
-    def _apply_action(self, action):
-        if self.deal is None:
-            self.deal = self._source.deal_at(int(action))
-            self.auction = self.deal.new_auction()
-            return
-        self.auction = apply_action(self.deal, self.auction, int(action))
+    def _call(self, action: int):
+        self.auction = apply_action(self.deal, self.auction, action)
         if self.auction.is_over:
-            self._result = result(self.deal, self.auction)
+            self.result = result(self.deal, self.auction)
 
-    def _action_to_string(self, player, action):
-        if player == pyspiel.PlayerId.CHANCE:
-            return f"Deal row {action}"
+    def _call_name(self, action: int) -> str:
         return action_name(action)
 
-    def is_terminal(self):
-        return self.auction is not None and self.auction.is_over
-
-    def returns(self):
-        if self._result is None:
-            return [0.0, 0.0]
-        value = self._result.reward(self._reward_mode)
+    def _returns(self):
+        value = self.result.reward(self._reward_mode)
         return [value, value]
 
-    def __str__(self):
-        if self.deal is None:
-            return "(deal not chosen yet)"
-        text = render_text(self.deal, self.auction, self._result)
-        return text if self._result is None else text + f"  Contract: {contract_text(self._result.contract)}\n"
+    def _render(self) -> str:
+        text = render_text(self.deal, self.auction, self.result)
+        return text if self.result is None else text + f"  Contract: {contract_text(self.result.contract)}\n"
 
 
-class UncontestedObserver:
-    """One tensor with named views: vulnerable (1), initial_pass (1), bids (35), hand (52) = 89 values."""
+class UncontestedObserver(TensorObserver):
+    """Named views: vulnerable (1), initial_pass (1), bids (35), hand (52) = the 89 values."""
 
     def __init__(self, iig_obs_type, params):
-        if params:
-            raise ValueError(f"observation parameters not supported; passed {params}")
-        pieces = []
-        if iig_obs_type.public_info:
-            pieces += [("vulnerable", 1), ("initial_pass", 1), ("bids", 35)]
-        if iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER:
-            pieces.append(("hand", 52))
-        self.tensor = np.zeros(sum(size for _, size in pieces), np.float32)
-        self.dict = {}
-        index = 0
-        for name, size in pieces:
-            self.dict[name] = self.tensor[index:index + size]
-            index += size
+        super().__init__(iig_obs_type, params, [("vulnerable", 1), ("initial_pass", 1), ("bids", 35)], [("hand", 52)])
 
-    def set_from(self, state: UncontestedBiddingState, player: int):
-        self.tensor.fill(0)
-        if state.deal is None:
-            return
-        if "vulnerable" in self.dict:
-            self.dict["vulnerable"][0] = state.deal.vulnerable
-            self.dict["initial_pass"][0] = initial_pass(state.auction)
-            for call in state.auction.calls:
-                if call >= 3:
-                    self.dict["bids"][call - 3] = 1
-        if "hand" in self.dict:
-            self.dict["hand"][:] = state.deal.owner == state.seat_of(player)
+    def fill(self, state: UncontestedBiddingState, player: int) -> dict:
+        bids = np.zeros(35, np.float32)
+        for call in state.auction.calls:
+            if call >= 3:
+                bids[call - 3] = 1
+        return {"vulnerable": [state.deal.vulnerable], "initial_pass": [initial_pass(state.auction)], "bids": bids,
+                "hand": state.deal.owner == state.seat_of(player)}
 
     def string_from(self, state: UncontestedBiddingState, player: int) -> str:
         if state.deal is None:
             return "(deal not chosen yet)"
         parts = []
         if "hand" in self.dict:
-            from bridgerl.core.cards import hand_to_pbn
-
             seat = state.seat_of(player)
             spades, hearts, diamonds, clubs = hand_to_pbn(state.deal.owner, seat).split(".")
             parts.append(f"{SEATS[seat]} ♠{spades or '-'} ♥{hearts or '-'} ♦{diamonds or '-'} ♣{clubs or '-'}")

@@ -9,14 +9,8 @@ import numpy as np
 
 from bridgerl.core import imps, load_dataset
 from bridgerl.envs.competitive import CompetitiveBiddingEnv
+from bridgerl.evaluation.lockstep import act_batch, run_episodes
 from bridgerl.evaluation.uncontested import EvaluationError
-
-
-def _act(agent, observations, masks):
-    batch = getattr(agent, "act_batch", None)
-    if batch is not None:
-        return np.asarray(batch(observations, masks))
-    return np.array([agent.act(o, m) for o, m in zip(observations, masks)])
 
 
 def play_table(ns_agent, ew_agent, dataset, rows, parallel: int = 256, names=("NS", "EW")) -> np.ndarray:
@@ -24,37 +18,27 @@ def play_table(ns_agent, ew_agent, dataset, rows, parallel: int = 256, names=("N
     rows = [int(r) for r in rows]
     envs = [CompetitiveBiddingEnv(dataset=dataset) for _ in range(min(parallel, max(len(rows), 1)))]
     scores = np.zeros(len(rows), dtype=np.int64)
-    active, next_row = {}, 0
+    agents = (ns_agent, ew_agent)
 
-    def start(slot):
-        nonlocal next_row
-        if next_row < len(rows):
-            obs, info = envs[slot].reset(options={"index": rows[next_row]})
-            active[slot] = (next_row, obs, info)
-            next_row += 1
+    def choose(active):
+        actions = [None] * len(active)
+        for side in (0, 1):
+            chosen = [i for i, (_, info) in enumerate(active) if info["seat"] % 2 == side]
+            if chosen:
+                calls = act_batch(agents[side], np.stack([active[i][0] for i in chosen]),
+                                  np.stack([active[i][1]["action_mask"] for i in chosen]))
+                for i, call in zip(chosen, calls):
+                    actions[i] = call
+        return actions
 
-    for slot in range(len(envs)):
-        start(slot)
-    while active:
-        for side, agent in ((0, ns_agent), (1, ew_agent)):
-            slots = [s for s in active if active[s][2]["seat"] % 2 == side]
-            if not slots:
-                continue
-            actions = _act(agent, np.stack([active[s][1] for s in slots]),
-                           np.stack([active[s][2]["action_mask"] for s in slots]))
-            for slot, action in zip(slots, actions):
-                position, _, info = active[slot]
-                try:
-                    obs, _, done, _, info = envs[slot].step(int(action))
-                except ValueError as exc:
-                    raise EvaluationError(f"{names[side]} chose an illegal call on deal row {rows[position]}: "
-                                          f"{exc}") from None
-                if done:
-                    scores[position] = info["score_ns"]
-                    del active[slot]
-                    start(slot)
-                else:
-                    active[slot] = (position, obs, info)
+    def done(position, env, info):
+        scores[position] = info["score_ns"]
+
+    def error(position, env, info, action, exc):
+        raise EvaluationError(f"{names[info['seat'] % 2]} chose an illegal call on deal row {rows[position]}: "
+                              f"{exc}") from None
+
+    run_episodes(envs, rows, choose, done, error)
     return scores
 
 

@@ -21,6 +21,7 @@ from bridgerl.core.scoring import BONUS_NAMES, bonus_level
 from bridgerl.core.uncontested import action_name
 from bridgerl.envs.deal_source import UncontestedDealSource, parse_side_option
 from bridgerl.envs.uncontested import UncontestedBiddingEnv, contract_text
+from bridgerl.evaluation.lockstep import act_batch, run_episodes
 
 CATEGORIES = ("at_par", "overbid", "underbid_bonus", "wrong_strain_or_level")
 
@@ -97,40 +98,19 @@ def play_deals(agent, dataset, rows, side: str = "thesis", opening_rules: bool =
     envs = [UncontestedBiddingEnv(dataset=dataset, side=side, opening_rules=opening_rules)
             for _ in range(min(parallel, max(len(rows), 1)))]
     outcomes: list[DealOutcome | None] = [None] * len(rows)
-    active: dict[int, tuple[int, np.ndarray, dict]] = {}  # env slot -> (position in rows, obs, info)
-    next_row = 0
 
-    def start(slot: int) -> None:
-        nonlocal next_row
-        if next_row < len(rows):
-            obs, info = envs[slot].reset(options={"index": rows[next_row]})
-            active[slot] = (next_row, obs, info)
-            next_row += 1
+    def choose(active):
+        return act_batch(agent, np.stack([obs for obs, _ in active]),
+                         np.stack([info["action_mask"] for _, info in active]))
 
-    for slot in range(len(envs)):
-        start(slot)
-    batch_act = getattr(agent, "act_batch", None)
-    while active:
-        slots = list(active)
-        observations = np.stack([active[s][1] for s in slots])
-        masks = np.stack([active[s][2]["action_mask"] for s in slots])
-        if batch_act is not None:
-            actions = np.asarray(batch_act(observations, masks))
-        else:
-            actions = np.array([agent.act(o, m) for o, m in zip(observations, masks)])
-        for slot, action in zip(slots, actions):
-            position, _, info = active[slot]
-            try:
-                obs, _, done, _, info = envs[slot].step(int(action))
-            except ValueError as exc:
-                raise EvaluationError(f"{agent_name} chose an illegal call on deal row {rows[position]} (board "
-                                      f"{envs[slot].deal.board}): {exc}") from None
-            if done:
-                outcomes[position] = _outcome(envs[slot], info)
-                del active[slot]
-                start(slot)
-            else:
-                active[slot] = (position, obs, info)
+    def done(position, env, info):
+        outcomes[position] = _outcome(env, info)
+
+    def error(position, env, info, action, exc):
+        raise EvaluationError(f"{agent_name} chose an illegal call on deal row {rows[position]} (board "
+                              f"{env.deal.board}): {exc}") from None
+
+    run_episodes(envs, rows, choose, done, error)
     return outcomes
 
 

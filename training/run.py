@@ -160,4 +160,4 @@ def train_uncontested(out: str | Path, preset: str = "small", steps: int | None 
     return {**final, "env_steps": int(ts.env_steps), "updates": int(ts.updates), "model": str(out / MODEL_FILE)}
 
 
-DEFAULT_STEPS = {"small": 400_000, "thesis": 4_000_000}
+DEFAULT_STEPS = {"small": 2_000_000, "thesis": 4_000_000}

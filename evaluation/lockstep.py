@@ -1,0 +1,54 @@
+"""Play one episode per dataset row on a pool of Gymnasium envs in lockstep, so agents can act in batches."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+
+def act_batch(agent, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """The agent's ``act_batch`` when it has one, else ``act`` call by call."""
+    batch = getattr(agent, "act_batch", None)
+    if batch is not None:
+        return np.asarray(batch(observations, masks))
+    return np.array([agent.act(o, m) for o, m in zip(observations, masks)])
+
+
+def run_episodes(envs: Sequence, rows: Sequence[int], choose: Callable, on_done: Callable,
+                 on_error: Callable | None = None) -> None:
+    """``choose(infos) -> actions`` gets the active episodes' (observation, info) pairs and returns one action each;
+    ``on_done(position, env, info)`` is called when the episode of ``rows[position]`` ends; an env's ValueError
+    goes to ``on_error(position, env, info, action, error)`` (which should raise), else it propagates."""
+    active: dict[int, tuple[int, np.ndarray, dict]] = {}
+    next_row = 0
+
+    def start(slot: int) -> None:
+        nonlocal next_row
+        if next_row < len(rows):
+            obs, info = envs[slot].reset(options={"index": int(rows[next_row])})
+            active[slot] = (next_row, obs, info)
+            next_row += 1
+
+    for slot in range(len(envs)):
+        start(slot)
+    while active:
+        slots = list(active)
+        actions = choose([(active[s][1], active[s][2]) for s in slots])
+        for slot, action in zip(slots, actions):
+            if action is None:
+                continue
+            position, _, info = active[slot]
+            try:
+                obs, _, done, _, info = envs[slot].step(int(action))
+            except ValueError as exc:
+                if on_error is None:
+                    raise
+                on_error(position, envs[slot], info, action, exc)
+                raise
+            if done:
+                on_done(position, envs[slot], info)
+                del active[slot]
+                start(slot)
+            else:
+                active[slot] = (position, obs, info)
