@@ -93,11 +93,18 @@ def _evaluate_uncontested(args) -> int:
     agent = load_agent(args.agent, "uncontested_bidding", seed=args.seed)
     summary, outcomes = evaluate_uncontested(agent, args.data, deals=args.deals, side=args.side,
                                              opening_rules=not args.no_opening_rules, agent_name=args.agent)
+    from .evaluation.behaviour import pass_rates
+
+    summary["behaviour"] = pass_rates(outcomes, args.data, args.side)
     shares = summary["categories"]
     print(f"{args.agent}: {summary['imps_per_deal']:.2f} IMPs/deal vs constructive par (95% CI +/- "
           f"{summary['ci95']:.2f}) on {summary['deals']} deals ({summary['skipped_nothing_makeable']} skipped)")
     print(f"  at par {shares['at_par']:.1%}, overbid {shares['overbid']:.1%}, underbid across a bonus boundary "
           f"{shares['underbid_bonus']:.1%}, wrong strain or level {shares['wrong_strain_or_level']:.1%}")
+    behaviour = summary["behaviour"]
+    print(f"  passes with 12-13 HCP openers: {behaviour['openings_12_13_hcp']['agent_pass_rate']:.1%}; "
+          f"passes partner's one-level opening with 6+ HCP: "
+          f"{behaviour['responses_6_plus_hcp']['agent_pass_rate']:.1%}")
     if args.json:
         from pathlib import Path
 

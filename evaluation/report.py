@@ -65,6 +65,22 @@ def write_report(summary: dict, outcomes, directory: str | Path) -> Path:
         contract = deal["contract"] + (f" {deal['declarer']}" if deal["declarer"] else "")
         lines.append(f"| {deal['imps']} | {hands} | {deal['auction']} | {contract} | {deal['tricks']} | "
                      f"{deal['par_contract']} ({deal['par']}) |")
+    behaviour = summary.get("behaviour")
+    if behaviour:
+        lines += ["", "## Passing where a bridge player bids (thesis tables 4.5 and 4.6)", "",
+                  "| position | deals | agent passes | RuleBidder passes |", "| --- | --- | --- | --- |"]
+        for key, text in (("openings_12_13_hcp", "first bidder, 12-13 HCP, may open"),
+                          ("responses_6_plus_hcp", "partner opened a one-level suit, 6+ HCP")):
+            row = behaviour[key]
+            lines.append(f"| {text} | {row['positions']} | {row['agent_pass_rate']:.1%} | "
+                         f"{row['rules_pass_rate']:.1%} |")
+        for key, title in (("openings_12_13_hcp", "Openings passed"), ("responses_6_plus_hcp", "Responses passed")):
+            examples = behaviour[key]["examples"]
+            if examples:
+                lines += ["", f"{title}:", "", "| hand | auction so far | RuleBidder | agent | IMPs |",
+                          "| --- | --- | --- | --- | --- |"]
+                lines += [f"| {e['hand']} | {e['auction_so_far']} | {e['rules']} | {e['agent']} | {e['imps']} |"
+                          for e in examples]
     path = directory / "report.md"
     path.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return path
