@@ -95,7 +95,7 @@ def _evaluate_uncontested(args) -> int:
                                              opening_rules=not args.no_opening_rules, agent_name=args.agent)
     from .evaluation.behaviour import pass_rates
 
-    summary["behaviour"] = pass_rates(outcomes, args.data, args.side)
+    summary["behaviour"] = pass_rates(outcomes, args.data, args.side, not args.no_opening_rules)
     shares = summary["categories"]
     print(f"{args.agent}: {summary['imps_per_deal']:.2f} IMPs/deal vs constructive par (95% CI +/- "
           f"{summary['ci95']:.2f}) on {summary['deals']} deals ({summary['skipped_nothing_makeable']} skipped)")

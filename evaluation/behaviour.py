@@ -35,10 +35,11 @@ def _hand(owner, seat) -> str:
     return f"♠{spades or '-'} ♥{hearts or '-'} ♦{diamonds or '-'} ♣{clubs or '-'}"
 
 
-def pass_rates(outcomes, data="test", side: str = "thesis", examples: int = 5) -> dict:
-    """Opening and response pass rates of the agent behind ``outcomes`` (from `evaluate_uncontested`)."""
+def pass_rates(outcomes, data="test", side: str = "thesis", opening_rules: bool = True, examples: int = 5) -> dict:
+    """Opening and response pass rates of the agent behind ``outcomes`` (from `evaluate_uncontested` with the
+    same data, side and opening rules)."""
     dataset = load_dataset(data)
-    source = UncontestedDealSource(dataset, side)
+    source = UncontestedDealSource(dataset, side, opening_rules)
     rules = RuleBidder()
     openings = {"positions": 0, "agent_passed": 0, "rules_passed": 0, "examples": []}
     responses = {"positions": 0, "agent_passed": 0, "rules_passed": 0, "examples": []}

@@ -106,3 +106,16 @@ def test_duplicate_match_is_antisymmetric():
     assert result["boards"] == 60 and result["imps_per_board"] < 0
     same = duplicate_match(PassAgent(), PassAgent(), "test", deals=30)
     assert same["imps_per_board"] == 0
+
+
+def test_pass_rates_against_the_rule_openings():
+    from bridgerl.evaluation.behaviour import pass_rates
+
+    _, passing = evaluate_uncontested(PassAgent(), "test", deals=400)
+    rates = pass_rates(passing, "test")
+    openings, responses = rates["openings_12_13_hcp"], rates["responses_6_plus_hcp"]
+    assert openings["positions"] > 20 and openings["agent_pass_rate"] == 1.0 and openings["rules_pass_rate"] == 0.0
+    assert openings["examples"] and openings["examples"][0]["agent"] == "Pass"
+    assert responses["positions"] > 20 and responses["agent_pass_rate"] == 1.0
+    _, ruled = evaluate_uncontested(RuleBidder(), "test", deals=400)
+    assert pass_rates(ruled, "test")["openings_12_13_hcp"]["agent_pass_rate"] == 0.0
