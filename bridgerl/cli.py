@@ -145,6 +145,19 @@ def _evaluate_competitive(args) -> int:
     return 0
 
 
+def _train_export(args) -> int:
+    from pathlib import Path
+
+    from .agents.checkpoint import load_weights, save_weights
+
+    metadata, params = load_weights(args.run)
+    out = Path(args.out)
+    save_weights(out / "model.msgpack", params, metadata, dtype=args.dtype)
+    size = (out / "model.msgpack").stat().st_size
+    print(f"wrote {out / 'model.msgpack'} ({size / 1e6:.1f} MB, {args.dtype}); trained with: {metadata.get('command')}")
+    return 0
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="bridgerl", description="Contract bridge environments, agents and evaluation.")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -202,6 +215,11 @@ def build_parser() -> argparse.ArgumentParser:
     unc.add_argument("--double-q", action="store_true")
     unc.add_argument("--dueling", action="store_true")
     unc.set_defaults(func=_train_uncontested)
+    export = train_commands.add_parser("export", help="copy a run's weights (e.g. as bfloat16) for release")
+    export.add_argument("run", help="run directory or model.msgpack")
+    export.add_argument("--out", required=True, help="directory for model.msgpack")
+    export.add_argument("--dtype", choices=["float32", "float16", "bfloat16"], default="bfloat16")
+    export.set_defaults(func=_train_export)
 
     from .evaluation.specs import SPEC_HELP
 

@@ -88,7 +88,7 @@ def train_uncontested(out: str | Path, preset: str = "small", steps: int | None 
     iterations = math.ceil(steps / config.num_envs)
     done_iterations = int(ts.env_steps) // config.num_envs
     eval_every = eval_every or max(chunk, iterations // 10)
-    command = command or " ".join(shlex.quote(a) for a in sys.argv)
+    command = command or " ".join(shlex.quote(a) for a in ["bridgerl", *sys.argv[1:]])
 
     def evaluate(ts) -> dict:
         returns, finished = evaluate_greedy(trainer.graphdef, ts.params, eval_env, eval_rows)
