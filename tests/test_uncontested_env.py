@@ -227,3 +227,11 @@ def test_reset_with_pbn_deal_and_render():
         env.reset(options={"dealer": 2})
     with pytest.raises(ValueError, match="outside the dataset's rows"):
         env.reset(options={"index": 5})
+
+
+def test_check_env_on_bundled_data_with_defaults():
+    # the default configuration: bundled training deals, thesis side rule, opening rules
+    check_env(gym.make(ENV_ID).unwrapped)
+    env = gym.make(ENV_ID)
+    obs, info = env.reset(seed=0)
+    assert info["index"] is not None and obs.shape == (89,)
