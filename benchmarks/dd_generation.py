@@ -35,7 +35,7 @@ def cli(deals: int, seed: int, *extra: str) -> float:
         out = Path(tmp) / "bench.npz"
         start = time.perf_counter()
         subprocess.run([sys.executable, "-m", "bridgerl.cli", "data", "generate", "--deals", str(deals), "--seed",
-                        str(seed), "--out", str(out), "--quiet", *extra], check=True)
+                        str(seed), "--out", str(out), "--quiet", *extra], check=True, stdout=subprocess.DEVNULL)
         return time.perf_counter() - start
 
 
