@@ -36,7 +36,8 @@ def gym_steps(env_id: str, dataset: str, seconds: float, **kwargs) -> float:
     return steps / (time.perf_counter() - start)
 
 
-def openspiel_steps(game_name: str, seconds: float, params: dict) -> float:
+def openspiel_steps(game_name: str, seconds: float, params: dict, stop_at_cards: bool = False) -> float:
+    """Random legal steps/s of an OpenSpiel game; ``stop_at_cards`` ends each episode at the first card (bridge)."""
     import pyspiel
 
     game = pyspiel.load_game(game_name, params)
@@ -45,31 +46,12 @@ def openspiel_steps(game_name: str, seconds: float, params: dict) -> float:
     while time.perf_counter() - start < seconds:
         state = game.new_initial_state()
         while not state.is_terminal():
-            if state.is_chance_node():
-                outcomes, probs = zip(*state.chance_outcomes())
-                state.apply_action(int(rng.choice(outcomes, p=probs)))
-            else:
-                legal = state.legal_actions()
-                state.apply_action(legal[rng.integers(len(legal))])
-                steps += 1
-    return steps / (time.perf_counter() - start)
-
-
-def openspiel_bridge_bidding_steps(seconds: float) -> float:
-    import pyspiel
-
-    game = pyspiel.load_game("bridge", {"use_double_dummy_result": False})
-    rng = np.random.default_rng(0)
-    steps, start = 0, time.perf_counter()
-    while time.perf_counter() - start < seconds:
-        state = game.new_initial_state()
-        while not state.is_terminal():
-            if state.is_chance_node():
+            if state.is_chance_node():  # both games deal uniformly
                 outcomes = state.legal_actions()
                 state.apply_action(outcomes[rng.integers(len(outcomes))])
                 continue
             legal = state.legal_actions()
-            if legal[0] < 52:  # card play has begun: the auction is over
+            if stop_at_cards and legal[0] < 52:  # card play has begun: the auction is over
                 break
             state.apply_action(legal[rng.integers(len(legal))])
             steps += 1
@@ -85,7 +67,7 @@ def main() -> None:
     rows = [("OpenSpiel C++ bridge_uncontested_bidding, num_redeals=1 (anchor)", anchor),
             ("bridgerl/UncontestedBidding-v0 (Gymnasium, unwrapped)",
              gym_steps("bridgerl/UncontestedBidding-v0", args.dataset, args.seconds))]
-    bridge = openspiel_bridge_bidding_steps(args.seconds)
+    bridge = openspiel_steps("bridge", args.seconds, {"use_double_dummy_result": False}, stop_at_cards=True)
     competitive = [("OpenSpiel C++ bridge, bidding phase (anchor)", bridge),
                    ("bridgerl/CompetitiveBidding-v0 (Gymnasium, unwrapped, agent_seats='all')",
                     gym_steps("bridgerl/CompetitiveBidding-v0", args.dataset, args.seconds))]

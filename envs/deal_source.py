@@ -18,6 +18,15 @@ SIDE_OPTIONS = ("thesis", "NS", "EW")
 _UNCONTESTED_RESET_KEYS = {"index", "deal", "vulnerable", "side"}
 
 
+def check_reset_options(options: dict, known: set[str]) -> None:
+    """Raise ValueError for unknown reset options, or for both 'index' and 'deal'."""
+    unknown = set(options) - known
+    if unknown:
+        raise ValueError(f"unknown reset option(s) {sorted(unknown)}; known: {sorted(known)}")
+    if "index" in options and "deal" in options:
+        raise ValueError("give either 'index' or 'deal' in reset options, not both")
+
+
 def parse_side_option(side) -> str:
     if isinstance(side, str) and side.strip().lower() == "thesis":
         return "thesis"
@@ -73,11 +82,7 @@ class UncontestedDealSource:
         return UncontestedDeal(owner, dd, bidding, bool(vulnerable), board, None, self.opening_rules)
 
     def deal_for_reset(self, rng: np.random.Generator, options: dict) -> UncontestedDeal:
-        unknown = set(options) - _UNCONTESTED_RESET_KEYS
-        if unknown:
-            raise ValueError(f"unknown reset option(s) {sorted(unknown)}; known: {sorted(_UNCONTESTED_RESET_KEYS)}")
-        if "index" in options and "deal" in options:
-            raise ValueError("give either 'index' or 'deal' in reset options, not both")
+        check_reset_options(options, _UNCONTESTED_RESET_KEYS)
         side = parse_side_option(options.get("side", self.side))
         vulnerable = options.get("vulnerable")
         if vulnerable is not None:
@@ -136,11 +141,7 @@ class CompetitiveDealSource:
         from bridgerl.core.board import dealer_for_board
         from bridgerl.core.cards import parse_seat
 
-        unknown = set(options) - _COMPETITIVE_RESET_KEYS
-        if unknown:
-            raise ValueError(f"unknown reset option(s) {sorted(unknown)}; known: {sorted(_COMPETITIVE_RESET_KEYS)}")
-        if "index" in options and "deal" in options:
-            raise ValueError("give either 'index' or 'deal' in reset options, not both")
+        check_reset_options(options, _COMPETITIVE_RESET_KEYS)
         dealer = parse_seat(options["dealer"]) if options.get("dealer") is not None else None
         vul = parse_vul(options["vul"]) if options.get("vul") is not None else None
         if "deal" in options:
