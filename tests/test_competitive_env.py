@@ -206,3 +206,16 @@ def test_pettingzoo_api(tmp_path):
     for call in _calls("1H P 4H P P P"):
         raw.step(call)
     assert raw.terminations["north"] and raw.rewards["north"] == imps(120) == -raw.rewards["east"]
+
+
+def test_doubled_sacrifice_that_beats_par():
+    # NS make 11 tricks in hearts, EW 9 in clubs, nobody vulnerable: par is NS 5H (+450), since EW's 6C save
+    # would cost 500. Stopping in 4H and letting EW save in 5C doubled (down two, +300) gains EW 4 IMPs.
+    dd = _dd()
+    dd[[0, 2], 2] = 11
+    env = gym.make(ENV_ID, dataset={"owner": OWNER[None], "dd": dd[None]}, disable_env_checker=True).unwrapped
+    env.reset(options={"index": 0, "dealer": 0, "vul": "none"})
+    for call in _calls("1H 2C 4H 5C X P P P"):
+        obs, reward, done, _, info = env.step(call)
+    assert info["par_ns"] == 450 and info["contract"] == "5CX" and info["score_ns"] == 300
+    assert info["returns"] == [-4.0, 4.0, -4.0, 4.0]
