@@ -16,7 +16,7 @@ from bridgerl.core import Auction, call_name, load_dataset
 from bridgerl.core.calls import NUM_CALLS
 from bridgerl.core.competitive import REWARDS, result
 from bridgerl.core.scoring import SCORE_TABLE
-from bridgerl.envs.competitive import contract_text, observe, render_text
+from bridgerl.envs.competitive import contract_text, render_text
 from bridgerl.envs.competitive_encoding import HAND_OFFSET
 from bridgerl.core.cards import hand_to_pbn
 from bridgerl.envs.competitive_encoding import encode

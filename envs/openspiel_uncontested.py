@@ -16,7 +16,7 @@ import pyspiel
 from bridgerl.core import SEATS, load_dataset
 from bridgerl.core.calls import NUM_UNCONTESTED_ACTIONS
 from bridgerl.core.scoring import SCORE_TABLE
-from bridgerl.core.uncontested import (OBSERVATION_SIZE, REWARDS, SIDES, action_name, apply_action, initial_pass,
+from bridgerl.core.uncontested import (REWARDS, SIDES, action_name, apply_action, initial_pass,
                                        legal_actions_mask, result)
 from bridgerl.core.cards import hand_to_pbn
 from bridgerl.envs.deal_source import UncontestedDealSource

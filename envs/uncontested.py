@@ -10,11 +10,10 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
-from bridgerl.core import SEATS, STRAINS, bid_name, call_name, load_dataset
-from bridgerl.core.board import is_vulnerable, vul_for_board
+from bridgerl.core import SEATS, bid_name, call_name, load_dataset
 from bridgerl.core.cards import hand_to_pbn
 from bridgerl.core.uncontested import (OBSERVATION_SIZE, REWARDS, SIDES, UncontestedDeal, apply_action,
-                                       can_make_anything, legal_actions_mask, observation, result, thesis_side)
+                                       legal_actions_mask, observation, result)
 from bridgerl.core.calls import NUM_UNCONTESTED_ACTIONS
 from bridgerl.envs.deal_source import UncontestedDealSource
 from bridgerl.envs.spaces import LegalActionSpace, binary_space

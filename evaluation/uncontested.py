@@ -17,7 +17,7 @@ import numpy as np
 from bridgerl.core import SEATS, load_dataset
 from bridgerl.core.cards import hand_to_pbn
 from bridgerl.core.par import constructive_par_contract
-from bridgerl.core.scoring import BONUS_NAMES, bonus_level
+from bridgerl.core.scoring import bonus_level
 from bridgerl.core.uncontested import action_name
 from bridgerl.envs.deal_source import UncontestedDealSource, parse_side_option
 from bridgerl.envs.uncontested import UncontestedBiddingEnv, contract_text

@@ -27,7 +27,7 @@ def vul_for_board(board: int) -> str:
     return VULS[_BOARD_VUL[(_check_board(board) - 1) % 16]]
 
 
-def vul_codes_for_boards(boards) -> "np.ndarray":
+def vul_codes_for_boards(boards):
     """int8[N]: index into VULS (bit 0 NS, bit 1 EW vulnerable) for each board number (vectorized table A.5)."""
     import numpy as np
 
@@ -37,7 +37,7 @@ def vul_codes_for_boards(boards) -> "np.ndarray":
     return np.asarray(_BOARD_VUL, dtype=np.int8)[(boards - 1) % 16]
 
 
-def dealers_for_boards(boards) -> "np.ndarray":
+def dealers_for_boards(boards):
     """int8[N]: dealer seat for each board number (vectorized)."""
     import numpy as np
 

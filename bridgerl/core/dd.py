@@ -7,8 +7,6 @@ Our DD table: uint8[4 declarer seats, 5 strains C, D, H, S, NT] of tricks for th
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 import numpy as np
 
 from .board import parse_vul
@@ -88,6 +86,3 @@ def solve_dd_table(owner: np.ndarray) -> np.ndarray:
     """uint8[4, 5] DD table of one deal."""
     return solve_dd_tables(np.asarray(owner)[None])[0]
 
-
-def as_tables(dd: Sequence | np.ndarray) -> np.ndarray:
-    return np.asarray(dd, dtype=np.uint8)

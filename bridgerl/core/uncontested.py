@@ -14,7 +14,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from .auction import Auction, AuctionOverError, IllegalCallError
-from .calls import NUM_UNCONTESTED_ACTIONS, PASS, bid_name, call_to_uncontested, uncontested_to_call
+from .calls import NUM_UNCONTESTED_ACTIONS, PASS, bid_name, uncontested_to_call
 from .cards import SEATS
 from .contract import DOUBLED, UNDOUBLED, Contract
 from .hand import hcp, is_balanced_lengths, suit_lengths
@@ -181,6 +181,3 @@ def result(deal: UncontestedDeal, auction: Auction) -> UncontestedResult:
     points = int(SCORE_TABLE[contract.bid, penalty, int(deal.vulnerable), tricks])
     return UncontestedResult(contract, tricks, points, par, points - par, int(imps(points - par)))
 
-
-def action_of_call(call: int) -> int:
-    return call_to_uncontested(call)
