@@ -11,9 +11,9 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
-from bridgerl.core import SEATS, Auction, call_name, load_dataset
+from bridgerl.core import SEATS, Auction, Contract, call_name, load_dataset
 from bridgerl.core.calls import NUM_CALLS, PASS
-from bridgerl.core.cards import hand_to_pbn
+from bridgerl.core.cards import hand_text
 from bridgerl.core.competitive import REWARDS, CompetitiveResult, result
 from bridgerl.envs.competitive_encoding import OBSERVATION_SIZE, encode
 from bridgerl.envs.deal_source import CompetitiveDeal, CompetitiveDealSource
@@ -124,10 +124,7 @@ class CompetitiveBiddingEnv(gym.Env):
         return info
 
 
-def contract_text(contract) -> str:
-    if contract is None:
-        return "Pass"
-    return f"{contract.level}{('C', 'D', 'H', 'S', 'NT')[contract.strain]}{('', 'X', 'XX')[contract.penalty]}"
+contract_text = Contract.name_of
 
 
 def render_text(deal: CompetitiveDeal, auction: Auction, outcome: CompetitiveResult | None = None) -> str:
@@ -135,8 +132,7 @@ def render_text(deal: CompetitiveDeal, auction: Auction, outcome: CompetitiveRes
     lines = [f"Board {deal.board}{'' if deal.index is None else f' (row {deal.index})'}: dealer "
              f"{SEATS[deal.dealer]}, vulnerable {deal.vul}"]
     for seat in range(4):
-        spades, hearts, diamonds, clubs = hand_to_pbn(deal.owner, seat).split(".")
-        lines.append(f"  {SEATS[seat]}: ♠{spades or '-'} ♥{hearts or '-'} ♦{diamonds or '-'} ♣{clubs or '-'}")
+        lines.append(f"  {SEATS[seat]}: {hand_text(deal.owner, seat)}")
     order = [3, 0, 1, 2]
     cells = [""] * order.index(deal.dealer) + [call_name(c) for c in auction.calls]
     lines.append("  " + "".join(f"{SEATS[s]:<6}" for s in order))

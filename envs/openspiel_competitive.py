@@ -18,7 +18,7 @@ from bridgerl.core.competitive import REWARDS, result
 from bridgerl.core.scoring import SCORE_TABLE
 from bridgerl.envs.competitive import contract_text, render_text
 from bridgerl.envs.competitive_encoding import HAND_OFFSET
-from bridgerl.core.cards import hand_to_pbn
+from bridgerl.core.cards import hand_text
 from bridgerl.envs.competitive_encoding import encode
 from bridgerl.envs.deal_source import CompetitiveDealSource
 from bridgerl.envs.openspiel_common import DealAuctionState, TensorObserver
@@ -126,7 +126,7 @@ class CompetitiveObserver(TensorObserver):
             return "(deal not chosen yet)"
         parts = []
         if "hand" in self.dict:
-            parts.append(f"{'NESW'[player]} {hand_to_pbn(state.deal.owner, player)}")
+            parts.append(f"{'NESW'[player]} {hand_text(state.deal.owner, player)}")
         if "vulnerable" in self.dict:
             parts.append(f"dealer {'NESW'[state.deal.dealer]} vul {state.deal.vul}")
             parts.append("auction: " + (" ".join(call_name(c) for c in state.auction.calls) or "-"))

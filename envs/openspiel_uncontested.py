@@ -18,7 +18,7 @@ from bridgerl.core.calls import NUM_UNCONTESTED_ACTIONS
 from bridgerl.core.scoring import SCORE_TABLE
 from bridgerl.core.uncontested import (REWARDS, SIDES, action_name, apply_action, initial_pass,
                                        legal_actions_mask, result)
-from bridgerl.core.cards import hand_to_pbn
+from bridgerl.core.cards import hand_text
 from bridgerl.envs.deal_source import UncontestedDealSource
 from bridgerl.envs.openspiel_common import DealAuctionState, TensorObserver
 from bridgerl.envs.uncontested import contract_text, render_text
@@ -136,8 +136,7 @@ class UncontestedObserver(TensorObserver):
         parts = []
         if "hand" in self.dict:
             seat = state.seat_of(player)
-            spades, hearts, diamonds, clubs = hand_to_pbn(state.deal.owner, seat).split(".")
-            parts.append(f"{SEATS[seat]} ♠{spades or '-'} ♥{hearts or '-'} ♦{diamonds or '-'} ♣{clubs or '-'}")
+            parts.append(f"{SEATS[seat]} {hand_text(state.deal.owner, seat)}")
         if "vulnerable" in self.dict:
             own_calls = [action_name(0 if c == 0 else c - 2) for i, c in enumerate(state.auction.calls) if i % 2 == 0]
             parts.append(f"{SIDES[state.deal.side]} {'vul' if state.deal.vulnerable else 'not vul'}")

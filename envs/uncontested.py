@@ -10,8 +10,8 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
-from bridgerl.core import SEATS, bid_name, call_name, load_dataset
-from bridgerl.core.cards import hand_to_pbn
+from bridgerl.core import SEATS, Contract, call_name, load_dataset
+from bridgerl.core.cards import hand_text
 from bridgerl.core.uncontested import (OBSERVATION_SIZE, REWARDS, SIDES, UncontestedDeal, apply_action,
                                        legal_actions_mask, observation, result)
 from bridgerl.core.calls import NUM_UNCONTESTED_ACTIONS
@@ -96,11 +96,7 @@ class UncontestedBiddingEnv(gym.Env):
         return info
 
 
-def contract_text(contract) -> str:
-    """'4S', '3NTX' or 'Pass' (pass-out)."""
-    if contract is None:
-        return "Pass"
-    return bid_name(contract.bid) + ("", "X", "XX")[contract.penalty]
+contract_text = Contract.name_of
 
 
 def render_text(deal: UncontestedDeal, auction, outcome=None) -> str:
@@ -108,8 +104,7 @@ def render_text(deal: UncontestedDeal, auction, outcome=None) -> str:
     lines = [f"Board {deal.board}{'' if deal.index is None else f' (row {deal.index})'}: "
              f"{SIDES[deal.side]} bidding, {'vulnerable' if deal.vulnerable else 'not vulnerable'}"]
     for seat in (deal.first_bidder, (deal.first_bidder + 2) % 4):
-        spades, hearts, diamonds, clubs = hand_to_pbn(deal.owner, seat).split(".")
-        lines.append(f"  {SEATS[seat]}: ♠{spades or '-'} ♥{hearts or '-'} ♦{diamonds or '-'} ♣{clubs or '-'}")
+        lines.append(f"  {SEATS[seat]}: {hand_text(deal.owner, seat)}")
     own = [f"{SEATS[(deal.first_bidder + i) % 4]} {call_name(c)}" for i, c in enumerate(auction.calls) if i % 2 == 0]
     lines.append("  Auction: " + ("  ".join(own) if own else "(none yet)"))
     if outcome is not None:

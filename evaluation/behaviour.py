@@ -12,7 +12,7 @@ import numpy as np
 
 from bridgerl.agents.rules import RuleBidder
 from bridgerl.core import load_dataset
-from bridgerl.core.calls import PASS
+from bridgerl.core.cards import hand_text
 from bridgerl.core.hand import hcp
 from bridgerl.core.uncontested import action_name, apply_action, legal_actions_mask, observation
 from bridgerl.envs.deal_source import UncontestedDealSource
@@ -28,13 +28,6 @@ def _replay(deal, calls):
     return states
 
 
-def _hand(owner, seat) -> str:
-    from bridgerl.core.cards import hand_to_pbn
-
-    spades, hearts, diamonds, clubs = hand_to_pbn(owner, seat).split(".")
-    return f"♠{spades or '-'} ♥{hearts or '-'} ♦{diamonds or '-'} ♣{clubs or '-'}"
-
-
 def pass_rates(outcomes, data="test", side: str = "thesis", opening_rules: bool = True, examples: int = 5) -> dict:
     """Opening and response pass rates of the agent behind ``outcomes`` (from `evaluate_uncontested` with the
     same data, side and opening rules)."""
@@ -45,7 +38,7 @@ def pass_rates(outcomes, data="test", side: str = "thesis", opening_rules: bool 
     responses = {"positions": 0, "agent_passed": 0, "rules_passed": 0, "examples": []}
     for outcome in outcomes:
         deal = source.deal_at(outcome.row)
-        calls = [0 if c.split()[1] == "Pass" else _action_index(c.split()[1]) for c in outcome.auction.split("  ")]
+        calls = outcome.actions
         states = _replay(deal, calls)
         first = deal.first_bidder
         points = int(hcp(deal.owner, first))
@@ -54,7 +47,7 @@ def pass_rates(outcomes, data="test", side: str = "thesis", opening_rules: bool 
             if mask[0] and mask[1:].any():
                 _record(openings, rules, deal, states[0], first, calls[0], outcome, mask)
         # responder to a one-level suit opening
-        opener_turn = 0 if calls[0] != PASS else 1
+        opener_turn = 0 if calls[0] != 0 else 1
         if opener_turn < len(calls) - 1 and 1 <= calls[opener_turn] <= 4:
             responder = (first + 2 * (opener_turn + 1)) % 4
             if hcp(deal.owner, responder) >= 6:
@@ -69,12 +62,6 @@ def pass_rates(outcomes, data="test", side: str = "thesis", opening_rules: bool 
     return {"openings_12_13_hcp": openings, "responses_6_plus_hcp": responses}
 
 
-def _action_index(name: str) -> int:
-    from bridgerl.core.calls import parse_call
-
-    return parse_call(name) - 2
-
-
 def _record(table, rules, deal, auction, seat, action, outcome, mask) -> None:
     obs = observation(deal, auction, seat)
     rule_action = rules.act(obs, mask.astype(np.int8))
@@ -82,6 +69,6 @@ def _record(table, rules, deal, auction, seat, action, outcome, mask) -> None:
     table["agent_passed"] += int(action == 0)
     table["rules_passed"] += int(rule_action == 0)
     if action == 0 and rule_action != 0:
-        table["examples"].append({"hand": _hand(deal.owner, seat), "auction_so_far": str(auction),
+        table["examples"].append({"hand": hand_text(deal.owner, seat), "auction_so_far": str(auction),
                                   "rules": action_name(rule_action), "agent": "Pass", "imps": outcome.imps,
                                   "row": outcome.row})

@@ -15,7 +15,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from bridgerl.core import SEATS, load_dataset
-from bridgerl.core.cards import hand_to_pbn
+from bridgerl.core.calls import call_to_uncontested
+from bridgerl.core.cards import hand_text
 from bridgerl.core.par import constructive_par_contract
 from bridgerl.core.scoring import bonus_level
 from bridgerl.core.uncontested import action_name
@@ -48,6 +49,7 @@ class DealOutcome:
     par_level: int             # 0 when passing is par
     category: str
     auction: str
+    actions: list[int]         # the partners' uncontested actions in order (0 Pass, 1 + bid)
     hands: dict
 
     def to_json(self) -> dict:
@@ -64,17 +66,12 @@ def category(imps: int, made: bool, level_bonus: int, par_bonus: int) -> str:
     return "wrong_strain_or_level"
 
 
-def _hand_text(owner, seat) -> str:
-    spades, hearts, diamonds, clubs = hand_to_pbn(owner, seat).split(".")
-    return f"♠{spades or '-'} ♥{hearts or '-'} ♦{diamonds or '-'} ♣{clubs or '-'}"
-
-
 def _outcome(env: UncontestedBiddingEnv, info: dict) -> DealOutcome:
     deal = env.deal
     par_contract = constructive_par_contract(deal.dd, deal.side, deal.vulnerable)
     first = deal.first_bidder
-    calls = [f"{SEATS[(first + i) % 4]} {action_name(0 if c == 0 else c - 2)}"
-             for i, c in enumerate(env.auction.calls) if i % 2 == 0]
+    actions = [call_to_uncontested(c) for c in env.auction.calls[::2]]  # the partners' calls; opponents pass
+    calls = [f"{SEATS[(first + 2 * i) % 4]} {action_name(a)}" for i, a in enumerate(actions)]
     contract = env._result.contract
     made = contract is None or info["tricks"] >= contract.level + 6
     reached = bonus_level(None if contract is None else contract.level, None if contract is None else contract.strain)
@@ -87,8 +84,8 @@ def _outcome(env: UncontestedBiddingEnv, info: dict) -> DealOutcome:
         tricks=int(info["tricks"]), level=0 if contract is None else contract.level,
         par_contract="Pass" if par_contract is None else f"{contract_text(par_contract)} {SEATS[par_contract.declarer]}",
         par_level=0 if par_contract is None else par_contract.level,
-        category=category(int(info["imps"]), made, reached, par_bonus), auction="  ".join(calls),
-        hands={SEATS[first]: _hand_text(deal.owner, first), SEATS[(first + 2) % 4]: _hand_text(deal.owner, (first + 2) % 4)})
+        category=category(int(info["imps"]), made, reached, par_bonus), auction="  ".join(calls), actions=actions,
+        hands={SEATS[first]: hand_text(deal.owner, first), SEATS[(first + 2) % 4]: hand_text(deal.owner, (first + 2) % 4)})
 
 
 def play_deals(agent, dataset, rows, side: str = "thesis", opening_rules: bool = True, parallel: int = 256,

@@ -7,7 +7,7 @@ from .auction import Auction, AuctionOverError, IllegalCallError
 from .board import VULS, dealer_for_board, is_vulnerable, parse_vul, vul_for_board
 from .calls import (BID_OFFSET, DOUBLE, NUM_BIDS, NUM_CALLS, NUM_UNCONTESTED_ACTIONS, PASS, REDOUBLE, bid_index,
                     bid_name, call_name, call_to_uncontested, parse_call, uncontested_to_call)
-from .cards import (NUM_CARDS, RANKS, SEATS, STRAINS, SUITS, card_name, hand_mask, owner_to_pbn, parse_card,
+from .cards import (NUM_CARDS, RANKS, SEATS, STRAINS, SUITS, card_name, hand_mask, hand_text, owner_to_pbn, parse_card,
                     parse_seat, parse_strain, partner, pbn_to_owner, side_of)
 from .contract import DOUBLED, REDOUBLED, UNDOUBLED, Contract
 from .dataset import Dataset, DatasetError, bundled_path, load_dataset, make_dataset, save_dataset

@@ -105,6 +105,12 @@ def hand_to_pbn(owner: np.ndarray, seat: int) -> str:
     return ".".join(parts)
 
 
+def hand_text(owner: np.ndarray, seat: int) -> str:
+    """One hand as a bridge player writes it: '♠AK2 ♥Q32 ♦K432 ♣J32' ('-' for a void)."""
+    spades, hearts, diamonds, clubs = hand_to_pbn(owner, seat).split(".")
+    return f"♠{spades or '-'} ♥{hearts or '-'} ♦{diamonds or '-'} ♣{clubs or '-'}"
+
+
 def owner_to_pbn(owner: np.ndarray, first: int = 0) -> str:
     """PBN deal string, e.g. 'N:AKQ.xxx... ...', hands clockwise from ``first``."""
     validate_owner(owner)

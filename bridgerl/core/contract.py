@@ -37,8 +37,18 @@ class Contract:
     def tricks_needed(self) -> int:
         return self.level + 6
 
+    @property
+    def name(self) -> str:
+        """'4S', '3NTX', '6HXX' (without the declarer)."""
+        return f"{self.level}{STRAINS[self.strain]}{PENALTY_NAMES[self.penalty]}"
+
     def __str__(self) -> str:
-        return f"{self.level}{STRAINS[self.strain]}{PENALTY_NAMES[self.penalty]} {SEATS[self.declarer]}"
+        return f"{self.name} {SEATS[self.declarer]}"
+
+    @staticmethod
+    def name_of(contract: "Contract | None") -> str:
+        """The contract's name, or 'Pass' for a pass-out (None)."""
+        return "Pass" if contract is None else contract.name
 
     @classmethod
     def parse(cls, text: str, declarer: int | str | None = None) -> "Contract":
