@@ -1,13 +1,15 @@
 """Agents that act through the environments' interfaces (`docs/agents.md`).
 
-Bidding agents implement ``act(observation, action_mask) -> action`` and ``act_batch``.
+Bidding agents implement ``act(observation, action_mask) -> action`` and ``act_batch``; play agents implement
+``act(view: PlayerView) -> card``.
 JAX-dependent agents (``DQNAgent``) load on first use.
 """
 
 from bridgerl.agents.baselines import PassAgent, RandomBidder
+from bridgerl.agents.play import DoubleDummyAgent, PIMCAgent, RandomAgent
 from bridgerl.agents.rules import RuleBidder
 
-__all__ = ["PassAgent", "RandomBidder", "RuleBidder", "DQNAgent"]
+__all__ = ["PassAgent", "RandomBidder", "RuleBidder", "DQNAgent", "RandomAgent", "DoubleDummyAgent", "PIMCAgent"]
 
 
 def __getattr__(name):

@@ -145,6 +145,32 @@ def _evaluate_competitive(args) -> int:
     return 0
 
 
+def _evaluate_play(args) -> int:
+    import json
+    from pathlib import Path
+
+    from .core.contract import Contract
+    from .evaluation.play import play_match, summarize
+    from .evaluation.specs import load_play_agent
+
+    contract = Contract.parse(args.contract, args.seat)
+    declarer = load_play_agent(args.declarer, seed=args.seed)
+    defenders = load_play_agent(args.defenders, seed=args.seed + 1)
+    records = play_match(declarer, defenders, args.data, contract, deals=args.deals, start=args.start,
+                         seed=args.seed, out=args.out, progress=not args.quiet,
+                         names=(args.declarer, args.defenders))
+    summary = {"declarer": args.declarer, "defenders": args.defenders, "contract": str(contract),
+               "data": str(args.data), "seed": args.seed, **summarize(records)}
+    print(f"{args.declarer} declaring {contract} against {args.defenders} on {summary['deals']} deals: "
+          f"{summary['tricks']:.2f} tricks (95% CI +/- {summary['tricks_ci95']:.2f}), made "
+          f"{summary['make_rate']:.1%} (+/- {summary['make_rate_ci95']:.1%}); seconds per card: declarer "
+          f"{summary['declarer_seconds_per_card']:.3f}, defence {summary['defence_seconds_per_card']:.3f}")
+    if args.json:
+        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
+        Path(args.json).write_text(json.dumps(summary, indent=1))
+    return 0
+
+
 def _train_export(args) -> int:
     from pathlib import Path
 
@@ -221,7 +247,7 @@ def build_parser() -> argparse.ArgumentParser:
     export.add_argument("--dtype", choices=["float32", "float16", "bfloat16"], default="bfloat16")
     export.set_defaults(func=_train_export)
 
-    from .evaluation.specs import SPEC_HELP
+    from .evaluation.specs import PLAY_SPEC_HELP, SPEC_HELP
 
     evaluate = commands.add_parser("evaluate", help="evaluate agents")
     eval_commands = evaluate.add_subparsers(dest="evaluate_command", required=True)
@@ -249,6 +275,19 @@ def build_parser() -> argparse.ArgumentParser:
     comp.add_argument("--deals", type=int, default=None)
     comp.add_argument("--seed", type=int, default=0)
     comp.set_defaults(func=_evaluate_competitive)
+    play = eval_commands.add_parser("play", help="card play: a declaring agent against a defending agent")
+    play.add_argument("--declarer", required=True, help=PLAY_SPEC_HELP + " (plays declarer and dummy)")
+    play.add_argument("--defenders", required=True, help=PLAY_SPEC_HELP)
+    play.add_argument("--data", default="test", help=".npz file or bundled split (default: test)")
+    play.add_argument("--contract", default="3NT", help="contract for every deal, e.g. 3NT, 4S, 4SX (default 3NT)")
+    play.add_argument("--seat", default="S", help="declarer's seat N, E, S or W (default S)")
+    play.add_argument("--deals", type=int, default=100, help="number of deals (default 100)")
+    play.add_argument("--start", type=int, default=0, help="first dataset row (default 0)")
+    play.add_argument("--seed", type=int, default=0, help="agents are reseeded from (seed, row) on each deal")
+    play.add_argument("--out", help="JSON lines, one per deal; running again resumes")
+    play.add_argument("--json", help="write the summary as JSON")
+    play.add_argument("--quiet", action="store_true", help="no progress bar")
+    play.set_defaults(func=_evaluate_play)
     return parser
 
 

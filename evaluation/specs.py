@@ -30,3 +30,41 @@ def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
             raise ValueError(f"agent spec {spec!r}: {attr!r} has no act(observation, action_mask) method")
         return agent
     raise ValueError(f"unknown agent spec {spec!r}; expected {SPEC_HELP}")
+
+
+PLAY_SPEC_HELP = ("random | dd | pimc[:worlds=N,objective=tricks|make] | module:attr (an object, or a class to "
+                  "instantiate, with act(view))")
+_PLAY_CLASSES = {"random": "RandomAgent", "dd": "DoubleDummyAgent", "pimc": "PIMCAgent"}
+
+
+def _keyword_values(text: str, spec: str) -> dict:
+    kwargs = {}
+    for item in filter(None, text.split(",")):
+        key, sep, value = item.partition("=")
+        if not sep:
+            raise ValueError(f"play agent spec {spec!r}: expected key=value, got {item!r}")
+        kwargs[key.strip()] = int(value) if value.strip().lstrip("-").isdigit() else value.strip()
+    return kwargs
+
+
+def load_play_agent(spec: str, seed: int = 0):
+    """A play agent with ``act(view)`` from a spec string such as ``pimc:worlds=20,objective=make``."""
+    import bridgerl.agents as agents
+
+    name, _, rest = spec.partition(":")
+    if name in _PLAY_CLASSES:
+        cls = getattr(agents, _PLAY_CLASSES[name])
+        try:
+            return cls(seed=seed, **_keyword_values(rest, spec))
+        except TypeError as exc:
+            raise ValueError(f"play agent spec {spec!r}: {exc}") from None
+    if rest:
+        try:
+            target = getattr(importlib.import_module(name), rest)
+        except (ImportError, AttributeError) as exc:
+            raise ValueError(f"play agent spec {spec!r}: cannot import {rest!r} from {name!r} ({exc})") from None
+        agent = target() if isinstance(target, type) else target
+        if callable(getattr(agent, "act", None)):
+            return agent
+        raise ValueError(f"play agent spec {spec!r}: {rest!r} has no act(view) method")
+    raise ValueError(f"unknown play agent spec {spec!r}; expected {PLAY_SPEC_HELP}")

@@ -86,3 +86,77 @@ def solve_dd_table(owner: np.ndarray) -> np.ndarray:
     """uint8[4, 5] DD table of one deal."""
     return solve_dd_tables(np.asarray(owner)[None])[0]
 
+
+
+DDS_MAX_BOARDS = 200
+"""Positions per DDS ``SolveAllBoardsBin`` call (DDS's MAXNOOFBOARDS)."""
+
+_DEAL_INTS = 24  # trump, first, currentTrickSuit[3], currentTrickRank[3], remainCards[4][4]
+_FUTURE_INTS = 54  # nodes, cards, suit[13], rank[13], equals[13], score[13]
+
+
+def _boards_buffer(holdings: np.ndarray, strain: int, first: np.ndarray, trick: np.ndarray) -> np.ndarray:
+    """int32 array laid out as DDS's ``boards`` struct (binary input of SolveAllBoardsBin, solutions=3, mode=1)."""
+    n = len(holdings)
+    buf = np.zeros(1 + DDS_MAX_BOARDS * _DEAL_INTS + 3 * DDS_MAX_BOARDS, dtype=np.int32)
+    buf[0] = n
+    deals = buf[1:1 + DDS_MAX_BOARDS * _DEAL_INTS].reshape(DDS_MAX_BOARDS, _DEAL_INTS)[:n]
+    deals[:, 0] = strain_to_endplay(strain)
+    deals[:, 1] = first
+    played = trick >= 0
+    deals[:, 2:5] = np.where(played, 3 - trick // 13, 0)
+    deals[:, 5:8] = np.where(played, trick % 13 + 2, 0)
+    # remainCards[seat][DDS suit S, H, D, C]: rank r (2..14) at bit r; our suit s sits at bits 13s..13s+12.
+    shifts = np.array([39, 26, 13, 0], dtype=np.uint64)
+    suits = (holdings[:, :, None] >> shifts) & np.uint64(0x1FFF)
+    deals[:, 8:24] = (suits << np.uint64(2)).reshape(n, 16).astype(np.int32)
+    tail = buf[1 + DDS_MAX_BOARDS * _DEAL_INTS:].reshape(3, DDS_MAX_BOARDS)
+    tail[1, :n] = 3  # solutions: every legal card with its score (target ignored)
+    tail[2, :n] = 1  # mode: always search
+    return buf
+
+
+def _card_scores(solved: np.ndarray) -> np.ndarray:
+    """int8[N, 52] from DDS ``futureTricks`` rows: tricks for each legal card (equal cards expanded), -1 if illegal."""
+    n = len(solved)
+    count, suit, rank, equals, score = (solved[:, 1], solved[:, 2:15], solved[:, 15:28], solved[:, 28:41],
+                                        solved[:, 41:54])
+    valid = (np.arange(13) < count[:, None]) & (score >= 0)
+    holding = (np.left_shift(1, rank) | equals) >> 2
+    has_rank = ((holding[:, :, None] >> np.arange(13)) & 1).astype(bool) & valid[:, :, None]
+    cards = (3 - suit)[:, :, None] * 13 + np.arange(13)
+    rows = np.broadcast_to(np.arange(n)[:, None, None], has_rank.shape)
+    out = np.full((n, 52), -1, dtype=np.int8)
+    out[rows[has_rank], cards[has_rank]] = np.broadcast_to(score[:, :, None], has_rank.shape)[has_rank]
+    return out
+
+
+def solve_positions(holdings: np.ndarray, strain: int, first, trick=None) -> np.ndarray:
+    """Double-dummy tricks for every legal card of the seat to play, in many positions at once.
+
+    ``holdings``: uint64[N, 4] remaining cards of N, E, S, W as 52-bit masks (bit = our card index);
+    ``first``: the seat that led the current trick (int or int[N]); ``trick``: int[N, 3] cards already played to
+    it in order, -1 where none. Returns int8[N, 52]: tricks the side to play wins from here (the current trick
+    included) after playing that card, -1 for cards it may not play. Batched through DDS ``SolveAllBoardsBin``
+    (DDS spreads each batch of up to 200 positions over its own threads).
+    """
+    import ctypes
+
+    import endplay._dds as _dds
+
+    holdings = np.ascontiguousarray(holdings, dtype=np.uint64)
+    if holdings.ndim != 2 or holdings.shape[1] != 4:
+        raise ValueError(f"holdings must have shape (N, 4), got {holdings.shape}")
+    n = len(holdings)
+    first = np.broadcast_to(np.asarray(first, dtype=np.int32), (n,))
+    trick = np.full((n, 3), -1, np.int32) if trick is None else np.broadcast_to(np.asarray(trick, np.int32), (n, 3))
+    out = np.empty((n, 52), dtype=np.int8)
+    for start in range(0, n, DDS_MAX_BOARDS):
+        stop = min(n, start + DDS_MAX_BOARDS)
+        buf = _boards_buffer(holdings[start:stop], strain, first[start:stop], trick[start:stop])
+        result = np.zeros(1 + DDS_MAX_BOARDS * _FUTURE_INTS, dtype=np.int32)
+        code = _dds._dll.SolveAllBoardsBin(ctypes.c_void_p(buf.ctypes.data), ctypes.c_void_p(result.ctypes.data))
+        if code != 1:
+            raise _dds.DDSError.from_code(code)
+        out[start:stop] = _card_scores(result[1:].reshape(DDS_MAX_BOARDS, _FUTURE_INTS)[:stop - start])
+    return out

@@ -1,0 +1,145 @@
+"""Card-play agents: ``act(view: PlayerView) -> card``.
+
+`PIMCAgent` is thesis Algorithm 1 (3.3.4): sample worlds, solve each double dummy, play the card with the best
+mean. Equivalent cards (touching, or separated only by played cards) are one choice and the lowest is played;
+ties in value between choices are broken by the agent's seeded generator.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+
+from bridgerl.core.cards import SEATS
+from bridgerl.core.constraints import HandConstraint
+from bridgerl.core.dd import solve_positions
+from bridgerl.envs.play_view import PlayerView
+from bridgerl.envs.worlds import sample_worlds
+
+OBJECTIVES = ("tricks", "make")
+_TIE = 1e-9
+
+
+def _rng(seed) -> np.random.Generator:
+    return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
+
+
+def _check_objective(objective: str) -> str:
+    if objective not in OBJECTIVES:
+        raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
+    return objective
+
+
+def holdings_of(view: PlayerView, owners: np.ndarray) -> np.ndarray:
+    """uint64[k, 4]: each seat's remaining cards (52-bit masks) in worlds [k, 52] at the view's position."""
+    played = np.zeros(52, dtype=bool)
+    played[[c for t in view.all_tricks() for c in t.cards]] = True
+    held = (np.asarray(owners)[:, None, :] == np.arange(4)[None, :, None]) & ~played
+    packed = np.packbits(held, axis=-1, bitorder="little")  # [k, 4, 7]
+    packed = np.concatenate([packed, np.zeros(packed.shape[:-1] + (1,), np.uint8)], axis=-1)
+    return np.ascontiguousarray(packed).view("<u8")[..., 0]
+
+
+def solve_worlds(view: PlayerView, owners: np.ndarray) -> np.ndarray:
+    """int8[k, 52]: DD tricks (from now, for the side to play) of each legal card in each world; -1 if illegal."""
+    trick = list(view.current_trick.cards) + [-1] * (3 - len(view.current_trick.cards))
+    return solve_positions(holdings_of(view, owners), view.contract.strain, view.current_trick.leader, trick)
+
+
+def world_values(view: PlayerView, scores: np.ndarray, objective: str) -> np.ndarray:
+    """float[k, 52] per-world value of each card: DD tricks, or 1/0 for reaching the side's target (make)."""
+    if objective == "tricks":
+        return scores.astype(np.float64)
+    return (view.tricks_won + scores.astype(np.int16) >= view.tricks_needed).astype(np.float64)
+
+
+class SeededAgent:
+    """A play agent drawing from its own generator; ``reseed`` restarts it (envs call it on a seeded reset)."""
+
+    def __init__(self, seed=None):
+        self.rng = _rng(seed)
+
+    def reseed(self, seed) -> None:
+        self.rng = _rng(seed)
+
+
+def choose(view: PlayerView, values: np.ndarray, rng: np.random.Generator) -> int:
+    """The lowest card of a best group of equals; ties between groups broken with ``rng``."""
+    groups = view.equivalent_groups()
+    group_values = np.array([values[g[0]] for g in groups])
+    best = np.flatnonzero(group_values >= group_values.max() - _TIE)
+    return groups[int(best[rng.integers(len(best))]) if len(best) > 1 else int(best[0])][0]
+
+
+class RandomAgent(SeededAgent):
+    """Plays a uniformly random legal card."""
+
+    def act(self, view: PlayerView) -> int:
+        return int(view.legal[self.rng.integers(len(view.legal))])
+
+
+class DoubleDummyAgent(SeededAgent):
+    """Sees the whole deal (the upper-bound baseline): plays a card that is best double dummy.
+
+    Give it the deal with ``see_deal(owner)``; the envs and `bridgerl.evaluation.play` do so at each deal's start.
+    """
+
+    def __init__(self, objective: str = "tricks", seed=None):
+        super().__init__(seed)
+        self.objective = _check_objective(objective)
+        self.owner = None
+
+    def see_deal(self, owner) -> None:
+        self.owner = np.asarray(owner, dtype=np.uint8).copy()
+
+    def card_values(self, view: PlayerView) -> np.ndarray:
+        """float[52]: each legal card's double-dummy value in the true deal (-1 for illegal cards)."""
+        if self.owner is None:
+            raise ValueError("DoubleDummyAgent has not seen the deal: call see_deal(owner) first")
+        for seat, cards in view.known_hands().items():
+            if np.any(self.owner[list(cards)] != seat):
+                raise ValueError(f"the deal DoubleDummyAgent saw does not match {SEATS[seat]}'s cards in the view")
+        scores = solve_worlds(view, self.owner[None])
+        values = world_values(view, scores, self.objective)[0]
+        return np.where(scores[0] >= 0, values, -1.0)
+
+    def act(self, view: PlayerView) -> int:
+        if len(view.equivalent_groups()) == 1:
+            return view.equivalent_groups()[0][0]
+        return choose(view, self.card_values(view), self.rng)
+
+
+class PIMCAgent(SeededAgent):
+    """Perfect-information Monte Carlo (thesis Algorithm 1): ``worlds`` sampled layouts, each solved double dummy
+    (DDS, batched), the card with the best mean tricks or probability of reaching the side's target."""
+
+    def __init__(self, worlds: int = 100, objective: str = "tricks", seed=None,
+                 constraints: Mapping[int, HandConstraint] | None = None, max_tries: int = 200_000):
+        if worlds < 1:
+            raise ValueError(f"worlds must be at least 1, got {worlds}")
+        self.worlds = int(worlds)
+        super().__init__(seed)
+        self.objective = _check_objective(objective)
+        self.constraints = dict(constraints or {})
+        self.max_tries = max_tries
+
+    def sample(self, view: PlayerView) -> np.ndarray:
+        return sample_worlds(view, self.worlds, self.constraints, seed=self.rng, max_tries=self.max_tries)
+
+    def card_values(self, view: PlayerView, owners: np.ndarray | None = None) -> np.ndarray:
+        """float[52]: each legal card's mean value over the worlds (sampled unless given); -1 for illegal cards."""
+        owners = self.sample(view) if owners is None else owners
+        scores = solve_worlds(view, owners)
+        legal = scores[0] >= 0
+        return np.where(legal, world_values(view, scores, self.objective).mean(0), -1.0)
+
+    def act(self, view: PlayerView) -> int:
+        groups = view.equivalent_groups()
+        if len(groups) == 1:
+            return groups[0][0]
+        return choose(view, self.card_values(view), self.rng)
+
+    def __repr__(self) -> str:
+        return f"PIMCAgent(worlds={self.worlds}, objective={self.objective!r})"
+

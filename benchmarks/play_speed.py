@@ -1,0 +1,107 @@
+"""Seconds per card of `PIMCAgent` against raw DDS time per world, measured in the same run.
+
+Positions: 3NT by South on bundled test deals, at trick 1 (dummy's card after the opening lead, which a random
+defender makes) and at trick 7 (the first decision of the declaring side after six tricks played double dummy).
+Anchor: `endplay.dds.solve_all_boards` on the same worlds, prebuilt as endplay Deals (building them is not
+timed). Ratio = PIMC seconds per world / anchor seconds per world (goal <= 1.1).
+
+    python benchmarks/play_speed.py --deals 10 --worlds 100
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import time
+
+import numpy as np
+from endplay.dds import solve_all_boards
+from endplay.types import Card, Denom, Player
+
+from bridgerl.agents import DoubleDummyAgent, PIMCAgent
+from bridgerl.core import Contract, load_dataset
+from bridgerl.core.cards import card_name
+from bridgerl.core.dd import DDS_MAX_BOARDS, owner_to_deal, strain_to_endplay
+from bridgerl.core.play import PlayState
+from bridgerl.envs.play_view import view_of
+
+
+def endplay_deals(view, state: PlayState, worlds: np.ndarray) -> list:
+    deals = []
+    for owner in worlds:
+        deal = owner_to_deal(owner)
+        deal.trump = Denom(strain_to_endplay(state.strain))
+        deal.first = Player((state.declarer + 1) % 4)
+        for card in state.history:
+            deal.play(Card(card_name(card)))
+        deals.append(deal)
+    return deals
+
+
+def raw_dds(deals: list) -> float:
+    start = time.perf_counter()
+    for i in range(0, len(deals), DDS_MAX_BOARDS):
+        solve_all_boards(deals[i:i + DDS_MAX_BOARDS])
+    return time.perf_counter() - start
+
+
+def positions(deals: int, trick: int) -> list[PlayState]:
+    """Decisions of the declaring side with at least two different choices, at the given trick."""
+    dataset = load_dataset("test")
+    oracle = DoubleDummyAgent(seed=0)
+    found = []
+    for row in range(len(dataset)):
+        state = PlayState.start(dataset.owner[row], Contract.parse("3NT S"))
+        oracle.see_deal(state.owner)
+        rng = np.random.default_rng(row)
+        while not state.is_over and len(state.tricks) < trick - 1:
+            state = state.play(oracle.act(view_of(state)))
+        if trick == 1:
+            state = state.play(int(rng.choice(state.legal_cards())))
+        while state.controller % 2 != state.declarer % 2:
+            state = state.play(oracle.act(view_of(state)))
+        if len(view_of(state).equivalent_groups()) > 1:
+            found.append(state)
+        if len(found) == deals:
+            return found
+    return found
+
+
+def measure(states: list[PlayState], worlds: int, repeats: int) -> tuple[float, float, int]:
+    """Total PIMC seconds, total anchor seconds and worlds solved (best of ``repeats`` for each position)."""
+    pimc_total = anchor_total = 0.0
+    solved = 0
+    for i, state in enumerate(states):
+        view = view_of(state)
+        sample = PIMCAgent(worlds, seed=i).sample(view)
+        deals = endplay_deals(view, state, sample)
+        anchor_total += min(raw_dds(deals) for _ in range(repeats))
+        times = []
+        for _ in range(repeats):
+            agent = PIMCAgent(worlds, seed=i)
+            start = time.perf_counter()
+            agent.act(view)
+            times.append(time.perf_counter() - start)
+        pimc_total += min(times)
+        solved += len(sample)
+    return pimc_total, anchor_total, solved
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--deals", type=int, default=10, help="positions per trick")
+    parser.add_argument("--worlds", type=int, default=100)
+    parser.add_argument("--repeats", type=int, default=2, help="best of N timings per position")
+    args = parser.parse_args()
+    print(f"PIMC with {args.worlds} worlds, 3NT S, {args.deals} positions per trick, {os.cpu_count()} cores; "
+          f"DDS threads: all cores")
+    print(f"{'position':10s} {'PIMC s/card':>12s} {'PIMC ms/world':>14s} {'DDS ms/world':>13s} {'ratio':>6s}")
+    for trick in (1, 7):
+        states = positions(args.deals, trick)
+        pimc, anchor, solved = measure(states, args.worlds, args.repeats)
+        print(f"trick {trick:<4d} {pimc / len(states):12.3f} {1000 * pimc / solved:14.2f} "
+              f"{1000 * anchor / solved:13.2f} {pimc / anchor:6.3f}")
+
+
+if __name__ == "__main__":
+    main()

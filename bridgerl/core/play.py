@@ -1,0 +1,220 @@
+"""Card play (thesis 2.1.5): following suit, trick winners, and the state of a hand being played.
+
+Declarer's left-hand opponent leads; dummy (declarer's partner) is exposed after the opening lead and declarer
+chooses dummy's cards. Hands are 52-bit Python ints (bit = card index of `cards.py`), so a state is cheap to copy.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from .cards import NT, card_name, parse_card, partner, validate_owner
+from .contract import Contract
+
+SUIT_BITS = tuple(((1 << 13) - 1) << (13 * suit) for suit in range(4))
+ALL_CARDS = (1 << 52) - 1
+
+
+class IllegalPlayError(ValueError):
+    """A card that may not be played now (not in the hand to play from, or not following suit)."""
+
+
+def cards_of(mask: int) -> list[int]:
+    """Card indices of a 52-bit mask, lowest first."""
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def mask_of(cards) -> int:
+    mask = 0
+    for card in cards:
+        mask |= 1 << int(card)
+    return mask
+
+
+def mask_to_array(mask: int) -> np.ndarray:
+    """uint8[52] 0/1 from a 52-bit mask."""
+    return np.unpackbits(np.frombuffer(mask.to_bytes(7, "little"), np.uint8), bitorder="little")[:52]
+
+
+def trick_winner(leader: int, cards, strain: int) -> int:
+    """Seat winning a complete trick led by ``leader``: the highest trump, else the highest card of the suit led."""
+    if len(cards) != 4:
+        raise ValueError(f"a trick has 4 cards, got {len(cards)}")
+    best = 0
+    for i in range(1, 4):
+        card, top = cards[i], cards[best]
+        if card // 13 == top // 13:
+            if card > top:
+                best = i
+        elif strain != NT and card // 13 == strain:
+            best = i
+    return (leader + best) % 4
+
+
+def legal_mask(hand: int, led_suit: int | None) -> int:
+    """Cards of ``hand`` that may be played: the suit led if any are held, else any card."""
+    if led_suit is not None:
+        follow = hand & SUIT_BITS[led_suit]
+        if follow:
+            return follow
+    return hand
+
+
+@dataclass(frozen=True)
+class Trick:
+    """A trick: the seat that led it and the cards played to it in order (fewer than 4 while in progress)."""
+
+    leader: int
+    cards: tuple[int, ...] = ()
+
+    @property
+    def seats(self) -> tuple[int, ...]:
+        return tuple((self.leader + i) % 4 for i in range(len(self.cards)))
+
+    @property
+    def led_suit(self) -> int | None:
+        return self.cards[0] // 13 if self.cards else None
+
+    def __str__(self) -> str:
+        return f"{'NESW'[self.leader]}: " + " ".join(card_name(c) for c in self.cards)
+
+
+@dataclass(frozen=True)
+class PlayState:
+    """A hand in play: the deal, the contract (with declarer), the completed tricks and the trick in progress."""
+
+    owner: np.ndarray = field(compare=False, repr=False)
+    contract: Contract
+    hands: tuple[int, int, int, int]
+    tricks: tuple[Trick, ...] = ()
+    trick: Trick | None = None
+    declarer_tricks: int = 0
+    history: tuple[int, ...] = ()
+
+    @classmethod
+    def start(cls, owner, contract: Contract, played=()) -> "PlayState":
+        """The position before the opening lead, then ``played`` (card indices or names like 'SA') in order."""
+        owner = np.asarray(owner, dtype=np.uint8)
+        validate_owner(owner)
+        hands = tuple(mask_of(np.flatnonzero(owner == seat)) for seat in range(4))
+        state = cls(owner, contract, hands, (), Trick((contract.declarer + 1) % 4))
+        for i, card in enumerate(played):
+            try:
+                state = state.play(card)
+            except IllegalPlayError as exc:
+                raise IllegalPlayError(f"played card {i + 1}: {exc}") from None
+        return state
+
+    @property
+    def declarer(self) -> int:
+        return self.contract.declarer
+
+    @property
+    def dummy(self) -> int:
+        return partner(self.contract.declarer)
+
+    @property
+    def strain(self) -> int:
+        return self.contract.strain
+
+    @property
+    def is_over(self) -> bool:
+        return len(self.tricks) == 13
+
+    @property
+    def to_play(self) -> int:
+        """Seat whose card is next (dummy's seat when dummy's card is due; declarer chooses it)."""
+        return (self.trick.leader + len(self.trick.cards)) % 4
+
+    @property
+    def controller(self) -> int:
+        """Seat choosing the next card: declarer for dummy's cards, else the seat to play."""
+        seat = self.to_play
+        return self.declarer if seat == self.dummy else seat
+
+    @property
+    def dummy_visible(self) -> bool:
+        return len(self.history) > 0
+
+    @property
+    def defence_tricks(self) -> int:
+        return len(self.tricks) - self.declarer_tricks
+
+    def legal_mask_bits(self) -> int:
+        if self.is_over:
+            return 0
+        return legal_mask(self.hands[self.to_play], self.trick.led_suit)
+
+    def legal_cards(self) -> list[int]:
+        return cards_of(self.legal_mask_bits())
+
+    def legal_mask(self) -> np.ndarray:
+        """int8[52]: 1 for the cards that may be played now."""
+        return mask_to_array(self.legal_mask_bits()).astype(np.int8)
+
+    def play(self, card: int | str) -> "PlayState":
+        """The state after the next card (index or name); raises IllegalPlayError naming the problem."""
+        card = parse_card(card) if isinstance(card, str) else int(card)
+        if not 0 <= card < 52:
+            raise IllegalPlayError(f"card index {card} is outside 0..51")
+        if self.is_over:
+            raise IllegalPlayError(f"{card_name(card)}: all 13 tricks have been played")
+        seat = self.to_play
+        bit = 1 << card
+        if not self.hands[seat] & bit:
+            raise IllegalPlayError(f"{card_name(card)} is not in {'NESW'[seat]}'s hand")
+        if not self.legal_mask_bits() & bit:
+            raise IllegalPlayError(f"{card_name(card)}: {'NESW'[seat]} must follow suit "
+                                   f"({'CDHS'[self.trick.led_suit]} led)")
+        hands = list(self.hands)
+        hands[seat] &= ~bit
+        cards = self.trick.cards + (card,)
+        if len(cards) < 4:
+            return PlayState(self.owner, self.contract, tuple(hands), self.tricks, Trick(self.trick.leader, cards),
+                             self.declarer_tricks, self.history + (card,))
+        winner = trick_winner(self.trick.leader, cards, self.strain)
+        won = self.declarer_tricks + (winner % 2 == self.declarer % 2)
+        tricks = self.tricks + (Trick(self.trick.leader, cards),)
+        return PlayState(self.owner, self.contract, tuple(hands), tricks,
+                         Trick(winner), won, self.history + (card,))
+
+    def remaining_owner(self) -> np.ndarray:
+        """Owner array of the cards still held (4 for played cards)."""
+        owner = self.owner.copy()
+        owner[list(self.history)] = 4
+        return owner
+
+    def played_by(self, seat: int) -> list[int]:
+        """Cards ``seat`` has played, in order."""
+        out = []
+        for trick in self.all_tricks():
+            for s, c in zip(trick.seats, trick.cards):
+                if s == seat:
+                    out.append(c)
+        return out
+
+    def all_tricks(self) -> tuple[Trick, ...]:
+        """Completed tricks, then the trick in progress if it has cards."""
+        return self.tricks + ((self.trick,) if self.trick.cards else ())
+
+    def shown_voids(self) -> np.ndarray:
+        """bool[4 seats, 4 suits]: True where a seat failed to follow to a suit led."""
+        voids = np.zeros((4, 4), dtype=bool)
+        for trick in self.all_tricks():
+            led = trick.led_suit
+            for s, c in zip(trick.seats[1:], trick.cards[1:]):
+                if c // 13 != led:
+                    voids[s, led] = True
+        return voids
+
+    def winner_of(self, index: int) -> int:
+        """Seat that won completed trick ``index``."""
+        trick = self.tricks[index]
+        return trick_winner(trick.leader, trick.cards, self.strain)
