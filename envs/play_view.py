@@ -15,7 +15,7 @@ import numpy as np
 from bridgerl.core.cards import SEATS, card_name, partner
 from bridgerl.core.constraints import HandConstraint
 from bridgerl.core.contract import Contract
-from bridgerl.core.play import PlayState, Trick, cards_of, mask_of
+from bridgerl.core.play import PlayState, Trick, cards_of, equivalent_groups, mask_of
 
 
 @dataclass(frozen=True)
@@ -85,15 +85,7 @@ class PlayerView:
     def equivalent_groups(self) -> list[list[int]]:
         """Legal cards in groups of equals: the same suit, with only cards of completed tricks between them (a card
         in the trick in progress still separates: it may beat one and not the other). Lowest first."""
-        played = mask_of(c for t in self.tricks for c in t.cards)
-        groups: list[list[int]] = []
-        for card in sorted(self.legal):
-            prev = groups[-1][-1] if groups else None
-            if prev is not None and prev // 13 == card // 13 and all(played >> c & 1 for c in range(prev + 1, card)):
-                groups[-1].append(card)
-            else:
-                groups.append([card])
-        return groups
+        return equivalent_groups(self.legal, mask_of(c for t in self.tricks for c in t.cards))
 
     def __str__(self) -> str:
         hand = " ".join(card_name(c) for c in sorted(self.hand, reverse=True))

@@ -95,8 +95,9 @@ _DEAL_INTS = 24  # trump, first, currentTrickSuit[3], currentTrickRank[3], remai
 _FUTURE_INTS = 54  # nodes, cards, suit[13], rank[13], equals[13], score[13]
 
 
-def _boards_buffer(holdings: np.ndarray, strain: int, first: np.ndarray, trick: np.ndarray) -> np.ndarray:
-    """int32 array laid out as DDS's ``boards`` struct (binary input of SolveAllBoardsBin, solutions=3, mode=1)."""
+def _boards_buffer(holdings: np.ndarray, strain: int, first: np.ndarray, trick: np.ndarray,
+                   solutions: int = 3) -> np.ndarray:
+    """int32 array laid out as DDS's ``boards`` struct (binary input of SolveAllBoardsBin, target -1, mode 1)."""
     n = len(holdings)
     buf = np.zeros(1 + DDS_MAX_BOARDS * _DEAL_INTS + 3 * DDS_MAX_BOARDS, dtype=np.int32)
     buf[0] = n
@@ -111,7 +112,8 @@ def _boards_buffer(holdings: np.ndarray, strain: int, first: np.ndarray, trick: 
     suits = (holdings[:, :, None] >> shifts) & np.uint64(0x1FFF)
     deals[:, 8:24] = (suits << np.uint64(2)).reshape(n, 16).astype(np.int32)
     tail = buf[1 + DDS_MAX_BOARDS * _DEAL_INTS:].reshape(3, DDS_MAX_BOARDS)
-    tail[1, :n] = 3  # solutions: every legal card with its score (target ignored)
+    tail[0, :n] = -1  # target: the most tricks
+    tail[1, :n] = solutions  # 3: every legal card with its score; 1: one best card
     tail[2, :n] = 1  # mode: always search
     return buf
 
@@ -131,14 +133,15 @@ def _card_scores(solved: np.ndarray) -> np.ndarray:
     return out
 
 
-def solve_positions(holdings: np.ndarray, strain: int, first, trick=None) -> np.ndarray:
+def solve_positions(holdings: np.ndarray, strain: int, first, trick=None, best_only: bool = False) -> np.ndarray:
     """Double-dummy tricks for every legal card of the seat to play, in many positions at once.
 
     ``holdings``: uint64[N, 4] remaining cards of N, E, S, W as 52-bit masks (bit = our card index);
     ``first``: the seat that led the current trick (int or int[N]); ``trick``: int[N, 3] cards already played to
     it in order, -1 where none. Returns int8[N, 52]: tricks the side to play wins from here (the current trick
     included) after playing that card, -1 for cards it may not play. Batched through DDS ``SolveAllBoardsBin``
-    (DDS spreads each batch of up to 200 positions over its own threads).
+    (DDS spreads each batch of up to 200 positions over its own threads). With ``best_only`` it returns int8[N]:
+    the tricks of the side to play with best play (DDS searches one best card, which is faster).
     """
     import ctypes
 
@@ -150,13 +153,15 @@ def solve_positions(holdings: np.ndarray, strain: int, first, trick=None) -> np.
     n = len(holdings)
     first = np.broadcast_to(np.asarray(first, dtype=np.int32), (n,))
     trick = np.full((n, 3), -1, np.int32) if trick is None else np.broadcast_to(np.asarray(trick, np.int32), (n, 3))
-    out = np.empty((n, 52), dtype=np.int8)
+    out = np.empty((n,) if best_only else (n, 52), dtype=np.int8)
     for start in range(0, n, DDS_MAX_BOARDS):
         stop = min(n, start + DDS_MAX_BOARDS)
-        buf = _boards_buffer(holdings[start:stop], strain, first[start:stop], trick[start:stop])
+        buf = _boards_buffer(holdings[start:stop], strain, first[start:stop], trick[start:stop],
+                             solutions=1 if best_only else 3)
         result = np.zeros(1 + DDS_MAX_BOARDS * _FUTURE_INTS, dtype=np.int32)
         code = _dds._dll.SolveAllBoardsBin(ctypes.c_void_p(buf.ctypes.data), ctypes.c_void_p(result.ctypes.data))
         if code != 1:
             raise _dds.DDSError.from_code(code)
-        out[start:stop] = _card_scores(result[1:].reshape(DDS_MAX_BOARDS, _FUTURE_INTS)[:stop - start])
+        solved = result[1:].reshape(DDS_MAX_BOARDS, _FUTURE_INTS)[:stop - start]
+        out[start:stop] = solved[:, 41] if best_only else _card_scores(solved)
     return out

@@ -67,6 +67,20 @@ def legal_mask(hand: int, led_suit: int | None) -> int:
     return hand
 
 
+def equivalent_groups(legal, gone: int) -> list[list[int]]:
+    """Legal cards in groups of equals: the same suit with only ``gone`` cards (a mask of the cards of completed
+    tricks) between them, as partition search normalises ranks (thesis 2.3.1). Each group lowest first."""
+    groups: list[list[int]] = []
+    for card in sorted(legal):
+        prev = groups[-1][-1] if groups else None
+        between = ((1 << card) - 1) & ~((1 << (prev + 1)) - 1) if prev is not None else 0
+        if prev is not None and prev // 13 == card // 13 and between & ~gone == 0:
+            groups[-1].append(card)
+        else:
+            groups.append([card])
+    return groups
+
+
 @dataclass(frozen=True)
 class Trick:
     """A trick: the seat that led it and the cards played to it in order (fewer than 4 while in progress)."""
@@ -184,6 +198,10 @@ class PlayState:
         tricks = self.tricks + (Trick(self.trick.leader, cards),)
         return PlayState(self.owner, self.contract, tuple(hands), tricks,
                          Trick(winner), won, self.history + (card,))
+
+    def completed_mask(self) -> int:
+        """Mask of the cards of completed tricks."""
+        return ALL_CARDS ^ (self.hands[0] | self.hands[1] | self.hands[2] | self.hands[3]) ^ mask_of(self.trick.cards)
 
     def remaining_owner(self) -> np.ndarray:
         """Owner array of the cards still held (4 for played cards)."""

@@ -1,0 +1,251 @@
+"""αμ search for declarer play (Cazenave & Ventos, "The αμ Search Algorithm for the Game of Bridge").
+
+Max (declarer, who also plays dummy) must play the same card in every valid world (no strategy fusion); Min (the
+defence) is assumed to see all hands and chooses per world. Nodes return Pareto fronts of 0/1 make-vectors
+(`pareto.py`). After ``max_moves`` Max moves every valid world is solved double dummy (batched DDS); a Max node
+with one Max move to go evaluates all its cards with one DDS call per world, which makes M=1 exactly PIMC with
+the make objective. Transposition table (fronts and best moves, reused across iterative deepening), early cut,
+root cut and equivalent-card pruning are as in the paper's section 4.
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Mapping
+
+import numpy as np
+
+from bridgerl.agents import pareto
+from bridgerl.agents.play import SeededAgent, choose, world_values
+from bridgerl.core.constraints import HandConstraint
+from bridgerl.core.dd import solve_positions
+from bridgerl.core.play import ALL_CARDS, PlayState, equivalent_groups
+from bridgerl.envs.play_view import PlayerView
+from bridgerl.envs.worlds import sample_worlds
+
+
+@dataclass
+class _Entry:
+    front: list[int]
+    best: int | None
+    max_moves: int
+    exact: bool
+
+
+@dataclass
+class SearchStats:
+    """Counters of the searches an agent has made (reset with ``reset_stats``)."""
+
+    searched: int = 0          # decisions where a search ran (more than one choice)
+    differs: int = 0           # of those, the card chosen was not one PIMC (M=1) would choose
+    seconds: float = 0.0       # time in searched decisions
+    nodes: int = 0
+    leaf_positions: int = 0    # world positions solved by DDS
+
+
+class AlphaMuAgent(SeededAgent):
+    """αμ declarer: ``max_moves`` Max moves of lookahead (M) over ``worlds`` sampled worlds.
+
+    As a defender it plays like PIMC with the make objective (αμ with M=1)."""
+
+    def __init__(self, max_moves: int = 3, worlds: int = 20, seed=None,
+                 constraints: Mapping[int, HandConstraint] | None = None, transposition: bool = True,
+                 early_cut: bool = True, root_cut: bool = True, max_tries: int = 200_000):
+        super().__init__(seed)
+        if max_moves < 1 or worlds < 1:
+            raise ValueError(f"max_moves and worlds must be at least 1, got {max_moves} and {worlds}")
+        self.max_moves, self.worlds = int(max_moves), int(worlds)
+        self.constraints = dict(constraints or {})
+        self.transposition, self.early_cut, self.root_cut = transposition, early_cut, root_cut
+        self.max_tries = max_tries
+        self.stats = SearchStats()
+
+    def reset_stats(self) -> None:
+        self.stats = SearchStats()
+
+    def sample(self, view: PlayerView) -> np.ndarray:
+        return sample_worlds(view, self.worlds, self.constraints, seed=self.rng, max_tries=self.max_tries)
+
+    def act(self, view: PlayerView) -> int:
+        groups = view.equivalent_groups()
+        if len(groups) == 1:
+            return groups[0][0]
+        start = time.perf_counter()
+        worlds = self.sample(view)
+        if view.is_declaring_side:
+            values, pimc_values = self.root_values(view, worlds)
+        else:
+            values = pimc_values = _pimc_make_values(view, worlds)
+        card = choose(view, values, self.rng)
+        self.stats.searched += 1
+        self.stats.differs += bool(pimc_values[card] < pimc_values[[g[0] for g in groups]].max() - 1e-9)
+        self.stats.seconds += time.perf_counter() - start
+        return card
+
+    def root_values(self, view: PlayerView, worlds: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """float[52] probability of making for each root card after the deepest search, and after M=1 (PIMC)."""
+        return _Search(self, view, worlds).run()
+
+
+def _pimc_make_values(view: PlayerView, worlds: np.ndarray) -> np.ndarray:
+    from bridgerl.agents.play import solve_worlds
+
+    scores = solve_worlds(view, worlds)
+    return np.where(scores[0] >= 0, world_values(view, scores, "make").mean(0), -1.0)
+
+
+class _Search:
+    """One αμ decision: iterative deepening over M = 1 .. max_moves from the root (a Max node)."""
+
+    def __init__(self, agent: AlphaMuAgent, view: PlayerView, worlds: np.ndarray):
+        self.agent = agent
+        self.view = view
+        self.needed = view.contract.tricks_needed
+        history = [c for t in view.all_tricks() for c in t.cards]
+        self.root = [PlayState.start(w, view.contract, history) for w in worlds]
+        self.all_valid = (1 << len(self.root)) - 1
+        self.table: dict = {}
+
+    def run(self) -> tuple[np.ndarray, np.ndarray]:
+        groups = equivalent_groups(self.view.legal, self.root[0].completed_mask())
+        moves = [g[0] for g in groups]
+        values = np.full(52, -1.0)
+        first = self._max_leaves(self.root, self.all_valid, moves)
+        for card, vector in first.items():
+            values[card] = vector.bit_count() / len(self.root)
+        pimc = values.copy()
+        best_score = max(values[moves])
+        for depth in range(2, self.agent.max_moves + 1):
+            ordered = sorted(moves, key=lambda c: -values[c])
+            front: list[int] = []
+            new_values = values.copy()
+            for card in ordered:
+                child = [s.play(card) for s in self.root]
+                f = self._search(child, self.all_valid, depth - 1, front if self.agent.early_cut else None)
+                new_values[card] = pareto.score(f, self.all_valid)
+                if front and pareto.front_leq(f, front):
+                    # Adds nothing to the moves tried before (perhaps cut early): never preferred to them.
+                    new_values[card] = min(new_values[card], pareto.score(front, self.all_valid) - 1e-6)
+                front = pareto.union(front, f)
+                if self.agent.root_cut and new_values[card] >= best_score - 1e-12:
+                    # No deeper result can beat the previous iteration's best: stop (paper 4.9).
+                    for other in ordered[ordered.index(card) + 1:]:
+                        new_values[other] = min(values[other], new_values[card] - 1e-6)
+                    break
+            values = new_values
+            best_score = max(values[moves])
+        # Equivalent cards share their group's value.
+        for group in groups:
+            values[group] = values[group[0]]
+            pimc[group] = pimc[group[0]]
+        return values, pimc
+
+    # -- nodes --------------------------------------------------------------------------------------------
+    def _key(self, states, valid: int):
+        s = states[0]
+        played = ALL_CARDS ^ (s.hands[0] | s.hands[1] | s.hands[2] | s.hands[3])
+        return played, s.trick.cards, s.trick.leader, s.declarer_tricks, valid
+
+    def _search(self, states: list[PlayState], valid: int, max_moves: int, alpha: list[int] | None) -> list[int]:
+        """Front of the node where ``states[i]`` is the position in the i-th valid world (valid = their mask);
+        ``max_moves`` >= 1 Max moves remain (a Max node with one left solves its cards double dummy)."""
+        self.agent.stats.nodes += 1
+        s = states[0]
+        if s.declarer_tricks >= self.needed:
+            return [valid]
+        if s.defence_tricks > 13 - self.needed:
+            return [0]
+        declaring = s.controller % 2 == s.declarer % 2
+        key = self._key(states, valid) if self.agent.transposition else None
+        entry = self.table.get(key) if key is not None else None
+        if entry is not None and entry.exact and entry.max_moves == max_moves:
+            return entry.front
+        if declaring:
+            front, best, exact = self._max_node(states, valid, max_moves, entry)
+        else:
+            front, best, exact = self._min_node(states, valid, max_moves, alpha, entry)
+        if key is not None:
+            self.table[key] = _Entry(front, best, max_moves, exact)
+        return front
+
+    def _max_node(self, states, valid, max_moves, entry):
+        moves = [g[0] for g in equivalent_groups(states[0].legal_cards(), states[0].completed_mask())]
+        if max_moves == 1:
+            vectors = self._max_leaves(states, valid, moves)
+            best = max(vectors, key=lambda c: vectors[c].bit_count())
+            return pareto.reduce(vectors.values()), best, True
+        if entry is not None and entry.best in moves:
+            moves.remove(entry.best)
+            moves.insert(0, entry.best)
+        front: list[int] = []
+        best, best_count = None, -1
+        for card in moves:
+            f = self._search([s.play(card) for s in states], valid, max_moves - 1,
+                             front if self.agent.early_cut else None)
+            count = max((v.bit_count() for v in f), default=0)
+            if count > best_count:
+                best, best_count = card, count
+            front = pareto.union(front, f)
+            if best_count == valid.bit_count():
+                break  # made in every valid world: nothing can do better
+        return front, best, True
+
+    def _min_node(self, states, valid, max_moves, alpha, entry):
+        front = list(entry.front) if entry is not None else [valid]  # an upper bound: deeper search only lowers it
+        if alpha is not None and pareto.front_leq(front, alpha):
+            return front, entry.best if entry else None, False  # early cut (paper 4.8)
+        worlds = _bits(valid)
+        holders: dict[int, list[int]] = {}
+        for i, s in enumerate(states):
+            for card in s.legal_cards():
+                holders.setdefault(card, []).append(i)
+        moves = list(holders)
+        if entry is not None and entry.best in holders:
+            moves.remove(entry.best)
+            moves.insert(0, entry.best)
+        best, best_count = None, valid.bit_count() + 1
+        for card in moves:
+            idx = holders[card]
+            child_valid = sum(1 << worlds[i] for i in idx)
+            f = self._search([states[i].play(card) for i in idx], child_valid, max_moves, None)
+            count = max((v.bit_count() for v in f), default=0)
+            if count < best_count:
+                best, best_count = card, count
+            outside = valid & ~child_valid
+            front = pareto.min_product(front, [v | outside for v in f])
+            if alpha is not None and pareto.front_leq(front, alpha):
+                return front, best, False
+        return front, best, True
+
+    # -- double-dummy evaluation -------------------------------------------------------------------------
+    def _positions(self, states):
+        holdings = np.array([s.hands for s in states], dtype=np.uint64)
+        trick = list(states[0].trick.cards) + [-1] * (3 - len(states[0].trick.cards))
+        return holdings, states[0].strain, states[0].trick.leader, trick
+
+    def _max_leaves(self, states, valid: int, moves: list[int]) -> dict[int, int]:
+        """Make-vector of each Max move followed by double-dummy play: one DDS call per world (PIMC)."""
+        holdings, strain, leader, trick = self._positions(states)
+        scores = solve_positions(holdings, strain, leader, trick).astype(np.int16)
+        self.agent.stats.leaf_positions += len(states)
+        made = states[0].declarer_tricks + scores >= self.needed
+        return {card: _vector(made[:, card], valid) for card in moves}
+
+
+def _bits(mask: int) -> list[int]:
+    out = []
+    while mask:
+        low = mask & -mask
+        out.append(low.bit_length() - 1)
+        mask ^= low
+    return out
+
+
+def _vector(flags: np.ndarray, valid: int) -> int:
+    """Bitmask over the valid worlds (in order) from one flag per valid world."""
+    vector = 0
+    for flag, world in zip(flags, _bits(valid)):
+        if flag:
+            vector |= 1 << world
+    return vector
