@@ -106,6 +106,7 @@ class _Search:
         self.root = [PlayState.start(w, view.contract, history) for w in worlds]
         self.all_valid = (1 << len(self.root)) - 1
         self.table: dict = {}
+        self.solved: dict[int, np.ndarray] = {}  # prefetched DDS scores by id of a Max node's first state
 
     def run(self) -> tuple[np.ndarray, np.ndarray]:
         groups = equivalent_groups(self.view.legal, self.root[0].completed_mask())
@@ -192,9 +193,11 @@ class _Search:
         return front, best, True
 
     def _min_node(self, states, valid, max_moves, alpha, entry):
-        front = list(entry.front) if entry is not None else [valid]  # an upper bound: deeper search only lowers it
+        # A front from a search with no more Max moves is an upper bound: deeper search only lowers it.
+        bound = entry is not None and entry.max_moves <= max_moves
+        front = list(entry.front) if bound else [valid]
         if alpha is not None and pareto.front_leq(front, alpha):
-            return front, entry.best if entry else None, False  # early cut (paper 4.8)
+            return front, entry.best if bound else None, False  # early cut (paper 4.8)
         worlds = _bits(valid)
         holders: dict[int, list[int]] = {}
         for i, s in enumerate(states):
@@ -204,19 +207,31 @@ class _Search:
         if entry is not None and entry.best in holders:
             moves.remove(entry.best)
             moves.insert(0, entry.best)
+        children = {card: [states[i].play(card) for i in holders[card]] for card in moves}
+        if max_moves == 1:
+            self._prefetch(list(children.values()))
         best, best_count = None, valid.bit_count() + 1
         for card in moves:
             idx = holders[card]
             child_valid = sum(1 << worlds[i] for i in idx)
-            f = self._search([states[i].play(card) for i in idx], child_valid, max_moves, None)
+            f = self._search(children[card], child_valid, max_moves, None)
             count = max((v.bit_count() for v in f), default=0)
             if count < best_count:
                 best, best_count = card, count
             outside = valid & ~child_valid
             front = pareto.min_product(front, [v | outside for v in f])
+            if front == [0]:
+                break  # lost in every valid world: no other defence can do better
             if alpha is not None and pareto.front_leq(front, alpha):
+                self._forget(children)
                 return front, best, False
+        self._forget(children)
         return front, best, True
+
+    def _forget(self, children: dict) -> None:
+        """Drop prefetched scores that a cut or a table hit left unused."""
+        for group in children.values():
+            self.solved.pop(id(group[0]), None)
 
     # -- double-dummy evaluation -------------------------------------------------------------------------
     def _positions(self, states):
@@ -224,11 +239,32 @@ class _Search:
         trick = list(states[0].trick.cards) + [-1] * (3 - len(states[0].trick.cards))
         return holdings, states[0].strain, states[0].trick.leader, trick
 
+    def _prefetch(self, groups: list[list[PlayState]]) -> None:
+        """Solve the positions of every Max node among ``groups`` (the children of one Min node, one Max move to
+        go) in a single DDS call: DDS's cost per call is larger than one small position's search."""
+        todo = [g for g in groups if g[0].controller % 2 == g[0].declarer % 2 and not g[0].is_over
+                and g[0].declarer_tricks < self.needed and g[0].defence_tricks <= 13 - self.needed]
+        if len(todo) < 2:
+            return
+        states = [s for g in todo for s in g]
+        holdings = np.array([s.hands for s in states], dtype=np.uint64)
+        first = [s.trick.leader for s in states]
+        trick = [list(s.trick.cards) + [-1] * (3 - len(s.trick.cards)) for s in states]
+        scores = solve_positions(holdings, states[0].strain, first, trick).astype(np.int16)
+        self.agent.stats.leaf_positions += len(states)
+        start = 0
+        for g in todo:
+            self.solved[id(g[0])] = (g[0], scores[start:start + len(g)])  # the reference keeps the id unique
+            start += len(g)
+
     def _max_leaves(self, states, valid: int, moves: list[int]) -> dict[int, int]:
         """Make-vector of each Max move followed by double-dummy play: one DDS call per world (PIMC)."""
-        holdings, strain, leader, trick = self._positions(states)
-        scores = solve_positions(holdings, strain, leader, trick).astype(np.int16)
-        self.agent.stats.leaf_positions += len(states)
+        cached = self.solved.pop(id(states[0]), None)
+        scores = cached[1] if cached is not None and cached[0] is states[0] else None
+        if scores is None:
+            holdings, strain, leader, trick = self._positions(states)
+            scores = solve_positions(holdings, strain, leader, trick).astype(np.int16)
+            self.agent.stats.leaf_positions += len(states)
         made = states[0].declarer_tricks + scores >= self.needed
         return {card: _vector(made[:, card], valid) for card in moves}
 

@@ -1,11 +1,16 @@
-"""Seconds per card of `PIMCAgent` against raw DDS time per world, measured in the same run.
+"""Seconds per card of `PIMCAgent` against raw DDS time per world, and of `AlphaMuAgent` against PIMC, measured in
+the same run.
 
 Positions: 3NT by South on bundled test deals, at trick 1 (dummy's card after the opening lead, which a random
 defender makes) and at trick 7 (the first decision of the declaring side after six tricks played double dummy).
 Anchor: `endplay.dds.solve_all_boards` on the same worlds, prebuilt as endplay Deals (building them is not
 timed). Ratio = PIMC seconds per world / anchor seconds per world (goal <= 1.1).
 
-    python benchmarks/play_speed.py --deals 10 --worlds 100
+αμ: declaring-side decisions with more than one choice, spread over whole deals (3NT S played double dummy),
+timed for M = 2 and 3 with 20 worlds, with and without the transposition table and cuts; the anchor is PIMC
+(make objective) with the same worlds on the same decisions (goal: M=3 mean <= 10x PIMC).
+
+    python benchmarks/play_speed.py --deals 10 --worlds 100 --alphamu-positions 30
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import numpy as np
 from endplay.dds import solve_all_boards
 from endplay.types import Card, Denom, Player
 
-from bridgerl.agents import DoubleDummyAgent, PIMCAgent
+from bridgerl.agents import AlphaMuAgent, DoubleDummyAgent, PIMCAgent
 from bridgerl.core import Contract, load_dataset
 from bridgerl.core.cards import card_name
 from bridgerl.core.dd import DDS_MAX_BOARDS, owner_to_deal, strain_to_endplay
@@ -87,11 +92,43 @@ def measure(states: list[PlayState], worlds: int, repeats: int) -> tuple[float, 
     return pimc_total, anchor_total, solved
 
 
+def decisions(count: int) -> list[PlayState]:
+    """Declaring-side decisions with at least two choices, every ``step``-th of whole double-dummy deals."""
+    dataset = load_dataset("test")
+    oracle = DoubleDummyAgent(seed=0)
+    found = []
+    for row in range(len(dataset)):
+        state = PlayState.start(dataset.owner[row], Contract.parse("3NT S"))
+        oracle.see_deal(state.owner)
+        while not state.is_over:
+            view = view_of(state)
+            if view.is_declaring_side and len(view.equivalent_groups()) > 1 and len(state.history) % 3 == row % 3:
+                found.append(state)
+                if len(found) == count:
+                    return found
+            state = state.play(oracle.act(view))
+    return found
+
+
+def alphamu_times(states: list[PlayState], worlds: int, configs) -> dict[str, list[float]]:
+    times = {name: [] for name, _ in configs}
+    for i, state in enumerate(states):
+        view = view_of(state)
+        for name, make in configs:
+            agent = make(i)
+            start = time.perf_counter()
+            agent.act(view)
+            times[name].append(time.perf_counter() - start)
+    return times
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--deals", type=int, default=10, help="positions per trick")
     parser.add_argument("--worlds", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=2, help="best of N timings per position")
+    parser.add_argument("--alphamu-positions", type=int, default=30, help="decisions for the αμ table (0: skip)")
+    parser.add_argument("--alphamu-worlds", type=int, default=20)
     args = parser.parse_args()
     print(f"PIMC with {args.worlds} worlds, 3NT S, {args.deals} positions per trick, {os.cpu_count()} cores; "
           f"DDS threads: all cores")
@@ -101,6 +138,23 @@ def main() -> None:
         pimc, anchor, solved = measure(states, args.worlds, args.repeats)
         print(f"trick {trick:<4d} {pimc / len(states):12.3f} {1000 * pimc / solved:14.2f} "
               f"{1000 * anchor / solved:13.2f} {pimc / anchor:6.3f}")
+    if args.alphamu_positions:
+        w = args.alphamu_worlds
+        configs = [("PIMC make (anchor)", lambda i: PIMCAgent(w, "make", seed=i)),
+                   ("αμ M=2, TT + cuts", lambda i: AlphaMuAgent(2, w, seed=i)),
+                   ("αμ M=2, no TT, no cuts", lambda i: AlphaMuAgent(2, w, seed=i, transposition=False,
+                                                                      early_cut=False, root_cut=False)),
+                   ("αμ M=3, TT + cuts", lambda i: AlphaMuAgent(3, w, seed=i)),
+                   ("αμ M=3, no TT, no cuts", lambda i: AlphaMuAgent(3, w, seed=i, transposition=False,
+                                                                      early_cut=False, root_cut=False))]
+        states = decisions(args.alphamu_positions)
+        times = alphamu_times(states, w, configs)
+        anchor = float(np.mean(times[configs[0][0]]))
+        print(f"\n{len(states)} declaring-side decisions over whole deals, {w} worlds")
+        print(f"{'agent':26s} {'mean s/move':>12s} {'median':>8s} {'max':>8s} {'ratio (mean)':>13s}")
+        for name, _ in configs:
+            t = np.array(times[name])
+            print(f"{name:26s} {t.mean():12.3f} {np.median(t):8.3f} {t.max():8.3f} {t.mean() / anchor:13.2f}")
 
 
 if __name__ == "__main__":

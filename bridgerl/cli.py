@@ -64,6 +64,7 @@ def _train_uncontested(args) -> int:
             overrides[flag] = True
     result = train_uncontested(args.out, preset=args.preset, steps=args.steps, seed=args.seed, data=args.data,
                                eval_data=args.eval_data, resume=args.resume, overrides=overrides,
+                               eval_every_steps=args.eval_every,
                                progress=not args.quiet)
     print(f"held-out IMPs/deal vs constructive par: {result['imps_per_deal']:.2f} +/- {result['ci95']:.2f} "
           f"(95% CI, {result['deals']} deals, {result['env_steps']} env steps, {result['updates']} updates)")
@@ -81,6 +82,18 @@ def _data_merge(args) -> int:
     merged = make_dataset(np.concatenate([p.owner for p in parts]), np.concatenate([p.dd for p in parts]), boards)
     save_dataset(args.out, merged)
     print(f"wrote {len(merged)} deals from {len(parts)} datasets to {args.out} (board numbers kept)")
+    return 0
+
+
+def _data_augment(args) -> int:
+    from .core.dataset import load_dataset, save_dataset
+    from .core.symmetry import augment
+
+    dataset = load_dataset(args.dataset)
+    augmented = augment(dataset, suit_permutations=args.suit_permutations, rotations=args.rotations)
+    save_dataset(args.out, augmented)
+    print(f"wrote {len(augmented)} deals ({len(augmented) // len(dataset)} exact variants of each of "
+          f"{len(dataset)}) to {args.out}")
     return 0
 
 
@@ -217,6 +230,14 @@ def build_parser() -> argparse.ArgumentParser:
     merge.add_argument("--out", required=True)
     merge.set_defaults(func=_data_merge)
 
+    aug = data_commands.add_parser("augment", help="exact variants of each deal: suits relabelled, table turned "
+                                                   "(DD tables follow, no DDS run)")
+    aug.add_argument("dataset", help=".npz file or bundled split")
+    aug.add_argument("--out", required=True)
+    aug.add_argument("--suit-permutations", type=int, default=24, help="1-24 relabellings of the suits")
+    aug.add_argument("--rotations", type=int, default=1, choices=(1, 2, 4), help="turns of the table")
+    aug.set_defaults(func=_data_augment)
+
     info = data_commands.add_parser("info", help="validate a dataset and summarise it")
     info.add_argument("dataset", help=".npz file or bundled split 'train'/'test'")
     info.set_defaults(func=_data_info)
@@ -231,6 +252,8 @@ def build_parser() -> argparse.ArgumentParser:
     unc.add_argument("--data", default="train", help="training deals (.npz or 'train')")
     unc.add_argument("--eval-data", default="test", help="held-out deals for evaluation (.npz or 'test')")
     unc.add_argument("--resume", action="store_true", help="continue the run saved in --out")
+    unc.add_argument("--eval-every", type=int, default=None,
+                     help="env steps between held-out evaluations (default: a tenth of the run)")
     unc.add_argument("--quiet", action="store_true")
     for name, kind in (("learning-rate", float), ("batch-size", int), ("num-envs", int), ("updates-per-step", int),
                        ("target-every", int), ("replay-size", int), ("lr-end", float), ("eps-start", float),

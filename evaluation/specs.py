@@ -32,9 +32,10 @@ def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
     raise ValueError(f"unknown agent spec {spec!r}; expected {SPEC_HELP}")
 
 
-PLAY_SPEC_HELP = ("random | dd | pimc[:worlds=N,objective=tricks|make] | module:attr (an object, or a class to "
-                  "instantiate, with act(view))")
-_PLAY_CLASSES = {"random": "RandomAgent", "dd": "DoubleDummyAgent", "pimc": "PIMCAgent"}
+PLAY_SPEC_HELP = ("random | dd | pimc[:worlds=N,objective=tricks|make] | "
+                  "alphamu[:max_moves=M,worlds=N,transposition=true|false,early_cut=...,root_cut=...] | "
+                  "module:attr (an object, or a class to instantiate, with act(view))")
+_PLAY_CLASSES = {"random": "RandomAgent", "dd": "DoubleDummyAgent", "pimc": "PIMCAgent", "alphamu": "AlphaMuAgent"}
 
 
 def _keyword_values(text: str, spec: str) -> dict:
@@ -43,7 +44,13 @@ def _keyword_values(text: str, spec: str) -> dict:
         key, sep, value = item.partition("=")
         if not sep:
             raise ValueError(f"play agent spec {spec!r}: expected key=value, got {item!r}")
-        kwargs[key.strip()] = int(value) if value.strip().lstrip("-").isdigit() else value.strip()
+        value = value.strip()
+        if value.lstrip("-").isdigit():
+            kwargs[key.strip()] = int(value)
+        elif value.lower() in ("true", "false"):
+            kwargs[key.strip()] = value.lower() == "true"
+        else:
+            kwargs[key.strip()] = value
     return kwargs
 
 

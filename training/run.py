@@ -60,7 +60,8 @@ def _load_state(path: Path, template, meta: dict):
 def train_uncontested(out: str | Path, preset: str = "small", steps: int | None = None, seed: int = 0,
                       data="train", eval_data="test", resume: bool = False, overrides: dict | None = None,
                       chunk: int = 100, eval_every: int | None = None, checkpoint_seconds: float = 180.0,
-                      progress: bool = True, command: str | None = None, env_options: dict | None = None) -> dict:
+                      progress: bool = True, command: str | None = None, env_options: dict | None = None,
+                      eval_every_steps: int | None = None) -> dict:
     """Train a DQN on uncontested bidding; writes ``out``/model.msgpack, train_state.msgpack and log.jsonl.
 
     Returns the final held-out evaluation (IMPs/deal vs constructive par, 95% CI)."""
@@ -87,6 +88,8 @@ def train_uncontested(out: str | Path, preset: str = "small", steps: int | None 
         raise ValueError(f"{state_path} exists: pass --resume to continue that run, or choose another --out")
     iterations = math.ceil(steps / config.num_envs)
     done_iterations = int(ts.env_steps) // config.num_envs
+    if eval_every_steps:
+        eval_every = max(1, eval_every_steps // config.num_envs)
     eval_every = eval_every or max(chunk, iterations // 10)
     command = command or " ".join(shlex.quote(a) for a in ["bridgerl", *sys.argv[1:]])
 
