@@ -145,3 +145,13 @@ def test_resume_gives_the_same_run(tiny_run, tmp_path):
         assert np.array_equal(np.asarray(x), np.asarray(y))
     with pytest.raises(ValueError, match="pass --resume"):
         train_uncontested(half, preset="small", steps=3200, data="test", overrides=overrides, progress=False)
+
+
+def test_eval_every_sets_the_held_out_evaluations(tmp_path):
+    import json
+
+    overrides = {"hidden": (16,), "num_envs": 16, "min_replay": 64, "replay_size": 4000}
+    train_uncontested(tmp_path, preset="small", steps=3200, data="test", eval_data="test", overrides=overrides,
+                      chunk=50, progress=False, command="pytest", eval_every_steps=800)
+    records = [json.loads(line) for line in (tmp_path / "log.jsonl").read_text().splitlines()]
+    assert [r["env_steps"] for r in records if "eval" in r] == [800, 1600, 2400, 3200]
