@@ -50,14 +50,20 @@ def raw_dds(deals: list) -> float:
     return time.perf_counter() - start
 
 
-def positions(deals: int, trick: int) -> list[PlayState]:
-    """Decisions of the declaring side with at least two different choices, at the given trick."""
+def double_dummy_starts():
+    """(row, opening position of 3NT by South, an oracle that sees that deal) for each bundled test deal."""
     dataset = load_dataset("test")
     oracle = DoubleDummyAgent(seed=0)
-    found = []
     for row in range(len(dataset)):
         state = PlayState.start(dataset.owner[row], Contract.parse("3NT S"))
         oracle.see_deal(state.owner)
+        yield row, state, oracle
+
+
+def positions(deals: int, trick: int) -> list[PlayState]:
+    """Decisions of the declaring side with at least two different choices, at the given trick."""
+    found = []
+    for row, state, oracle in double_dummy_starts():
         rng = np.random.default_rng(row)
         while not state.is_over and len(state.tricks) < trick - 1:
             state = state.play(oracle.act(view_of(state)))
@@ -93,13 +99,9 @@ def measure(states: list[PlayState], worlds: int, repeats: int) -> tuple[float, 
 
 
 def decisions(count: int) -> list[PlayState]:
-    """Declaring-side decisions with at least two choices, every ``step``-th of whole double-dummy deals."""
-    dataset = load_dataset("test")
-    oracle = DoubleDummyAgent(seed=0)
+    """Declaring-side decisions with at least two choices, every third one of whole double-dummy deals."""
     found = []
-    for row in range(len(dataset)):
-        state = PlayState.start(dataset.owner[row], Contract.parse("3NT S"))
-        oracle.see_deal(state.owner)
+    for row, state, oracle in double_dummy_starts():
         while not state.is_over:
             view = view_of(state)
             if view.is_declaring_side and len(view.equivalent_groups()) > 1 and len(state.history) % 3 == row % 3:
