@@ -8,9 +8,10 @@ JAX-dependent agents (``DQNAgent``) load on first use.
 from bridgerl.agents.baselines import PassAgent, RandomBidder
 from bridgerl.agents.alphamu import AlphaMuAgent
 from bridgerl.agents.play import DoubleDummyAgent, PIMCAgent, RandomAgent
+from bridgerl.agents.competitive_rules import CompetitiveRuleBidder
 from bridgerl.agents.rules import RuleBidder
 
-__all__ = ["PassAgent", "RandomBidder", "RuleBidder", "DQNAgent", "RandomAgent", "DoubleDummyAgent", "PIMCAgent",
+__all__ = ["PassAgent", "RandomBidder", "RuleBidder", "CompetitiveRuleBidder", "DQNAgent", "RandomAgent", "DoubleDummyAgent", "PIMCAgent",
            "AlphaMuAgent"]
 
 

@@ -48,26 +48,44 @@ def _data_info(args) -> int:
     return 0
 
 
-def _train_uncontested(args) -> int:
-    from .training.run import train_uncontested
+_OVERRIDES = ("learning_rate", "batch_size", "num_envs", "updates_per_step", "target_every", "replay_size", "lr_end",
+              "transitions", "eps_start", "eps_end", "eps_decay_steps", "min_replay", "huber_delta", "pool_size",
+              "pool_every", "pool_prob")
 
-    overrides = {}
-    for name in ("learning_rate", "batch_size", "num_envs", "updates_per_step", "target_every", "replay_size",
-                 "lr_end", "transitions", "eps_start", "eps_end", "eps_decay_steps", "min_replay", "huber_delta"):
-        value = getattr(args, name)
-        if value is not None:
-            overrides[name] = value
+
+def _train_overrides(args) -> dict:
+    overrides = {name: getattr(args, name) for name in _OVERRIDES if getattr(args, name, None) is not None}
     if args.hidden:
         overrides["hidden"] = tuple(args.hidden)
     for flag in ("double_q", "dueling"):
         if getattr(args, flag):
             overrides[flag] = True
+    return overrides
+
+
+def _train_uncontested(args) -> int:
+    from .training.run import train_uncontested
+
     result = train_uncontested(args.out, preset=args.preset, steps=args.steps, seed=args.seed, data=args.data,
-                               eval_data=args.eval_data, resume=args.resume, overrides=overrides,
+                               eval_data=args.eval_data, resume=args.resume, overrides=_train_overrides(args),
                                eval_every_steps=args.eval_every,
                                progress=not args.quiet)
     print(f"held-out IMPs/deal vs constructive par: {result['imps_per_deal']:.2f} +/- {result['ci95']:.2f} "
           f"(95% CI, {result['deals']} deals, {result['env_steps']} env steps, {result['updates']} updates)")
+    print(f"model: {result['model']}")
+    return 0
+
+
+def _train_competitive(args) -> int:
+    from .training.run import train_competitive
+
+    result = train_competitive(args.out, preset=args.preset, steps=args.steps, seed=args.seed, data=args.data,
+                               eval_data=args.eval_data, resume=args.resume, overrides=_train_overrides(args),
+                               eval_every_steps=args.eval_every, eval_deals=args.eval_deals,
+                               progress=not args.quiet)
+    print(f"vs the competitive rule baseline: {result['vs_rules_imps_per_board']:+.2f} +/- {result['ci95']:.2f} "
+          f"IMPs/board (95% CI, duplicate, {result['deals']} held-out boards, {result['env_steps']} env steps, "
+          f"{result['updates']} updates)")
     print(f"model: {result['model']}")
     return 0
 
@@ -245,25 +263,38 @@ def build_parser() -> argparse.ArgumentParser:
     train = commands.add_parser("train", help="train agents")
     train_commands = train.add_subparsers(dest="train_command", required=True)
     unc = train_commands.add_parser("uncontested", help="DQN on uncontested bidding (thesis 4.4), fully jitted JAX")
-    unc.add_argument("--preset", choices=["thesis", "small"], default="small")
-    unc.add_argument("--steps", type=int, default=None, help="env steps (calls); default per preset")
-    unc.add_argument("--out", required=True, help="run directory (model.msgpack, train_state.msgpack, log.jsonl)")
-    unc.add_argument("--seed", type=int, default=0)
-    unc.add_argument("--data", default="train", help="training deals (.npz or 'train')")
-    unc.add_argument("--eval-data", default="test", help="held-out deals for evaluation (.npz or 'test')")
-    unc.add_argument("--resume", action="store_true", help="continue the run saved in --out")
-    unc.add_argument("--eval-every", type=int, default=None,
-                     help="env steps between held-out evaluations (default: a tenth of the run)")
-    unc.add_argument("--quiet", action="store_true")
-    for name, kind in (("learning-rate", float), ("batch-size", int), ("num-envs", int), ("updates-per-step", int),
-                       ("target-every", int), ("replay-size", int), ("lr-end", float), ("eps-start", float),
-                       ("eps-end", float), ("eps-decay-steps", int), ("min-replay", int), ("huber-delta", float)):
-        unc.add_argument(f"--{name}", type=kind, default=None, help="override the preset")
-    unc.add_argument("--hidden", type=int, nargs="+", help="hidden layer sizes (override the preset)")
+    comp_train = train_commands.add_parser(
+        "competitive", help="self-play DQN on competitive bidding (thesis 4.5.2), optional pool of past networks")
+    for sub in (unc, comp_train):
+        sub.add_argument("--preset", choices=["thesis", "small"], default="small")
+        sub.add_argument("--steps", type=int, default=None, help="env steps (calls); default per preset")
+        sub.add_argument("--out", required=True,
+                         help="run directory (model.msgpack, train_state.msgpack, log.jsonl)")
+        sub.add_argument("--seed", type=int, default=0)
+        sub.add_argument("--data", default="train", help="training deals (.npz or 'train')")
+        sub.add_argument("--eval-data", default="test", help="held-out deals for evaluation (.npz or 'test')")
+        sub.add_argument("--resume", action="store_true", help="continue the run saved in --out")
+        sub.add_argument("--eval-every", type=int, default=None,
+                            help="env steps between held-out evaluations (default: a tenth of the run)")
+        sub.add_argument("--quiet", action="store_true")
+        for name, kind in (("learning-rate", float), ("batch-size", int), ("num-envs", int),
+                           ("updates-per-step", int), ("target-every", int), ("replay-size", int), ("lr-end", float),
+                           ("eps-start", float), ("eps-end", float), ("eps-decay-steps", int), ("min-replay", int),
+                           ("huber-delta", float)):
+            sub.add_argument(f"--{name}", type=kind, default=None, help="override the preset")
+        sub.add_argument("--hidden", type=int, nargs="+", help="hidden layer sizes (override the preset)")
+        sub.add_argument("--double-q", action="store_true")
+        sub.add_argument("--dueling", action="store_true")
     unc.add_argument("--transitions", choices=["seat", "team"], default=None)
-    unc.add_argument("--double-q", action="store_true")
-    unc.add_argument("--dueling", action="store_true")
     unc.set_defaults(func=_train_uncontested)
+    comp_train.add_argument("--pool-size", type=int, default=None,
+                            help="frozen past networks kept as opponents (0: plain self-play)")
+    comp_train.add_argument("--pool-every", type=int, default=None, help="updates between pool snapshots")
+    comp_train.add_argument("--pool-prob", type=float, default=None,
+                            help="share of auctions played against a pool snapshot")
+    comp_train.add_argument("--eval-deals", type=int, default=1000,
+                            help="held-out deals of each duplicate match against the rule baseline")
+    comp_train.set_defaults(func=_train_competitive)
     export = train_commands.add_parser("export", help="copy a run's weights (e.g. as bfloat16) for release")
     export.add_argument("run", help="run directory or model.msgpack")
     export.add_argument("--out", required=True, help="directory for model.msgpack")

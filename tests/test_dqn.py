@@ -83,7 +83,7 @@ def test_exploration_respects_the_mask():
     for epsilon in (1.0, 0.5, 0.0):
         for i in range(5):
             state = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(i), 256))
-            action = trainer._act(ts.params, state, jax.random.PRNGKey(100 + i), epsilon)
+            action = trainer._act(ts, state, jax.random.PRNGKey(100 + i), epsilon)
             assert np.asarray(state.legal_action_mask)[np.arange(256), np.asarray(action)].all()
 
 

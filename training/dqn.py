@@ -46,6 +46,10 @@ class DQNConfig:
     dueling: bool = False
     transitions: str = "seat"
     lr_end: float | None = None        # linear learning-rate decay to this value over the run, when set
+    # opponent pool (competitive self-play, fictitious-self-play style): frozen copies of past networks
+    pool_size: int = 0                 # snapshots kept (0: plain self-play)
+    pool_every: int = 2_000            # updates between snapshots
+    pool_prob: float = 0.5             # share of auctions whose opponents are a random snapshot
 
     def replace(self, **changes) -> "DQNConfig":
         return dataclasses.replace(self, **changes)
@@ -70,6 +74,10 @@ class TrainState:
     pending_action: jnp.ndarray    # [B, 4]
     pending_valid: jnp.ndarray     # [B, 4]
     replay: Replay
+    pool: nnx.State | None         # [K, ...] frozen past parameters (None without a pool)
+    pool_count: jnp.ndarray        # snapshots taken so far
+    opponent: jnp.ndarray          # [B] pool slot of this auction's opponents, -1 for self-play
+    learner_side: jnp.ndarray      # [B] the side (0 NS, 1 EW) the learning network plays against the pool
     key: jnp.ndarray               # raw uint32[2] PRNG key (serializable)
     env_steps: jnp.ndarray
     updates: jnp.ndarray
@@ -81,6 +89,8 @@ class StepMetrics:
     return_sum: jnp.ndarray        # sum of their returns (uncontested: the bidders' IMPs; competitive: NS)
     loss: jnp.ndarray
     epsilon: jnp.ndarray
+    pool_episodes: jnp.ndarray     # auctions against a pool snapshot finished
+    pool_return_sum: jnp.ndarray   # the learner side's returns in them
 
 
 class DQNTrainer:
@@ -89,6 +99,8 @@ class DQNTrainer:
     def __init__(self, env, config: DQNConfig, seed: int = 0, total_steps: int | None = None):
         if config.transitions not in ("seat", "team"):
             raise ValueError(f"transitions must be 'seat' or 'team', got {config.transitions!r}")
+        if config.pool_size and (config.transitions != "seat" or env.num_actions != 38):
+            raise ValueError("an opponent pool needs the competitive env and per-seat transitions")
         self.env, self.config, self.seed = env, config, seed
         network = QNetwork(env.observation_size, config.hidden, env.num_actions, config.dueling, seed=seed)
         self.graphdef, params = nnx.split(network)
@@ -115,19 +127,37 @@ class DQNTrainer:
             pending_obs=jnp.zeros((config.num_envs, 4, size), jnp.int8),
             pending_action=jnp.zeros((config.num_envs, 4), jnp.int32),
             pending_valid=jnp.zeros((config.num_envs, 4), bool),
-            replay=replay_init(config.replay_size, size, env.num_actions), key=key,
+            replay=replay_init(config.replay_size, size, env.num_actions),
+            pool=(jax.tree.map(lambda p: jnp.zeros((config.pool_size,) + p.shape, p.dtype), self._initial_params)
+                  if config.pool_size else None),
+            pool_count=jnp.int32(0), opponent=jnp.full(config.num_envs, -1, jnp.int32),
+            learner_side=jnp.zeros(config.num_envs, jnp.int32), key=key,
             env_steps=jnp.int32(0), updates=jnp.int32(0))
 
     def q_values(self, params, observations):
         return nnx.merge(self.graphdef, params)(observations)
 
     # -- one compiled step ----------------------------------------------------------------------------------------
-    def _act(self, params, state, key, epsilon):
-        q = self.q_values(params, state.observation)
+    def _pool_turn(self, ts: TrainState, seats):
+        """bool[B, ...]: ``seats`` ([B] or [B, k]) belong to this auction's pool opponents."""
+        extra = (1,) * (seats.ndim - 1)
+        opponent, learner = ts.opponent.reshape((-1,) + extra), ts.learner_side.reshape((-1,) + extra)
+        return (opponent >= 0) & (seats % 2 != learner)
+
+    def _act(self, ts: TrainState, state, key, epsilon):
+        q = self.q_values(ts.params, state.observation)
+        explore_ok = jnp.ones(q.shape[0], bool)
+        if self.config.pool_size:
+            # every snapshot's Q-values for the whole batch, then each auction takes its opponents' row
+            pool_q = jax.vmap(self.q_values, in_axes=(0, None))(ts.pool, state.observation)
+            rows = pool_q[jnp.maximum(ts.opponent, 0), jnp.arange(q.shape[0])]
+            pool_turn = self._pool_turn(ts, state.current_player)
+            q = jnp.where(pool_turn[:, None], rows, q)
+            explore_ok = ~pool_turn  # frozen opponents play their greedy policy
         greedy = masked_argmax(q, state.legal_action_mask)
         key_random, key_explore = jax.random.split(key)
         random = jax.random.categorical(key_random, jnp.where(state.legal_action_mask, 0.0, -jnp.inf))
-        explore = jax.random.uniform(key_explore, greedy.shape) < epsilon
+        explore = (jax.random.uniform(key_explore, greedy.shape) < epsilon) & explore_ok
         return jnp.where(explore, random, greedy).astype(jnp.int32)
 
     def _transitions(self, ts: TrainState, state, action, new_state):
@@ -155,6 +185,9 @@ class DQNTrainer:
         final_valid = pending_valid & end[:, None]
         items = jax.tree.map(lambda a, b: jnp.concatenate([a[:, None], b], 1).reshape((-1,) + a.shape[1:]),
                              previous, final)
+        if self.config.pool_size:  # only the learning network's calls are its experience
+            previous_valid &= ~self._pool_turn(ts, player)
+            final_valid &= ~self._pool_turn(ts, jnp.broadcast_to(jnp.arange(4), final_valid.shape))
         valid = jnp.concatenate([previous_valid[:, None], final_valid], 1).reshape(-1)
         ts = ts.replace(pending_obs=pending_obs, pending_action=pending_action,
                         pending_valid=pending_valid & ~end[:, None])
@@ -181,21 +214,26 @@ class DQNTrainer:
         return ts.replace(params=params, target_params=target, opt_state=opt_state, updates=count), loss
 
     def _step(self, env, ts: TrainState):
-        key, act_key, reset_key, update_key = jax.random.split(ts.key, 4)
+        key, act_key, reset_key, update_key, pool_key = jax.random.split(ts.key, 5)
         epsilon = self.epsilon(ts.env_steps)
         state = ts.env_state
-        action = self._act(ts.params, state, act_key, epsilon)
+        action = self._act(ts, state, act_key, epsilon)
         new_state = jax.vmap(env.step)(state, action)
         items, valid, ts = self._transitions(ts, state, action, new_state)
         replay = replay_add(ts.replay, items, valid)
+        batch = jnp.arange(new_state.terminated.shape[0])
         player = jnp.where(jnp.asarray(self.env.num_actions == 36), new_state.current_player, 0)
         finished = new_state.terminated
-        returns = jnp.where(finished, new_state.rewards[jnp.arange(finished.shape[0]), player], 0.0)
+        returns = jnp.where(finished, new_state.rewards[batch, player], 0.0)
+        against_pool = finished & (ts.opponent >= 0)
+        pool_returns = jnp.where(against_pool, new_state.rewards[batch, ts.learner_side], 0.0)
         fresh = jax.vmap(env.init)(jax.random.split(reset_key, finished.shape[0]))
         env_state = jax.tree.map(lambda a, b: jnp.where(finished.reshape((-1,) + (1,) * (a.ndim - 1)), b, a),
                                  new_state, fresh)
         ts = ts.replace(env_state=env_state, replay=replay, key=key,
                         env_steps=ts.env_steps + finished.shape[0])
+        if self.config.pool_size:
+            ts = self._draw_opponents(ts, finished, pool_key)
 
         def updates(ts):
             def body(carry, update_key):
@@ -206,9 +244,29 @@ class DQNTrainer:
                                          jax.random.split(update_key, self.config.updates_per_step))
             return ts, loss
 
+        updates_before = ts.updates
         ts, loss = jax.lax.cond(ts.replay.size >= self.config.min_replay, updates,
                                 lambda ts: (ts, jnp.float32(0)), ts)
-        return ts, StepMetrics(finished.sum(), returns.sum(), loss, epsilon)
+        if self.config.pool_size:
+            every = self.config.pool_every
+            ts = jax.lax.cond(ts.updates // every > updates_before // every, self._snapshot, lambda ts: ts, ts)
+        return ts, StepMetrics(finished.sum(), returns.sum(), loss, epsilon, against_pool.sum(), pool_returns.sum())
+
+    def _draw_opponents(self, ts: TrainState, finished, key):
+        """New auctions play a random snapshot with probability ``pool_prob`` (once one exists), else self-play."""
+        key_use, key_slot, key_side = jax.random.split(key, 3)
+        size = jnp.minimum(ts.pool_count, self.config.pool_size)
+        use = (jax.random.uniform(key_use, finished.shape) < self.config.pool_prob) & (size > 0)
+        slot = jax.random.randint(key_slot, finished.shape, 0, jnp.maximum(size, 1))
+        side = jax.random.randint(key_side, finished.shape, 0, 2)
+        return ts.replace(opponent=jnp.where(finished, jnp.where(use, slot, -1), ts.opponent),
+                          learner_side=jnp.where(finished, side, ts.learner_side))
+
+    def _snapshot(self, ts: TrainState) -> TrainState:
+        """Freeze the current network into the pool (the oldest snapshot makes room)."""
+        slot = ts.pool_count % self.config.pool_size
+        pool = jax.tree.map(lambda stack, p: stack.at[slot].set(p), ts.pool, ts.params)
+        return ts.replace(pool=pool, pool_count=ts.pool_count + 1)
 
     def _run_steps(self, env, ts: TrainState, steps: int):
         return jax.lax.scan(lambda ts, _: self._step(env, ts), ts, None, length=steps)

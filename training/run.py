@@ -22,7 +22,9 @@ from bridgerl.training.dqn import PRESETS, DQNConfig, DQNTrainer, evaluate_greed
 STATE_FILE = "train_state.msgpack"
 MODEL_FILE = "model.msgpack"
 LOG_FILE = "log.jsonl"
+SNAPSHOT_DIR = "snapshots"
 ENV_ID = "uncontested_bidding"
+COMPETITIVE_ENV_ID = "competitive_bidding"
 
 
 def mean_ci(values: np.ndarray) -> tuple[float, float]:
@@ -65,6 +67,27 @@ def train_uncontested(out: str | Path, preset: str = "small", steps: int | None 
     """Train a DQN on uncontested bidding; writes ``out``/model.msgpack, train_state.msgpack and log.jsonl.
 
     Returns the final held-out evaluation (IMPs/deal vs constructive par, 95% CI)."""
+    return _train(ENV_ID, out, preset, steps, seed, data, eval_data, resume, overrides, chunk, eval_every,
+                  checkpoint_seconds, progress, command, env_options, eval_every_steps, None)
+
+
+def train_competitive(out: str | Path, preset: str = "small", steps: int | None = None, seed: int = 0,
+                      data="train", eval_data="test", resume: bool = False, overrides: dict | None = None,
+                      chunk: int = 100, eval_every: int | None = None, checkpoint_seconds: float = 180.0,
+                      progress: bool = True, command: str | None = None, eval_every_steps: int | None = None,
+                      eval_deals: int = 1000) -> dict:
+    """Self-play DQN on competitive bidding (one network for all four seats, per-seat transitions, optional pool
+    of frozen past networks as opponents: ``overrides={"pool_size": K}``).
+
+    Every evaluation plays a duplicate match of the greedy network against the competitive rule baseline on the
+    first ``eval_deals`` held-out deals (the learning curve in ``log.jsonl``) and keeps the network as
+    ``snapshots/model-STEPS.msgpack``. Returns the last evaluation."""
+    return _train(COMPETITIVE_ENV_ID, out, preset, steps, seed, data, eval_data, resume, overrides, chunk,
+                  eval_every, checkpoint_seconds, progress, command, None, eval_every_steps, eval_deals)
+
+
+def _train(env_id, out, preset, steps, seed, data, eval_data, resume, overrides, chunk, eval_every,
+           checkpoint_seconds, progress, command, env_options, eval_every_steps, eval_deals) -> dict:
     from bridgerl.envs import jaxenv
 
     if preset not in PRESETS:
@@ -74,11 +97,12 @@ def train_uncontested(out: str | Path, preset: str = "small", steps: int | None 
     out = Path(out)
     out.mkdir(parents=True, exist_ok=True)
     env_options = env_options or {}
-    env = jaxenv.make(ENV_ID, dataset=data, **env_options)
-    eval_env = jaxenv.make(ENV_ID, dataset=eval_data, **env_options)
-    eval_rows = eval_env.eligible
+    env = jaxenv.make(env_id, dataset=data, **env_options)
+    eval_env = jaxenv.make(env_id, dataset=eval_data, **env_options)
+    competitive = env_id == COMPETITIVE_ENV_ID
+    eval_rows = np.arange(eval_env.owner.shape[0]) if competitive else eval_env.eligible
     trainer = DQNTrainer(env, config, seed=seed, total_steps=steps)
-    meta = {"env_id": ENV_ID, "config": dataclasses.asdict(config), "seed": seed, "data": str(data),
+    meta = {"env_id": env_id, "config": dataclasses.asdict(config), "seed": seed, "data": str(data),
             "preset": preset, "steps": steps, "env_options": env_options}
     ts = trainer.init(env)
     state_path = out / STATE_FILE
@@ -93,19 +117,23 @@ def train_uncontested(out: str | Path, preset: str = "small", steps: int | None 
     eval_every = eval_every or max(chunk, iterations // 10)
     command = command or " ".join(shlex.quote(a) for a in ["bridgerl", *sys.argv[1:]])
 
+    def model_metadata(ts, evaluation) -> dict:
+        return {"env_id": env_id, "observation_size": env.observation_size, "num_actions": env.num_actions,
+                "hidden": list(config.hidden), "dueling": config.dueling, "preset": preset,
+                "config": dataclasses.asdict(config), "seed": seed, "data": str(data), "env_options": env_options,
+                "env_steps": int(ts.env_steps), "updates": int(ts.updates), "command": command,
+                "evaluation": evaluation, "device": jax.devices()[0].device_kind}
+
     def evaluate(ts) -> dict:
+        if competitive:
+            return evaluate_competitive_snapshot(trainer, ts, eval_env, eval_data, eval_deals,
+                                                 out / SNAPSHOT_DIR, model_metadata(ts, None))
         returns, finished = evaluate_greedy(trainer.graphdef, ts.params, eval_env, eval_rows)
         mean, ci = mean_ci(np.asarray(returns))
         return {"imps_per_deal": mean, "ci95": ci, "deals": int(len(eval_rows)), "all_finished": bool(finished.all())}
 
     def write_model(ts, evaluation) -> None:
-        params = nnx.to_pure_dict(ts.params)
-        save_weights(out / MODEL_FILE, params, {
-            "env_id": ENV_ID, "observation_size": env.observation_size, "num_actions": env.num_actions,
-            "hidden": list(config.hidden), "dueling": config.dueling, "preset": preset,
-            "config": dataclasses.asdict(config), "seed": seed, "data": str(data), "env_options": env_options,
-            "env_steps": int(ts.env_steps), "updates": int(ts.updates), "command": command,
-            "evaluation": evaluation, "device": jax.devices()[0].device_kind})
+        save_weights(out / MODEL_FILE, nnx.to_pure_dict(ts.params), model_metadata(ts, evaluation))
 
     def log(record: dict) -> None:
         with open(out / LOG_FILE, "a") as handle:
@@ -134,8 +162,13 @@ def train_uncontested(out: str | Path, preset: str = "small", steps: int | None 
             record = {"env_steps": int(ts.env_steps), "updates": int(ts.updates),
                       "epsilon": float(metrics.epsilon[-1]), "loss": float(metrics.loss.mean()),
                       "train_imps": total / max(episodes, 1), "env_steps_per_s": n * config.num_envs / seconds,
+                      "episodes": episodes,
                       "updates_per_s": n * config.updates_per_step / seconds,
                       "wall_s": time.monotonic() - start_time}
+            pool_episodes = int(metrics.pool_episodes.sum())
+            if pool_episodes:
+                record["pool_episodes"] = pool_episodes
+                record["vs_pool_imps"] = float(metrics.pool_return_sum.sum()) / pool_episodes
             if done_iterations % eval_every < n or done_iterations >= iterations:
                 last_eval = evaluate(ts)
                 record["eval"] = last_eval
@@ -146,7 +179,8 @@ def train_uncontested(out: str | Path, preset: str = "small", steps: int | None 
                            "eps": f"{record['epsilon']:.3f}", "loss": f"{record['loss']:.3f}",
                            "imps": f"{np.mean(rolling):.2f}" if rolling else "-"}
                 if last_eval:
-                    postfix["held-out"] = f"{last_eval['imps_per_deal']:.2f}"
+                    key = "vs_rules_imps_per_board" if competitive else "imps_per_deal"
+                    postfix["vs rules" if competitive else "held-out"] = f"{last_eval[key]:.2f}"
                 bar.set_postfix(postfix)
             if time.monotonic() - last_save >= checkpoint_seconds or done_iterations >= iterations:
                 _save_state(state_path, ts, meta)
@@ -161,6 +195,25 @@ def train_uncontested(out: str | Path, preset: str = "small", steps: int | None 
     final = last_eval or evaluate(ts)
     write_model(ts, final)
     return {**final, "env_steps": int(ts.env_steps), "updates": int(ts.updates), "model": str(out / MODEL_FILE)}
+
+
+def evaluate_competitive_snapshot(trainer, ts, eval_env, eval_data, deals: int, snapshot_dir: Path,
+                                  metadata: dict) -> dict:
+    """Keep the greedy network as a snapshot, then score it: a duplicate match against the competitive rule
+    baseline on the first ``deals`` held-out deals (IMPs/board, 95% CI) and the self-play distance from par."""
+    from bridgerl.agents import RuleBidder
+    from bridgerl.agents.dqn import DQNAgent
+    from bridgerl.evaluation.competitive import duplicate_match
+
+    snapshot = snapshot_dir / f"model-{int(ts.env_steps):010d}.msgpack"
+    save_weights(snapshot, nnx.to_pure_dict(ts.params), metadata)
+    agent = DQNAgent(nnx.merge(trainer.graphdef, ts.params), metadata)
+    match = duplicate_match(agent, RuleBidder(competitive=True), eval_data, deals=deals, names=("dqn", "rules"))
+    rows = np.arange(min(deals, eval_env.owner.shape[0]))
+    returns, finished = evaluate_greedy(trainer.graphdef, ts.params, eval_env, rows, max_calls=320)
+    return {"vs_rules_imps_per_board": match["imps_per_board"], "ci95": match["ci95"], "deals": match["boards"],
+            "self_play_abs_par_imps": float(np.abs(np.asarray(returns)).mean()),
+            "all_finished": bool(np.asarray(finished).all()), "snapshot": str(snapshot)}
 
 
 DEFAULT_STEPS = {"small": 2_000_000, "thesis": 4_000_000}

@@ -1,0 +1,347 @@
+"""`CompetitiveRuleBidder`: the competitive rule baseline of issue #10 (`docs/agents.md`), acting on the 231-bit
+competitive observation (thesis 4.5.2).
+
+While the opponents only pass, it bids the constructive `RuleBidder` system unchanged (thesis 4.4.5 openings).
+Once they bid, a handful of simple agreements apply: overcalls with a good five-card suit, a 1NT overcall,
+takeout doubles of a one-level suit opening with shortness, advances and raises of partner's overcall or double,
+free bids and raises over their overcall, competing to the level of the law of total tricks with a known fit, and
+penalty doubles when the opponents are clearly too high.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from bridgerl.agents.rules import (CLUBS, GAME_POINTS, HEARTS, NT, SPADES, Hand, Picture, RuleBidder, bid,
+                                   read_partner)
+from bridgerl.core.calls import BID_OFFSET, DOUBLE, PASS
+from bridgerl.core.hand import HCP_PER_CARD
+from bridgerl.core.uncontested import rule_openings_from_features
+from bridgerl.envs.competitive_encoding import HAND_OFFSET, OBSERVATION_SIZE, decode_auction
+
+_ME, _LHO, _PARTNER, _RHO = 0, 1, 2, 3
+_OURS = (_ME, _PARTNER)
+_GAME_LEVEL = {CLUBS: 5, 1: 5, HEARTS: 4, SPADES: 4, NT: 3}
+
+
+@dataclass
+class _Hand(Hand):
+    honours: np.ndarray = None  # bool[4, 5]: A K Q J T held, per suit C D H S
+
+
+def _is_bid(call: int) -> bool:
+    return call >= BID_OFFSET
+
+
+class CompetitiveRuleBidder:
+    """The constructive rule system plus simple competitive agreements (38 calls, 231-bit observations)."""
+
+    def __init__(self):
+        self._constructive = RuleBidder()
+
+    def act(self, observation, action_mask) -> int:
+        observation = np.asarray(observation)
+        mask = np.asarray(action_mask).astype(bool)
+        if observation.shape != (OBSERVATION_SIZE,) or mask.shape != (BID_OFFSET + 35,):
+            raise ValueError(f"the competitive rule bidder takes 231 observation values and 38 actions, got "
+                             f"{observation.shape} and {mask.shape}")
+        if not mask.any():
+            raise ValueError("no legal action in the mask: the auction is over")
+        choice = self._choose(observation, mask)
+        return int(choice) if mask[choice] else PASS if mask[PASS] else int(np.flatnonzero(mask)[0])
+
+    def act_batch(self, observations, action_masks) -> np.ndarray:
+        return np.array([self.act(o, m) for o, m in zip(observations, action_masks)], dtype=np.int64)
+
+    # -- reading the auction ----------------------------------------------------------------------------------
+    def _choose(self, observation, mask) -> int:
+        cards = observation[HAND_OFFSET:].astype(bool)
+        suits = cards.reshape(4, 13)
+        hand = _Hand(int(HCP_PER_CARD[cards].sum()), suits.sum(1), suits[:, 12:7:-1])
+        history = decode_auction(observation)
+        bids = [(seat, call - BID_OFFSET) for seat, call in history if _is_bid(call)]
+        their_bids = [b for seat, b in bids if seat not in _OURS]
+        if not their_bids:  # they passed, or only doubled our bid: bid on as if they had passed
+            return self._constructive_call(observation, hand, history, mask)
+        opened_by_us = bids[0][0] in _OURS
+        if opened_by_us:
+            call = self._after_our_opening(hand, history, bids, mask)
+        else:
+            call = self._after_their_opening(hand, history, bids, mask)
+        return call if call is not None else PASS
+
+    def _constructive_call(self, observation, hand, history, mask) -> int:
+        """The uncontested system: our side's bids as an uncontested auction (thesis fig. 4.4 view)."""
+        ours = [(seat, call) for seat, call in history if seat in _OURS]
+        our_bids = [call - BID_OFFSET for _, call in ours if _is_bid(call)]
+        uncontested = np.zeros(89, dtype=np.int8)
+        uncontested[0] = observation[0]
+        first_bid = next((i for i, (_, call) in enumerate(ours) if _is_bid(call)), len(ours))
+        uncontested[1] = first_bid > 0  # one of us passed before our side's first bid
+        for b in our_bids:
+            uncontested[2 + b] = 1
+        uncontested[37:] = observation[HAND_OFFSET:]
+        mask36 = np.zeros(36, dtype=bool)
+        mask36[0] = mask[PASS]
+        mask36[1:] = mask[BID_OFFSET:]
+        if not our_bids:  # the opening: thesis 4.4.5 rules
+            rules = rule_openings_from_features(hand.lengths, np.int64(hand.hcp))
+            mask36[0] = hand.hcp <= 13
+            mask36[1:] &= rules & (hand.hcp >= 10)
+            if not mask36.any():
+                return PASS
+        action = self._constructive._choose(uncontested, mask36)
+        return PASS if not 0 < action < 36 or not mask36[action] else BID_OFFSET + action - 1
+
+    # -- they opened ------------------------------------------------------------------------------------------
+    def _after_their_opening(self, hand: Hand, history, bids, mask):
+        our_actions = [(seat, call) for seat, call in history if seat in _OURS and call != PASS]
+        their_bids = [b for seat, b in bids if seat not in _OURS]
+        last_bid = bids[-1][1]
+        if not our_actions:
+            return self._direct_action(hand, their_bids, last_bid, mask)
+        partner_actions = [call for seat, call in our_actions if seat == _PARTNER]
+        my_actions = [call for seat, call in our_actions if seat == _ME]
+        if partner_actions and not my_actions:
+            first = partner_actions[0]
+            if first == DOUBLE:
+                return self._advance_double(hand, history, their_bids, last_bid, mask)
+            if _is_bid(first):
+                return self._advance_overcall(hand, first - BID_OFFSET, their_bids, last_bid, bids, mask)
+        picture = self._partner_picture(history)
+        return self._compete(hand, picture, history, bids, mask)
+
+    def _direct_action(self, hand: Hand, their_bids, last_bid: int, mask):
+        """Overcall, 1NT overcall or takeout double over their bid at the one or two level; else pass."""
+        their_suits = {b % 5 for b in their_bids if b % 5 < NT}
+        level, strain = last_bid // 5 + 1, last_bid % 5
+        if len(their_bids) == 1 and level == 1 and strain < NT:
+            stopper = _stopper(hand, strain)
+            if hand.balanced and 15 <= hand.hcp <= 18 and stopper and mask[BID_OFFSET + bid(1, NT)]:
+                return BID_OFFSET + bid(1, NT)
+        for suit in sorted(range(4), key=lambda s: (-hand.lengths[s], -s)):
+            if suit in their_suits or hand.lengths[suit] < 5 or not _good_suit(hand, suit):
+                continue
+            cheapest = _cheapest(last_bid, suit)
+            need = 8 if cheapest // 5 == 0 else 11
+            if cheapest // 5 <= 1 and need <= hand.hcp <= 17 and mask[BID_OFFSET + cheapest]:
+                return BID_OFFSET + cheapest
+        if len(their_bids) == 1 and level == 1 and strain < NT and mask[DOUBLE]:
+            others = [s for s in range(4) if s != strain]
+            shape = hand.lengths[strain] <= 1 or (hand.lengths[strain] == 2 and min(hand.lengths[others]) >= 3)
+            if (hand.hcp >= 12 and shape and min(hand.lengths[others]) >= 3) or hand.hcp >= 18:
+                return DOUBLE
+        return self._penalty_double(hand, None, their_bids, last_bid, mask, partner_points=0.0)
+
+    def _advance_double(self, hand: Hand, history, their_bids, last_bid: int, mask):
+        """Answer partner's takeout double: the longest unbid suit, jumping with 9-11, game with 12+."""
+        free = history[-1][1] != PASS  # RHO acted: we need not bid
+        if free and hand.hcp < 6:
+            return None
+        their_suits = {b % 5 for b in their_bids if b % 5 < NT}
+        unbid = [s for s in range(4) if s not in their_suits]
+        if not unbid:
+            return None
+        suit = max(unbid, key=lambda s: (hand.lengths[s] + (0.5 if s >= HEARTS else 0), s))
+        stopped = all(_stopper(hand, s) for s in their_suits)
+        if hand.hcp >= 12:
+            if suit >= HEARTS and hand.lengths[suit] >= 4:
+                return _bid_if_legal(bid(4, suit), mask)
+            if stopped:
+                return _bid_if_legal(bid(3, NT), mask)
+        if stopped and hand.lengths[suit] < 4 and 6 <= hand.hcp <= 10:
+            return _bid_if_legal(_cheapest(last_bid, NT), mask) if _cheapest(last_bid, NT) // 5 <= 1 else None
+        cheapest = _cheapest(last_bid, suit)
+        if 9 <= hand.hcp <= 11 and cheapest // 5 < 2:
+            cheapest += 5
+        return _bid_if_legal(cheapest, mask) if cheapest // 5 <= 2 else None
+
+    def _advance_overcall(self, hand: Hand, overcall: int, their_bids, last_bid: int, bids, mask):
+        """Raise partner's overcall with support (by points, to the law of total tricks), else notrump or pass."""
+        suit = overcall % 5
+        their_suits = {b % 5 for b in their_bids if b % 5 < NT}
+        if suit == NT:
+            picture = Picture(15, 18, balanced=True)
+            return self._place(hand, picture, bids, mask)
+        if hand.lengths[suit] >= 3:
+            total = hand.hcp + hand.shortness(suit)
+            trumps = hand.lengths[suit] + 5
+            if total + 11 >= GAME_POINTS + 2:
+                return _bid_if_legal(bid(_GAME_LEVEL[suit], suit), mask)
+            level = min(trumps - 6, 3 if total >= 10 else 2)
+            target = bid(level, suit)
+            if target > last_bid:
+                return _bid_if_legal(_cheapest(last_bid, suit) if total < 10 else target, mask)
+            return None
+        if hand.hcp >= 11 and all(_stopper(hand, s) for s in their_suits):
+            return _bid_if_legal(bid(3, NT) if hand.hcp >= 13 else _cheapest(last_bid, NT), mask)
+        return self._penalty_double(hand, Picture(8, 17, [5 if s == suit else 0 for s in range(4)]), their_bids,
+                                    last_bid, mask)
+
+    # -- we opened --------------------------------------------------------------------------------------------
+    def _after_our_opening(self, hand: Hand, history, bids, mask):
+        our_bids = [(seat, b) for seat, b in bids if seat in _OURS]
+        their_bids = [b for seat, b in bids if seat not in _OURS]
+        last_bid = bids[-1][1]
+        picture = self._partner_picture(history)
+        my_bids = [b for seat, b in our_bids if seat == _ME]
+        if not my_bids and our_bids[0][0] == _PARTNER:
+            return self._respond_over_interference(hand, our_bids[0][1], picture, their_bids, last_bid, mask)
+        return self._compete(hand, picture, history, bids, mask)
+
+    def _respond_over_interference(self, hand: Hand, opening: int, picture: Picture, their_bids, last_bid, mask):
+        """Responder after their overcall: raise, penalty double, notrump with a stopper, a new suit, or pass."""
+        strain = opening % 5
+        their_suits = {b % 5 for b in their_bids if b % 5 < NT}
+        if strain < NT and hand.lengths[strain] + picture.lengths[strain] >= 8 and hand.hcp >= 6:
+            total = hand.hcp + hand.shortness(strain)
+            if total + picture.low >= GAME_POINTS:
+                return _bid_if_legal(bid(_GAME_LEVEL[strain], strain), mask)
+            trumps = hand.lengths[strain] + picture.lengths[strain]
+            level = min(trumps - 6, 3 if total >= 11 else 2)
+            target = bid(level, strain) if total >= 11 else _cheapest(last_bid, strain)
+            return _bid_if_legal(target, mask) if target > last_bid and target // 5 + 1 <= level else None
+        double = self._penalty_double(hand, picture, their_bids, last_bid, mask)
+        if double is not None:
+            return double
+        if hand.hcp >= 8 and hand.balanced and all(_stopper(hand, s) for s in their_suits):
+            if hand.hcp + picture.low >= GAME_POINTS:
+                return _bid_if_legal(bid(3, NT), mask)
+            return _bid_if_legal(_cheapest(last_bid, NT), mask) if _cheapest(last_bid, NT) // 5 <= 1 else None
+        if hand.hcp >= 10:
+            for suit in sorted(range(4), key=lambda s: (-hand.lengths[s], -s)):
+                if suit not in their_suits and suit != strain and hand.lengths[suit] >= 5:
+                    cheapest = _cheapest(last_bid, suit)
+                    return _bid_if_legal(cheapest, mask) if cheapest // 5 <= 2 else None
+        return None
+
+    # -- later rounds -----------------------------------------------------------------------------------------
+    def _compete(self, hand: Hand, picture: Picture, history, bids, mask):
+        """Later rounds: bid the contract the picture supports, compete with a fit, or double them."""
+        their_bids = [b for seat, b in bids if seat not in _OURS]
+        last_seat, last_bid = bids[-1]
+        if last_seat in _OURS:
+            # our contract: raise only to reach a game or slam the picture supports
+            target = self._target(hand, picture)
+            if target is not None and target > last_bid and target // 5 + 1 >= _GAME_LEVEL[target % 5]:
+                return _bid_if_legal(target, mask)
+            return None
+        target = self._target(hand, picture)
+        if target is not None and target > last_bid:
+            return _bid_if_legal(target, mask)
+        fits = [s for s in range(4) if hand.lengths[s] + picture.lengths[s] >= 8]
+        if fits:
+            suit = max(fits, key=lambda s: (hand.lengths[s] + picture.lengths[s], s))
+            trumps = int(hand.lengths[suit] + picture.lengths[suit])
+            cheapest = _cheapest(last_bid, suit)
+            if cheapest // 5 + 1 <= trumps - 6:
+                return _bid_if_legal(cheapest, mask)
+        return self._penalty_double(hand, picture, their_bids, last_bid, mask)
+
+    def _place(self, hand: Hand, picture: Picture, bids, mask):
+        target = self._target(hand, picture)
+        last_bid = bids[-1][1]
+        return _bid_if_legal(target, mask) if target is not None and target > last_bid else None
+
+    @staticmethod
+    def _target(hand: Hand, picture: Picture):
+        """Game or slam the combined picture supports (the constructive system's placement), else None."""
+        fits = [s for s in range(4) if hand.lengths[s] + picture.lengths[s] >= 8]
+        major_fits = [s for s in fits if s >= HEARTS]
+        if major_fits:
+            strain = max(major_fits, key=lambda s: (hand.lengths[s] + picture.lengths[s], s))
+            combined = hand.hcp + hand.shortness(strain) + picture.middle
+        elif hand.balanced or picture.balanced or not fits:
+            strain, combined = NT, hand.hcp + picture.middle
+        else:
+            strain = max(fits, key=lambda s: (hand.lengths[s] + picture.lengths[s], s))
+            combined = hand.hcp + hand.shortness(strain) + picture.middle
+        if combined >= 37:
+            return bid(7, strain)
+        if combined >= 33:
+            return bid(6, strain)
+        if combined >= GAME_POINTS:
+            if strain < HEARTS and combined < 29:
+                strain = NT
+            return bid(_GAME_LEVEL[strain], strain)
+        return None
+
+    @staticmethod
+    def _partner_picture(history) -> Picture:
+        """Partner's points and lengths from our side's calls, read by the constructive system; an overcall
+        shows 8-17 and five cards, a takeout double 12+ and three cards in the unbid suits."""
+        ours = [(seat, call) for seat, call in history if seat in _OURS and call != PASS]
+        their_suits = {(call - BID_OFFSET) % 5 for seat, call in history if seat not in _OURS and _is_bid(call)}
+        first_bid_index = next((i for i, (_, call) in enumerate(history) if _is_bid(call)), None)
+        we_opened = first_bid_index is not None and history[first_bid_index][0] in _OURS
+        if we_opened:
+            our_bids = [call - BID_OFFSET for seat, call in ours if _is_bid(call)]
+            sides = [seat for seat, call in ours if _is_bid(call)]
+            alternating = all(a != b for a, b in zip(sides, sides[1:]))
+            if alternating:
+                partner_passed = any(seat == _PARTNER and call == PASS for seat, call in history[:first_bid_index])
+                return read_partner(our_bids, sides[0] == _PARTNER, partner_passed and sides[0] == _ME)
+        picture = Picture()
+        for seat, call in ours:
+            if seat != _PARTNER:
+                continue
+            if call == DOUBLE and picture.low == 0:
+                picture.show(12, 21)
+                for s in range(4):
+                    if s not in their_suits:
+                        picture.show(suit=s, length=3)
+            elif _is_bid(call):
+                b = call - BID_OFFSET
+                if b % 5 == NT:
+                    picture.show(15, 18, balanced=True)
+                else:
+                    picture.show(8, 17, b % 5, 5 if picture.lengths[b % 5] < 5 else 6)
+        if picture.low == 0:
+            picture.show(0, 11)
+        return picture
+
+    @staticmethod
+    def _penalty_double(hand: Hand, picture: Picture | None, their_bids, last_bid: int, mask,
+                        partner_points: float | None = None):
+        """Double their contract when they are clearly too high: at the three level or more with 23+ of the
+        40 points on our side, or at the two level or more with a trump stack (five with two top honours)."""
+        if not mask[DOUBLE] or not their_bids or their_bids[-1] != last_bid:
+            return None
+        level, strain = last_bid // 5 + 1, last_bid % 5
+        partner = partner_points if partner_points is not None else (picture.middle if picture else 0.0)
+        if level >= 3 and hand.hcp + partner >= 23:
+            return DOUBLE
+        if strain < NT and level >= 2 and hand.lengths[strain] >= 5 and _top_honours(hand, strain) >= 2 and \
+                hand.hcp >= 10:
+            return DOUBLE
+        return None
+
+
+def _cheapest(last_bid: int, strain: int) -> int:
+    """The lowest bid in ``strain`` above ``last_bid``."""
+    candidate = (last_bid // 5) * 5 + strain
+    return candidate if candidate > last_bid else candidate + 5
+
+
+def _bid_if_legal(target: int | None, mask):
+    if target is None or target > 34 or not mask[BID_OFFSET + target]:
+        return None
+    return BID_OFFSET + target
+
+
+def _top_honours(hand: _Hand, suit: int) -> int:
+    return int(hand.honours[suit, :3].sum())
+
+
+def _good_suit(hand: _Hand, suit: int) -> bool:
+    """Two of the top three honours, or three of the top five."""
+    top = hand.honours[suit]
+    return bool(top[:3].sum() >= 2 or top.sum() >= 3)
+
+
+def _stopper(hand: _Hand, suit: int) -> bool:
+    """A, Kx, Qxx or Jxxx in their suit."""
+    top, length = hand.honours[suit], hand.lengths[suit]
+    return bool(top[0] or (top[1] and length >= 2) or (top[2] and length >= 3) or (top[3] and length >= 4))

@@ -1,0 +1,170 @@
+"""Competitive self-play DQN (issue #10): per-seat transitions on a hand-built auction, the opponent pool,
+X/XX masking, checkpoints and resume."""
+
+import json
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from flax import nnx
+
+from bridgerl.agents.dqn import DQNAgent
+from bridgerl.core import parse_call
+from bridgerl.core.calls import DOUBLE, REDOUBLE
+from bridgerl.envs import jaxenv
+from bridgerl.training.dqn import DQNConfig, DQNTrainer
+from bridgerl.training.run import train_competitive
+
+TINY = {"hidden": (16,), "num_envs": 16, "min_replay": 64, "replay_size": 4000}
+
+
+@pytest.fixture(scope="module")
+def env():
+    return jaxenv.make("competitive_bidding", dataset="test")
+
+
+def _play(trainer, env, calls, row=0, opponent=-1, learner_side=0):
+    """Step one auction through the trainer's bookkeeping; returns (observations per call, final state, stored
+    transitions in order)."""
+    ts = trainer.init(env)
+    state = jax.vmap(env.init)(jax.random.split(jax.random.PRNGKey(0), 1), jnp.array([row]))
+    ts = ts.replace(env_state=state, opponent=jnp.array([opponent], jnp.int32),
+                    learner_side=jnp.array([learner_side], jnp.int32))
+    observations, stored = [], []
+    for call in calls:
+        state = ts.env_state
+        observations.append(np.asarray(state.observation[0]))
+        action = jnp.array([call], jnp.int32)
+        new_state = jax.vmap(env.step)(state, action)
+        items, valid, ts = trainer._transitions(ts, state, action, new_state)
+        for k in np.flatnonzero(np.asarray(valid)):
+            stored.append(jax.tree.map(lambda a: np.asarray(a[k]), items))
+        ts = ts.replace(env_state=new_state)
+    return observations, ts.env_state, stored
+
+
+def test_per_seat_transitions_on_a_hand_built_auction(env):
+    """N 1C, E P, S 1H, W X, N P, E P, S P: each call's next state is the same seat's next turn, or the end."""
+    calls = [parse_call(c) for c in "1C P 1H X P P P".split()]
+    trainer = DQNTrainer(env, DQNConfig(hidden=(8,), num_envs=1), seed=0)
+    observations, final, stored = _play(trainer, env, calls)
+    assert bool(final.terminated[0]) and int(env.dealer[0]) == 0
+    rewards = np.asarray(final.rewards[0])
+    assert rewards[0] == rewards[2] == -rewards[1] == -rewards[3]
+    # emission order: N's 1C completes at N's pass (call 4), E's at call 5, S's at call 6, then each seat's last
+    # call (N, E, S, W) gets the end
+    expected = [(0, 4), (1, 5), (2, 6), (4, None), (5, None), (6, None), (3, None)]
+    assert len(stored) == len(calls) == len(expected)
+    for item, (i, j) in zip(stored, expected):
+        seat = i % 4
+        assert (item.obs == observations[i]).all() and item.action == calls[i]
+        if j is None:
+            assert item.done and item.reward == rewards[seat] and not item.next_mask.any()
+        else:
+            assert not item.done and item.reward == 0 and (item.next_obs == observations[j]).all()
+            assert item.next_mask.any()
+    # West's double is answered by the end: West has no second call
+    assert stored[6].action == DOUBLE and stored[6].done
+
+
+def test_pool_opponents_calls_are_not_stored(env):
+    calls = [parse_call(c) for c in "1C P 1H X P P P".split()]
+    config = DQNConfig(hidden=(8,), num_envs=1, pool_size=2)
+    trainer = DQNTrainer(env, config, seed=0)
+    _, final, stored = _play(trainer, env, calls, opponent=0, learner_side=1)  # EW learn, NS are a snapshot
+    assert [int(item.action) for item in stored] == [calls[1], calls[5], DOUBLE]
+    assert [float(item.reward) for item in stored if item.done] == [float(final.rewards[0, 1]),
+                                                                    float(final.rewards[0, 3])]
+
+
+def test_pool_snapshots_and_opponent_draws(env):
+    config = DQNConfig(hidden=(8,), num_envs=32, min_replay=64, batch_size=16, pool_size=3, pool_every=5,
+                       pool_prob=0.5)
+    trainer = DQNTrainer(env, config, seed=0)
+    ts, metrics = trainer.run_steps(env, trainer.init(env), 120)
+    assert int(ts.pool_count) == int(ts.updates) // 5 >= 3
+    assert int(metrics.pool_episodes.sum()) > 0
+    opponents = np.asarray(ts.opponent)
+    assert ((opponents >= -1) & (opponents < 3)).all()
+    # the newest snapshot is a copy of the network at a recent update, not zeros
+    newest = (int(ts.pool_count) - 1) % 3
+    assert any(np.abs(np.asarray(leaf[newest])).sum() > 0 for leaf in jax.tree.leaves(ts.pool))
+    with pytest.raises(ValueError, match="opponent pool needs the competitive env"):
+        DQNTrainer(jaxenv.make("uncontested_bidding", dataset="test"), config)
+
+
+@pytest.mark.parametrize("prefix, double, redouble", [
+    ("", False, False),           # nothing to double
+    ("1H", True, False),          # the opponents' bid
+    ("1H P", False, False),       # partner's bid
+    ("1H X", False, True),        # our bid doubled: redouble
+    ("1H X P", False, False),     # partner's double: nothing
+    ("1H X XX", False, False),    # already redoubled
+    ("1H P P", True, False),      # balancing double of the opponents' bid
+])
+def test_double_and_redouble_masking(env, prefix, double, redouble):
+    """The JAX env's mask for X/XX, and neither exploration nor a network that loves X/XX calls them illegally."""
+    state = env.init(jax.random.PRNGKey(0), 0)
+    for call in prefix.split():
+        state = env.step(state, parse_call(call))
+    mask = np.asarray(state.legal_action_mask)
+    assert (mask[DOUBLE], mask[REDOUBLE]) == (double, redouble)
+    trainer = DQNTrainer(env, DQNConfig(hidden=(8,), num_envs=64), seed=0)
+    ts = trainer.init(env)
+    batch = jax.tree.map(lambda a: jnp.broadcast_to(a, (64,) + a.shape), state)
+    # push the network's Q-values for X and XX far above every other call
+    params = jax.tree.map(lambda a: a, ts.params)
+    bias = params["head"]["bias"].value
+    params["head"]["bias"].value = bias.at[DOUBLE].set(1e6).at[REDOUBLE].set(1e6)
+    ts = ts.replace(params=params)
+    for epsilon in (0.0, 1.0):
+        actions = np.asarray(trainer._act(ts, batch, jax.random.PRNGKey(1), epsilon))
+        assert mask[actions].all()
+        if epsilon == 0.0 and (double or redouble):
+            assert set(actions) == {DOUBLE if double else REDOUBLE}
+    agent = DQNAgent(nnx.merge(trainer.graphdef, params), {"env_id": "competitive_bidding",
+                                                           "observation_size": 231, "num_actions": 38})
+    assert mask[agent.act(np.asarray(state.observation), mask)]
+
+
+@pytest.fixture(scope="module")
+def tiny_competitive_run(tmp_path_factory):
+    out = tmp_path_factory.mktemp("competitive")
+    overrides = {**TINY, "pool_size": 2, "pool_every": 20}
+    result = train_competitive(out, preset="small", steps=3200, data="test", eval_data="test", overrides=overrides,
+                               chunk=50, progress=False, command="pytest", eval_deals=40, eval_every_steps=1600)
+    return out, overrides, result
+
+
+def test_competitive_checkpoint_round_trip(tiny_competitive_run):
+    out, _, result = tiny_competitive_run
+    agent = DQNAgent.load(out, env_id="competitive_bidding")
+    assert agent.metadata["observation_size"] == 231 and agent.metadata["num_actions"] == 38
+    assert agent.metadata["config"]["pool_size"] == 2 and agent.metadata["command"] == "pytest"
+    from bridgerl.evaluation.competitive import duplicate_match
+    from bridgerl.agents import RuleBidder
+
+    match = duplicate_match(agent, RuleBidder(competitive=True), "test", deals=40)
+    assert match["imps_per_board"] == pytest.approx(result["vs_rules_imps_per_board"], abs=1e-9)
+    with pytest.raises(ValueError, match="trained on 'competitive_bidding'"):
+        DQNAgent.load(out, env_id="uncontested_bidding")
+    records = [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()]
+    evaluations = [r["eval"] for r in records if "eval" in r]
+    assert [e["deals"] for e in evaluations] == [40, 40]
+    snapshots = sorted((out / "snapshots").glob("model-*.msgpack"))
+    assert [p.name for p in snapshots] == ["model-0000001600.msgpack", "model-0000003200.msgpack"]
+    last = DQNAgent.load(snapshots[-1])
+    obs = np.random.default_rng(0).integers(0, 2, (5, 231)).astype(np.int8)
+    assert np.array_equal(last.q_values(obs), agent.q_values(obs))
+
+
+def test_competitive_resume_gives_the_same_run(tiny_competitive_run, tmp_path):
+    out, overrides, _ = tiny_competitive_run
+    kwargs = dict(preset="small", data="test", eval_data="test", overrides=overrides, chunk=50, progress=False,
+                  command="pytest", eval_deals=40, eval_every_steps=1600)
+    train_competitive(tmp_path, steps=1600, **kwargs)
+    train_competitive(tmp_path, steps=3200, resume=True, **kwargs)
+    a, b = DQNAgent.load(out), DQNAgent.load(tmp_path)
+    for x, y in zip(jax.tree.leaves(a._params), jax.tree.leaves(b._params)):
+        assert np.array_equal(np.asarray(x), np.asarray(y))

@@ -1,0 +1,116 @@
+"""Pretraining a bidding Q-network from a rule bidder's auctions (DQfD-style, Hester et al. 2018), the
+stabiliser of the competitive self-play DQN: open peers start self-play from a supervised policy, and
+`RuleBidder(competitive=True)` is ours.
+
+`rule_demonstrations` plays the rule bidder at all four seats on training deals (with a small share of random
+legal calls, so the network also sees auctions the rules never produce) and keeps every call with its seat's
+final return. `pretrain_q` fits the network: a Huber regression of Q(s, a) on that Monte-Carlo return, plus the
+large-margin loss max_a [Q(s, a) + margin 1{a != a_rule}] - Q(s, a_rule) on the rule's own calls, so the greedy
+policy starts as the rule bidder's and the values start at what its auctions earn.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from flax import nnx, struct
+
+from bridgerl.core import load_dataset
+
+
+@struct.dataclass
+class Demonstrations:
+    obs: np.ndarray        # int8[N, 231]
+    mask: np.ndarray       # bool[N, 38]
+    action: np.ndarray     # int32[N]
+    ret: np.ndarray        # float32[N]: the caller's side's final return (par IMPs)
+    expert: np.ndarray     # bool[N]: the rule bidder's own call (not a random one)
+
+
+def rule_demonstrations(data="train", deals: int | None = None, random_share: float = 0.05, seed: int = 0,
+                        progress: bool = False) -> Demonstrations:
+    """Auctions of the competitive rule bidder at all four seats on the first ``deals`` rows of ``data``."""
+    from bridgerl.agents import RuleBidder
+    from bridgerl.envs.competitive import CompetitiveBiddingEnv
+
+    dataset = load_dataset(data)
+    rows = range(len(dataset) if deals is None else min(deals, len(dataset)))
+    rng = np.random.default_rng(seed)
+    bidder = RuleBidder(competitive=True)
+    env = CompetitiveBiddingEnv(dataset=dataset)
+    obs, masks, actions, returns, expert = [], [], [], [], []
+    if progress:
+        from tqdm import tqdm
+
+        rows = tqdm(rows, desc="rule demonstrations", unit="deal")
+    for row in rows:
+        observation, info = env.reset(options={"index": int(row)})
+        seats, done = [], False
+        while not done:
+            mask = info["action_mask"].astype(bool)
+            if rng.random() < random_share:
+                action, by_rule = int(rng.choice(np.flatnonzero(mask))), False
+            else:
+                action, by_rule = bidder.act(observation, mask), True
+            obs.append(observation)
+            masks.append(mask)
+            actions.append(action)
+            expert.append(by_rule)
+            seats.append(info["seat"])
+            observation, _, done, _, info = env.step(action)
+        returns.extend(info["returns"][seat] for seat in seats)
+    return Demonstrations(np.asarray(obs, np.int8), np.asarray(masks, bool), np.asarray(actions, np.int32),
+                          np.asarray(returns, np.float32), np.asarray(expert, bool))
+
+
+def pretrain_q(graphdef, params, demos: Demonstrations, steps: int = 20_000, batch_size: int = 256,
+               learning_rate: float = 3e-4, margin: float = 1.0, huber_delta: float = 24.0,
+               regression_weight: float = 0.1, seed: int = 0, progress: bool = False):
+    """Fit a Q-network's parameters to the demonstrations; returns (params, final losses dict)."""
+    if len(demos.action) < batch_size:
+        raise ValueError(f"{len(demos.action)} demonstration calls are fewer than one batch ({batch_size})")
+    optimizer = optax.adam(learning_rate)
+    data = jax.tree.map(jnp.asarray, demos)
+
+    def loss_fn(params, batch):
+        q = nnx.merge(graphdef, params)(batch.obs)
+        chosen = jnp.take_along_axis(q, batch.action[:, None], 1)[:, 0]
+        regression = optax.huber_loss(chosen - batch.ret, delta=huber_delta).mean()
+        others = jnp.where(batch.mask, q + margin * (jnp.arange(q.shape[1]) != batch.action[:, None]), -jnp.inf)
+        large_margin = jnp.where(batch.expert, others.max(1) - chosen, 0.0).sum() / jnp.maximum(batch.expert.sum(), 1)
+        return regression_weight * regression + large_margin, (regression, large_margin)
+
+    @jax.jit
+    def train(params, opt_state, key):
+        def body(carry, key):
+            params, opt_state = carry
+            index = jax.random.randint(key, (batch_size,), 0, data.action.shape[0])
+            batch = jax.tree.map(lambda a: a[index], data)
+            (_, parts), grads = jax.value_and_grad(loss_fn, has_aux=True)(params, batch)
+            updates, opt_state = optimizer.update(grads, opt_state, params)
+            return (optax.apply_updates(params, updates), opt_state), parts
+
+        (params, opt_state), parts = jax.lax.scan(body, (params, opt_state), jax.random.split(key, 1000))
+        return params, opt_state, jax.tree.map(lambda a: a.mean(), parts)
+
+    opt_state = optimizer.init(params)
+    key = jax.random.PRNGKey(seed)
+    parts = (jnp.float32(0), jnp.float32(0))
+    chunks = range(max(1, steps // 1000))
+    if progress:
+        from tqdm import tqdm
+
+        chunks = tqdm(chunks, desc="pretraining on demonstrations", unit="k updates")
+    for _ in chunks:
+        key, chunk_key = jax.random.split(key)
+        params, opt_state, parts = train(params, opt_state, chunk_key)
+    return params, {"regression": float(parts[0]), "large_margin": float(parts[1])}
+
+
+def agreement(graphdef, params, demos: Demonstrations) -> float:
+    """Share of the rule bidder's own calls that the network's greedy policy repeats."""
+    q = np.asarray(nnx.merge(graphdef, params)(jnp.asarray(demos.obs[demos.expert])))
+    greedy = np.where(demos.mask[demos.expert], q, -np.inf).argmax(1)
+    return float((greedy == demos.action[demos.expert]).mean())
