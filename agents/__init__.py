@@ -11,8 +11,8 @@ from bridgerl.agents.play import DoubleDummyAgent, PIMCAgent, RandomAgent
 from bridgerl.agents.competitive_rules import CompetitiveRuleBidder
 from bridgerl.agents.rules import RuleBidder
 
-__all__ = ["PassAgent", "RandomBidder", "RuleBidder", "CompetitiveRuleBidder", "DQNAgent", "RandomAgent", "DoubleDummyAgent", "PIMCAgent",
-           "AlphaMuAgent"]
+__all__ = ["PassAgent", "RandomBidder", "RuleBidder", "CompetitiveRuleBidder", "DQNAgent", "RandomAgent",
+           "DoubleDummyAgent", "PIMCAgent", "AlphaMuAgent"]
 
 
 def __getattr__(name):

@@ -14,8 +14,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bridgerl.agents.rules import (CLUBS, GAME_POINTS, HEARTS, NT, SPADES, Hand, Picture, RuleBidder, bid,
-                                   read_partner)
+from bridgerl.agents.rules import (CLUBS, DIAMONDS, GAME_POINTS, HEARTS, NT, SPADES, Hand, Picture, RuleBidder,
+                                   bid, read_partner, target_contract)
 from bridgerl.core.calls import BID_OFFSET, DOUBLE, PASS
 from bridgerl.core.hand import HCP_PER_CARD
 from bridgerl.core.uncontested import rule_openings_from_features
@@ -23,7 +23,7 @@ from bridgerl.envs.competitive_encoding import HAND_OFFSET, OBSERVATION_SIZE, de
 
 _ME, _LHO, _PARTNER, _RHO = 0, 1, 2, 3
 _OURS = (_ME, _PARTNER)
-_GAME_LEVEL = {CLUBS: 5, 1: 5, HEARTS: 4, SPADES: 4, NT: 3}
+_GAME_LEVEL = {CLUBS: 5, DIAMONDS: 5, HEARTS: 4, SPADES: 4, NT: 3}
 
 
 @dataclass
@@ -224,11 +224,11 @@ class CompetitiveRuleBidder:
         last_seat, last_bid = bids[-1]
         if last_seat in _OURS:
             # our contract: raise only to reach a game or slam the picture supports
-            target = self._target(hand, picture)
+            target = target_contract(hand, picture)
             if target is not None and target > last_bid and target // 5 + 1 >= _GAME_LEVEL[target % 5]:
                 return _bid_if_legal(target, mask)
             return None
-        target = self._target(hand, picture)
+        target = target_contract(hand, picture)
         if target is not None and target > last_bid:
             return _bid_if_legal(target, mask)
         fits = [s for s in range(4) if hand.lengths[s] + picture.lengths[s] >= 8]
@@ -241,32 +241,9 @@ class CompetitiveRuleBidder:
         return self._penalty_double(hand, picture, their_bids, last_bid, mask)
 
     def _place(self, hand: Hand, picture: Picture, bids, mask):
-        target = self._target(hand, picture)
+        target = target_contract(hand, picture)
         last_bid = bids[-1][1]
         return _bid_if_legal(target, mask) if target is not None and target > last_bid else None
-
-    @staticmethod
-    def _target(hand: Hand, picture: Picture):
-        """Game or slam the combined picture supports (the constructive system's placement), else None."""
-        fits = [s for s in range(4) if hand.lengths[s] + picture.lengths[s] >= 8]
-        major_fits = [s for s in fits if s >= HEARTS]
-        if major_fits:
-            strain = max(major_fits, key=lambda s: (hand.lengths[s] + picture.lengths[s], s))
-            combined = hand.hcp + hand.shortness(strain) + picture.middle
-        elif hand.balanced or picture.balanced or not fits:
-            strain, combined = NT, hand.hcp + picture.middle
-        else:
-            strain = max(fits, key=lambda s: (hand.lengths[s] + picture.lengths[s], s))
-            combined = hand.hcp + hand.shortness(strain) + picture.middle
-        if combined >= 37:
-            return bid(7, strain)
-        if combined >= 33:
-            return bid(6, strain)
-        if combined >= GAME_POINTS:
-            if strain < HEARTS and combined < 29:
-                strain = NT
-            return bid(_GAME_LEVEL[strain], strain)
-        return None
 
     @staticmethod
     def _partner_picture(history) -> Picture:

@@ -67,4 +67,10 @@ class DQNAgent:
     def act_batch(self, observations, action_masks) -> np.ndarray:
         observations, action_masks = np.asarray(observations), np.asarray(action_masks).astype(bool)
         self._check(observations, action_masks)
-        return np.asarray(self._greedy(self._params, jnp.asarray(observations), jnp.asarray(action_masks)))
+        # pad to a power of two: lockstep evaluation sends every batch size once, and each new shape would compile
+        n = len(observations)
+        size = 1 << max(n - 1, 0).bit_length()
+        pad = ((0, size - n), (0, 0))
+        actions = self._greedy(self._params, jnp.asarray(np.pad(observations, pad)),
+                               jnp.asarray(np.pad(action_masks, pad, constant_values=True)))
+        return np.asarray(actions)[:n]

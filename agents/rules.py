@@ -165,6 +165,31 @@ def read_partner(bids: list[int], partner_opened: bool, partner_passed: bool = F
     return picture
 
 
+def target_contract(hand: Hand, partner: Picture) -> int | None:
+    """The game or slam (a bid index) that our hand and partner's picture support, else None: a known 8-card
+    major fit first, then notrump with a balanced hand, then the longest minor fit (5m with 29+, else 3NT)."""
+    fits = [s for s in range(4) if hand.lengths[s] + partner.lengths[s] >= 8]
+    major_fits = [s for s in fits if s in (HEARTS, SPADES)]
+    if major_fits:
+        strain = max(major_fits, key=lambda s: (hand.lengths[s] + partner.lengths[s], s))
+        combined = hand.hcp + hand.shortness(strain) + partner.middle
+    elif hand.balanced or partner.balanced or not fits:
+        strain = NT
+        combined = hand.hcp + partner.middle
+    else:
+        strain = max(fits, key=lambda s: (hand.lengths[s] + partner.lengths[s], s))
+        combined = hand.hcp + hand.shortness(strain) + partner.middle
+    if combined >= 37:
+        return bid(7, strain)
+    if combined >= 33:
+        return bid(6, strain)
+    if combined >= GAME_POINTS:
+        if strain < HEARTS:
+            return bid(5, strain) if combined >= 29 else bid(3, NT)
+        return bid(3 if strain == NT else 4, strain)
+    return None
+
+
 class RuleBidder:
     """The rule-based constructive bidder (uncontested, 89-bit observations). ``competitive=True`` gives the
     competitive baseline instead (`bridgerl.agents.competitive_rules.CompetitiveRuleBidder`, 231 bits, 38 calls)."""
@@ -359,28 +384,7 @@ class RuleBidder:
     def _place(hand: Hand, partner: Picture, bids: list[int], mine: list[int], partner_opened: bool) -> int:
         """Choose the final contract from the combined picture (the captaincy of the later rounds)."""
         last = bids[-1]
-        fits = [s for s in range(4) if hand.lengths[s] + partner.lengths[s] >= 8]
-        major_fits = [s for s in fits if s in (HEARTS, SPADES)]
-        if major_fits:
-            strain = max(major_fits, key=lambda s: (hand.lengths[s] + partner.lengths[s], s))
-            combined = hand.hcp + hand.shortness(strain) + partner.middle
-        elif hand.balanced or partner.balanced or not fits:
-            strain = NT
-            combined = hand.hcp + partner.middle
-        else:
-            strain = max(fits, key=lambda s: (hand.lengths[s] + partner.lengths[s], s))
-            combined = hand.hcp + hand.shortness(strain) + partner.middle
-        if combined >= 37:
-            level = 7
-        elif combined >= 33:
-            level = 6
-        elif combined >= GAME_POINTS or (strain < HEARTS and combined >= 29):
-            level = {NT: 3, HEARTS: 4, SPADES: 4}.get(strain, 5 if combined >= 29 else 3)
-            if strain < HEARTS and level == 3:
-                strain = NT
-        else:
-            level = 0
-        target = bid(level, strain) if level else None
+        target = target_contract(hand, partner)
         bid_strains = {b % 5 for b in bids[:-1]}
         partner_new_suit = last % 5 < 4 and last % 5 not in bid_strains and last // 5 + 1 < 4
         if target is None or target <= last:

@@ -214,7 +214,7 @@ class DQNTrainer:
         return ts.replace(params=params, target_params=target, opt_state=opt_state, updates=count), loss
 
     def _step(self, env, ts: TrainState):
-        key, act_key, reset_key, update_key, pool_key = jax.random.split(ts.key, 5)
+        key, act_key, reset_key, update_key = jax.random.split(ts.key, 4)
         epsilon = self.epsilon(ts.env_steps)
         state = ts.env_state
         action = self._act(ts, state, act_key, epsilon)
@@ -232,8 +232,8 @@ class DQNTrainer:
                                  new_state, fresh)
         ts = ts.replace(env_state=env_state, replay=replay, key=key,
                         env_steps=ts.env_steps + finished.shape[0])
-        if self.config.pool_size:
-            ts = self._draw_opponents(ts, finished, pool_key)
+        if self.config.pool_size:  # a key folded from another, so runs without a pool keep their random stream
+            ts = self._draw_opponents(ts, finished, jax.random.fold_in(reset_key, 1))
 
         def updates(ts):
             def body(carry, update_key):
