@@ -38,8 +38,10 @@ def _is_bid(call: int) -> bool:
 class CompetitiveRuleBidder:
     """The constructive rule system plus simple competitive agreements (38 calls, 231-bit observations)."""
 
-    def __init__(self):
-        self._constructive = RuleBidder()
+    def __init__(self, constructive=None):
+        """``constructive``: the uncontested bidder (89-bit observations, 36 actions) used while the opponents
+        pass; default the constructive `RuleBidder`. Thesis 4.4.5 opening rules apply to it either way."""
+        self._constructive = constructive if constructive is not None else RuleBidder()
 
     def act(self, observation, action_mask) -> int:
         observation = np.asarray(observation)
@@ -92,7 +94,10 @@ class CompetitiveRuleBidder:
             mask36[1:] &= rules & (hand.hcp >= 10)
             if not mask36.any():
                 return PASS
-        action = self._constructive._choose(uncontested, mask36)
+        if isinstance(self._constructive, RuleBidder):
+            action = self._constructive._choose(uncontested, mask36)
+        else:
+            action = self._constructive.act(uncontested, mask36.astype(np.int8))
         return PASS if not 0 < action < 36 or not mask36[action] else BID_OFFSET + action - 1
 
     # -- they opened ------------------------------------------------------------------------------------------

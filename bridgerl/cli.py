@@ -50,14 +50,14 @@ def _data_info(args) -> int:
 
 _OVERRIDES = ("learning_rate", "batch_size", "num_envs", "updates_per_step", "target_every", "replay_size", "lr_end",
               "transitions", "eps_start", "eps_end", "eps_decay_steps", "min_replay", "huber_delta", "pool_size",
-              "pool_every", "pool_prob")
+              "pool_every", "pool_prob", "demo_weight", "demo_margin")
 
 
 def _train_overrides(args) -> dict:
     overrides = {name: getattr(args, name) for name in _OVERRIDES if getattr(args, name, None) is not None}
     if args.hidden:
         overrides["hidden"] = tuple(args.hidden)
-    for flag in ("double_q", "dueling"):
+    for flag in ("double_q", "dueling", "pool_anchor"):
         if getattr(args, flag):
             overrides[flag] = True
     return overrides
@@ -77,12 +77,16 @@ def _train_uncontested(args) -> int:
 
 
 def _train_competitive(args) -> int:
+    from .training.demonstrations import PretrainConfig
     from .training.run import train_competitive
 
+    pretrain = None
+    if args.pretrain_deals:
+        pretrain = PretrainConfig(deals=args.pretrain_deals, updates=args.pretrain_updates, seed=args.seed)
     result = train_competitive(args.out, preset=args.preset, steps=args.steps, seed=args.seed, data=args.data,
                                eval_data=args.eval_data, resume=args.resume, overrides=_train_overrides(args),
                                eval_every_steps=args.eval_every, eval_deals=args.eval_deals,
-                               progress=not args.quiet)
+                               progress=not args.quiet, pretrain=pretrain)
     print(f"vs the competitive rule baseline: {result['vs_rules_imps_per_board']:+.2f} +/- {result['ci95']:.2f} "
           f"IMPs/board (95% CI, duplicate, {result['deals']} held-out boards, {result['env_steps']} env steps, "
           f"{result['updates']} updates)")
@@ -173,6 +177,22 @@ def _evaluate_competitive(args) -> int:
     result = duplicate_match(a, b, args.data, deals=args.deals, names=(args.ns, args.ew))
     print(f"{args.ns} vs {args.ew}: {result['imps_per_board']:+.2f} IMPs/board for {args.ns} (95% CI +/- "
           f"{result['ci95']:.2f}) over {result['boards']} boards, each played at two tables")
+    return 0
+
+
+def _evaluate_curve(args) -> int:
+    from .evaluation.learning_curve import plot_curves, read_curve
+
+    labels = args.labels or [str(run) for run in args.runs]
+    if len(labels) != len(args.runs):
+        raise ValueError(f"--labels names {len(labels)} runs, {len(args.runs)} were given")
+    for label, run in zip(labels, args.runs):
+        curve = read_curve(run)
+        best = int(curve["imps"].argmax())
+        print(f"{label}: {len(curve['imps'])} evaluations; last {curve['imps'][-1]:+.2f} +/- {curve['ci95'][-1]:.2f} "
+              f"at {int(curve['env_steps'][-1])} steps; best {curve['imps'][best]:+.2f} at "
+              f"{int(curve['env_steps'][best])}")
+    print(f"plot: {plot_curves(dict(zip(labels, args.runs)), args.out, args.title)}")
     return 0
 
 
@@ -292,6 +312,16 @@ def build_parser() -> argparse.ArgumentParser:
     comp_train.add_argument("--pool-every", type=int, default=None, help="updates between pool snapshots")
     comp_train.add_argument("--pool-prob", type=float, default=None,
                             help="share of auctions played against a pool snapshot")
+    comp_train.add_argument("--pool-anchor", action="store_true",
+                            help="keep the starting (e.g. pretrained) network in the pool for the whole run")
+    comp_train.add_argument("--pretrain-deals", type=int, default=0,
+                            help="start from the rule bidder's auctions on this many training deals (DQfD-style)")
+    comp_train.add_argument("--pretrain-updates", type=int, default=20_000,
+                            help="gradient updates of that pretraining (multiples of 1000)")
+    comp_train.add_argument("--demo-weight", type=float, default=None,
+                            help="DQfD: weight of the large-margin loss on the demonstrations during RL "
+                                 "(needs --pretrain-deals)")
+    comp_train.add_argument("--demo-margin", type=float, default=None, help="its margin in IMPs (default 1)")
     comp_train.add_argument("--eval-deals", type=int, default=1000,
                             help="held-out deals of each duplicate match against the rule baseline")
     comp_train.set_defaults(func=_train_competitive)
@@ -329,6 +359,12 @@ def build_parser() -> argparse.ArgumentParser:
     comp.add_argument("--deals", type=int, default=None)
     comp.add_argument("--seed", type=int, default=0)
     comp.set_defaults(func=_evaluate_competitive)
+    curve = eval_commands.add_parser("curve", help="learning curves (vs the rule baseline) of competitive runs")
+    curve.add_argument("runs", nargs="+", help="run directories of `bridgerl train competitive`")
+    curve.add_argument("--labels", nargs="+", help="one legend label per run")
+    curve.add_argument("--out", required=True, help="PNG file to write")
+    curve.add_argument("--title", default=None)
+    curve.set_defaults(func=_evaluate_curve)
     play = eval_commands.add_parser("play", help="card play: a declaring agent against a defending agent")
     play.add_argument("--declarer", required=True, help=PLAY_SPEC_HELP + " (plays declarer and dummy)")
     play.add_argument("--defenders", required=True, help=PLAY_SPEC_HELP)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import importlib
 
-SPEC_HELP = "pass | random | rules | dqn:PATH | module:attr (an object, or a class to instantiate, with act())"
+SPEC_HELP = ("pass | random | rules | dqn:PATH | rules+dqn:PATH (competitive: the rule baseline with an uncontested "
+             "DQN as its constructive system) | module:attr (an object, or a class to instantiate, with act())")
 
 
 def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
@@ -17,6 +18,12 @@ def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
         return RandomBidder(seed=seed)
     if spec == "rules":
         return RuleBidder(competitive=env_id == "competitive_bidding")
+    if spec.startswith("rules+dqn:"):
+        if env_id != "competitive_bidding":
+            raise ValueError(f"agent spec {spec!r} is for competitive bidding")
+        from bridgerl.agents import CompetitiveRuleBidder
+
+        return CompetitiveRuleBidder(constructive=DQNAgent.load(spec[10:], env_id="uncontested_bidding"))
     if spec.startswith("dqn:"):
         return DQNAgent.load(spec[4:], env_id=env_id)
     if ":" in spec:

@@ -13,10 +13,12 @@ from bridgerl.agents.dqn import DQNAgent
 from bridgerl.core import parse_call
 from bridgerl.core.calls import DOUBLE, REDOUBLE
 from bridgerl.envs import jaxenv
+from bridgerl.training.demonstrations import PretrainConfig, agreement, pretrain_q, rule_demonstrations
 from bridgerl.training.dqn import DQNConfig, DQNTrainer
 from bridgerl.training.run import train_competitive
 
 TINY = {"hidden": (16,), "num_envs": 16, "min_replay": 64, "replay_size": 4000}
+TINY_PRETRAIN = PretrainConfig(deals=30, updates=1000, batch_size=64)
 
 
 @pytest.fixture(scope="module")
@@ -83,7 +85,7 @@ def test_pool_snapshots_and_opponent_draws(env):
                        pool_prob=0.5)
     trainer = DQNTrainer(env, config, seed=0)
     ts, metrics = trainer.run_steps(env, trainer.init(env), 120)
-    assert int(ts.pool_count) == int(ts.updates) // 5 >= 3
+    assert int(ts.pool_count) == 1 + int(ts.updates) // 5 >= 3  # the starting network is the first snapshot
     assert int(metrics.pool_episodes.sum()) > 0
     opponents = np.asarray(ts.opponent)
     assert ((opponents >= -1) & (opponents < 3)).all()
@@ -92,6 +94,55 @@ def test_pool_snapshots_and_opponent_draws(env):
     assert any(np.abs(np.asarray(leaf[newest])).sum() > 0 for leaf in jax.tree.leaves(ts.pool))
     with pytest.raises(ValueError, match="opponent pool needs the competitive env"):
         DQNTrainer(jaxenv.make("uncontested_bidding", dataset="test"), config)
+
+
+def test_pool_anchor_keeps_the_starting_network(env):
+    config = DQNConfig(hidden=(8,), num_envs=32, min_replay=64, batch_size=16, pool_size=3, pool_every=5,
+                       pool_anchor=True)
+    trainer = DQNTrainer(env, config, seed=0)
+    start = trainer.init(env)
+    ts, _ = trainer.run_steps(env, start, 120)
+    assert int(ts.pool_count) >= 5  # slots 1 and 2 were overwritten several times
+    for anchor, initial in zip(jax.tree.leaves(ts.pool), jax.tree.leaves(start.params)):
+        assert np.array_equal(np.asarray(anchor[0]), np.asarray(initial))
+    newest = 1 + (int(ts.pool_count) - 2) % 2
+    assert any(not np.array_equal(np.asarray(a[newest]), np.asarray(b))
+               for a, b in zip(jax.tree.leaves(ts.pool), jax.tree.leaves(start.params)))
+    with pytest.raises(ValueError, match="pool_size >= 2"):
+        DQNTrainer(env, config.replace(pool_size=1), seed=0)
+
+
+def test_pretraining_learns_the_rule_bidders_calls(env):
+    """DQfD-style pretraining: the greedy network repeats most of the rule bidder's calls it was shown."""
+    demos = rule_demonstrations("test", deals=40, random_share=0.0)
+    assert demos.obs.shape[1:] == (231,) and demos.expert.all()
+    assert np.all(demos.mask[np.arange(len(demos.action)), demos.action])  # only legal calls
+    trainer = DQNTrainer(env, DQNConfig(hidden=(64,), num_envs=1), seed=0)
+    params = trainer.init(env).params
+    before = agreement(trainer.graphdef, params, demos)
+    params, losses = pretrain_q(trainer.graphdef, params, demos, steps=2000, batch_size=64, learning_rate=1e-3)
+    after = agreement(trainer.graphdef, params, demos)
+    assert after > 0.9 > before
+    assert np.isfinite(losses["regression"]) and np.isfinite(losses["large_margin"])
+
+
+def test_dqfd_margin_loss_by_hand(env):
+    """max_a [Q(s, a) + margin 1{a != a_E}] - Q(s, a_E) over legal calls, averaged over the expert's calls."""
+    demos = rule_demonstrations("test", deals=2, random_share=0.0)
+    config = DQNConfig(hidden=(8,), num_envs=1, batch_size=32, demo_weight=1.0, demo_margin=0.5)
+    trainer = DQNTrainer(env, config, seed=0, demonstrations=demos)
+    params = trainer.init(env).params
+    key = jax.random.PRNGKey(3)
+    loss = float(trainer._demo_margin_loss(params, trainer._demos, key))
+    index = np.asarray(jax.random.randint(key, (32,), 0, len(demos.action)))
+    q = np.asarray(trainer.q_values(params, jnp.asarray(demos.obs[index])))
+    expected = []
+    for row, i in enumerate(index):
+        bonus = np.where(np.arange(38) == demos.action[i], 0.0, 0.5)
+        expected.append(np.max(np.where(demos.mask[i], q[row] + bonus, -np.inf)) - q[row, demos.action[i]])
+    assert loss == pytest.approx(np.mean(expected), rel=1e-5)
+    with pytest.raises(ValueError, match="needs demonstrations"):
+        DQNTrainer(env, config, seed=0)
 
 
 @pytest.mark.parametrize("prefix, double, redouble", [
@@ -131,9 +182,10 @@ def test_double_and_redouble_masking(env, prefix, double, redouble):
 @pytest.fixture(scope="module")
 def tiny_competitive_run(tmp_path_factory):
     out = tmp_path_factory.mktemp("competitive")
-    overrides = {**TINY, "pool_size": 2, "pool_every": 20}
+    overrides = {**TINY, "pool_size": 2, "pool_every": 20, "demo_weight": 1.0}
     result = train_competitive(out, preset="small", steps=3200, data="test", eval_data="test", overrides=overrides,
-                               chunk=50, progress=False, command="pytest", eval_deals=40, eval_every_steps=1600)
+                               chunk=50, progress=False, command="pytest", eval_deals=40, eval_every_steps=1600,
+                               pretrain=TINY_PRETRAIN)
     return out, overrides, result
 
 
@@ -151,9 +203,13 @@ def test_competitive_checkpoint_round_trip(tiny_competitive_run):
         DQNAgent.load(out, env_id="uncontested_bidding")
     records = [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()]
     evaluations = [r["eval"] for r in records if "eval" in r]
-    assert [e["deals"] for e in evaluations] == [40, 40]
+    assert [e["deals"] for e in evaluations] == [40, 40, 40]  # the starting network, then every 1600 steps
+    pretrain = [r["pretrain"] for r in records if "pretrain" in r]
+    assert len(pretrain) == 1 and pretrain[0]["demonstration_calls"] > 100 and pretrain[0]["agreement"] > 0.5
     snapshots = sorted((out / "snapshots").glob("model-*.msgpack"))
-    assert [p.name for p in snapshots] == ["model-0000001600.msgpack", "model-0000003200.msgpack"]
+    assert [p.name for p in snapshots] == ["model-0000000000.msgpack", "model-0000001600.msgpack",
+                                           "model-0000003200.msgpack"]
+
     last = DQNAgent.load(snapshots[-1])
     obs = np.random.default_rng(0).integers(0, 2, (5, 231)).astype(np.int8)
     assert np.array_equal(last.q_values(obs), agent.q_values(obs))
@@ -162,7 +218,7 @@ def test_competitive_checkpoint_round_trip(tiny_competitive_run):
 def test_competitive_resume_gives_the_same_run(tiny_competitive_run, tmp_path):
     out, overrides, _ = tiny_competitive_run
     kwargs = dict(preset="small", data="test", eval_data="test", overrides=overrides, chunk=50, progress=False,
-                  command="pytest", eval_deals=40, eval_every_steps=1600)
+                  command="pytest", eval_deals=40, eval_every_steps=1600, pretrain=TINY_PRETRAIN)
     train_competitive(tmp_path, steps=1600, **kwargs)
     train_competitive(tmp_path, steps=3200, resume=True, **kwargs)
     a, b = DQNAgent.load(out), DQNAgent.load(tmp_path)

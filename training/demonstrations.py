@@ -11,6 +11,9 @@ policy starts as the rule bidder's and the values start at what its auctions ear
 
 from __future__ import annotations
 
+import dataclasses
+import time
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -18,6 +21,19 @@ import optax
 from flax import nnx, struct
 
 from bridgerl.core import load_dataset
+
+
+@dataclasses.dataclass(frozen=True)
+class PretrainConfig:
+    """How `bridgerl train competitive --pretrain-deals N` starts its network (defaults measured in docs/results.md)."""
+    deals: int = 20_000            # training deals whose rule auctions are the demonstrations
+    updates: int = 20_000          # gradient updates (batches of ``batch_size`` calls)
+    learning_rate: float = 1e-3
+    batch_size: int = 256
+    margin: float = 1.0
+    regression_weight: float = 0.1
+    random_share: float = 0.05
+    seed: int = 0
 
 
 @struct.dataclass
@@ -114,3 +130,13 @@ def agreement(graphdef, params, demos: Demonstrations) -> float:
     q = np.asarray(nnx.merge(graphdef, params)(jnp.asarray(demos.obs[demos.expert])))
     greedy = np.where(demos.mask[demos.expert], q, -np.inf).argmax(1)
     return float((greedy == demos.action[demos.expert]).mean())
+
+
+def pretrain_on(graphdef, params, demos: Demonstrations, config: PretrainConfig, huber_delta: float = 24.0,
+                progress: bool = False):
+    """`pretrain_q` with ``config``'s settings; returns (params, statistics dict)."""
+    start = time.monotonic()
+    params, losses = pretrain_q(graphdef, params, demos, config.updates, config.batch_size, config.learning_rate,
+                                config.margin, huber_delta, config.regression_weight, config.seed, progress)
+    return params, {"demonstration_calls": int(len(demos.action)), **losses,
+                    "agreement": agreement(graphdef, params, demos), "seconds": time.monotonic() - start}

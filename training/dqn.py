@@ -8,6 +8,10 @@ many such steps per Python call; the Python loop around it shows progress, evalu
 Transitions: ``"seat"`` (OpenSpiel's DQN for multi-player games, the thesis' set-up): the next state of a call is
 the same seat's next turn, or the end; ``"team"`` (uncontested only): the next state is the next call of the
 auction, the partner's, whose greedy value is the team's (both share the reward and the network).
+
+Competitive self-play (issue #10) adds two stabilisers, both off by default: an opponent pool of frozen past
+networks that play one side of a share of the auctions (their calls are not stored), and DQfD's large-margin loss
+on rule-bidder demonstrations (`training.demonstrations`) added to every update (Hester et al. 2018).
 """
 
 from __future__ import annotations
@@ -50,6 +54,10 @@ class DQNConfig:
     pool_size: int = 0                 # snapshots kept (0: plain self-play)
     pool_every: int = 2_000            # updates between snapshots
     pool_prob: float = 0.5             # share of auctions whose opponents are a random snapshot
+    pool_anchor: bool = False          # keep the starting network (e.g. pretrained) in the pool for good
+    # DQfD (Hester et al. 2018): keep the large-margin loss on demonstrations during RL (needs demonstrations)
+    demo_weight: float = 0.0           # weight of that loss (0: plain DQN)
+    demo_margin: float = 1.0           # margin of non-demonstrated calls, in IMPs
 
     def replace(self, **changes) -> "DQNConfig":
         return dataclasses.replace(self, **changes)
@@ -96,11 +104,18 @@ class StepMetrics:
 class DQNTrainer:
     """Builds the network, optimizer and compiled training step for one env and config."""
 
-    def __init__(self, env, config: DQNConfig, seed: int = 0, total_steps: int | None = None):
+    def __init__(self, env, config: DQNConfig, seed: int = 0, total_steps: int | None = None, demonstrations=None):
         if config.transitions not in ("seat", "team"):
             raise ValueError(f"transitions must be 'seat' or 'team', got {config.transitions!r}")
         if config.pool_size and (config.transitions != "seat" or env.num_actions != 38):
             raise ValueError("an opponent pool needs the competitive env and per-seat transitions")
+        if config.demo_weight and demonstrations is None:
+            raise ValueError("demo_weight > 0 needs demonstrations (training.demonstrations.rule_demonstrations)")
+        # only the fields the loss reads, as device arrays (an argument of the compiled step, not a constant)
+        self._demos = None if not config.demo_weight else jax.tree.map(
+            jnp.asarray, (demonstrations.obs, demonstrations.mask, demonstrations.action, demonstrations.expert))
+        if config.pool_anchor and config.pool_size < 2:
+            raise ValueError("pool_anchor keeps one slot for the starting network: it needs pool_size >= 2")
         self.env, self.config, self.seed = env, config, seed
         network = QNetwork(env.observation_size, config.hidden, env.num_actions, config.dueling, seed=seed)
         self.graphdef, params = nnx.split(network)
@@ -112,11 +127,22 @@ class DQNTrainer:
             learning_rate = config.learning_rate
         self.optimizer = optax.adam(learning_rate)
         self.epsilon = optax.linear_schedule(config.eps_start, config.eps_end, config.eps_decay_steps)
-        self.run_steps = jax.jit(self._run_steps, static_argnums=2)
+        self._run_steps_jit = jax.jit(self._run_steps, static_argnums=2)
+
+    def run_steps(self, env, ts: "TrainState", steps: int):
+        """``steps`` compiled env steps (each ``num_envs`` calls); returns (state, per-step metrics)."""
+        return self._run_steps_jit(env, ts, steps, self._demos)
 
     # -- state ----------------------------------------------------------------------------------------------------
-    def init(self, env) -> TrainState:
+    def init(self, env, params: nnx.State | None = None) -> TrainState:
+        """The starting state; ``params`` (e.g. pretrained) replace the random initial network. With a pool, the
+        starting network is its first snapshot."""
         config = self.config
+        if params is not None:
+            leaves = jax.tree.structure(self._initial_params), jax.tree.structure(params)
+            if leaves[0] != leaves[1]:
+                raise ValueError("the given parameters do not match this network's architecture")
+            self._initial_params = params
         key = jax.random.PRNGKey(self.seed)
         key, env_key = jax.random.split(key)
         env_state = jax.vmap(env.init)(jax.random.split(env_key, config.num_envs))
@@ -128,9 +154,9 @@ class DQNTrainer:
             pending_action=jnp.zeros((config.num_envs, 4), jnp.int32),
             pending_valid=jnp.zeros((config.num_envs, 4), bool),
             replay=replay_init(config.replay_size, size, env.num_actions),
-            pool=(jax.tree.map(lambda p: jnp.zeros((config.pool_size,) + p.shape, p.dtype), self._initial_params)
-                  if config.pool_size else None),
-            pool_count=jnp.int32(0), opponent=jnp.full(config.num_envs, -1, jnp.int32),
+            pool=(jax.tree.map(lambda p: jnp.zeros((config.pool_size,) + p.shape, p.dtype).at[0].set(p),
+                               self._initial_params) if config.pool_size else None),
+            pool_count=jnp.int32(1 if config.pool_size else 0), opponent=jnp.full(config.num_envs, -1, jnp.int32),
             learner_side=jnp.zeros(config.num_envs, jnp.int32), key=key,
             env_steps=jnp.int32(0), updates=jnp.int32(0))
 
@@ -193,7 +219,24 @@ class DQNTrainer:
                         pending_valid=pending_valid & ~end[:, None])
         return items, valid, ts
 
-    def _loss(self, params, target_params, batch: Transitions):
+    def _demo_margin_loss(self, params, demos, key):
+        """DQfD's large-margin loss max_a [Q(s, a) + margin 1{a != a_E}] - Q(s, a_E) on a batch of demonstrations."""
+        obs, mask, action, expert = demos
+        index = jax.random.randint(key, (self.config.batch_size,), 0, action.shape[0])
+        obs, mask, action, expert = obs[index], mask[index], action[index], expert[index]
+        q = self.q_values(params, obs)
+        chosen = jnp.take_along_axis(q, action[:, None], 1)[:, 0]
+        others = q + self.config.demo_margin * (jnp.arange(q.shape[1]) != action[:, None])
+        margin = jnp.where(mask, others, -jnp.inf).max(1) - chosen
+        return jnp.where(expert, margin, 0.0).sum() / jnp.maximum(expert.sum(), 1)
+
+    def _loss(self, params, target_params, batch: Transitions, demos=None, demo_key=None):
+        td_loss = self._td_loss(params, target_params, batch)
+        if demos is None:
+            return td_loss
+        return td_loss + self.config.demo_weight * self._demo_margin_loss(params, demos, demo_key)
+
+    def _td_loss(self, params, target_params, batch: Transitions):
         q = self.q_values(params, batch.obs)
         q_next = jnp.where(batch.next_mask, self.q_values(target_params, batch.next_obs), _NEG)
         discount = jnp.where(batch.done, 0.0, self.config.discount)
@@ -204,16 +247,17 @@ class DQNTrainer:
             td = jax.vmap(rlax.q_learning)(q, batch.action, batch.reward, discount, q_next)
         return optax.huber_loss(td, delta=self.config.huber_delta).mean()
 
-    def _update(self, ts: TrainState, key):
+    def _update(self, ts: TrainState, key, demos=None):
         batch = replay_sample(ts.replay, key, self.config.batch_size)
-        loss, grads = jax.value_and_grad(self._loss)(ts.params, ts.target_params, batch)
+        demo_key = jax.random.fold_in(key, 1)  # folded, so that runs without demonstrations keep their stream
+        loss, grads = jax.value_and_grad(self._loss)(ts.params, ts.target_params, batch, demos, demo_key)
         updates, opt_state = self.optimizer.update(grads, ts.opt_state, ts.params)
         params = optax.apply_updates(ts.params, updates)
         count = ts.updates + 1
         target = optax.periodic_update(params, ts.target_params, count, self.config.target_every)
         return ts.replace(params=params, target_params=target, opt_state=opt_state, updates=count), loss
 
-    def _step(self, env, ts: TrainState):
+    def _step(self, env, ts: TrainState, demos=None):
         key, act_key, reset_key, update_key = jax.random.split(ts.key, 4)
         epsilon = self.epsilon(ts.env_steps)
         state = ts.env_state
@@ -238,7 +282,7 @@ class DQNTrainer:
         def updates(ts):
             def body(carry, update_key):
                 ts, _ = carry
-                ts, loss = self._update(ts, update_key)
+                ts, loss = self._update(ts, update_key, demos)
                 return (ts, loss), None
             (ts, loss), _ = jax.lax.scan(body, (ts, jnp.float32(0)),
                                          jax.random.split(update_key, self.config.updates_per_step))
@@ -263,13 +307,15 @@ class DQNTrainer:
                           learner_side=jnp.where(finished, side, ts.learner_side))
 
     def _snapshot(self, ts: TrainState) -> TrainState:
-        """Freeze the current network into the pool (the oldest snapshot makes room)."""
-        slot = ts.pool_count % self.config.pool_size
+        """Freeze the current network into the pool (the oldest snapshot makes room; with ``pool_anchor`` the
+        starting network in slot 0 stays)."""
+        size = self.config.pool_size
+        slot = 1 + (ts.pool_count - 1) % (size - 1) if self.config.pool_anchor else ts.pool_count % size
         pool = jax.tree.map(lambda stack, p: stack.at[slot].set(p), ts.pool, ts.params)
         return ts.replace(pool=pool, pool_count=ts.pool_count + 1)
 
-    def _run_steps(self, env, ts: TrainState, steps: int):
-        return jax.lax.scan(lambda ts, _: self._step(env, ts), ts, None, length=steps)
+    def _run_steps(self, env, ts: TrainState, steps: int, demos=None):
+        return jax.lax.scan(lambda ts, _: self._step(env, ts, demos), ts, None, length=steps)
 
     # -- evaluation -----------------------------------------------------------------------------------------------
     def greedy_returns(self, params, env, indices):

@@ -45,7 +45,7 @@ def _load_state(path: Path, template, meta: dict):
     payload = serialization.msgpack_restore(path.read_bytes())
     saved = json.loads(payload["meta"])
     meta = json.loads(json.dumps(meta))
-    keys = ["config", "seed", "data", "env_id", "env_options"]
+    keys = ["config", "seed", "data", "env_id", "env_options", "pretrain"]
     if meta["config"].get("lr_end") is not None:
         keys.append("steps")  # the learning-rate schedule spans the whole run
     for key in keys:
@@ -68,26 +68,28 @@ def train_uncontested(out: str | Path, preset: str = "small", steps: int | None 
 
     Returns the final held-out evaluation (IMPs/deal vs constructive par, 95% CI)."""
     return _train(ENV_ID, out, preset, steps, seed, data, eval_data, resume, overrides, chunk, eval_every,
-                  checkpoint_seconds, progress, command, env_options, eval_every_steps, None)
+                  checkpoint_seconds, progress, command, env_options, eval_every_steps, None, None)
 
 
 def train_competitive(out: str | Path, preset: str = "small", steps: int | None = None, seed: int = 0,
                       data="train", eval_data="test", resume: bool = False, overrides: dict | None = None,
                       chunk: int = 100, eval_every: int | None = None, checkpoint_seconds: float = 180.0,
                       progress: bool = True, command: str | None = None, eval_every_steps: int | None = None,
-                      eval_deals: int = 1000) -> dict:
+                      eval_deals: int = 1000, pretrain: "PretrainConfig | None" = None) -> dict:
     """Self-play DQN on competitive bidding (one network for all four seats, per-seat transitions, optional pool
     of frozen past networks as opponents: ``overrides={"pool_size": K}``).
 
     Every evaluation plays a duplicate match of the greedy network against the competitive rule baseline on the
     first ``eval_deals`` held-out deals (the learning curve in ``log.jsonl``) and keeps the network as
-    ``snapshots/model-STEPS.msgpack``. Returns the last evaluation."""
+    ``snapshots/model-STEPS.msgpack``; the first one is taken before any step. ``pretrain`` starts the network
+    from the rule bidder's auctions on the training deals (`training.demonstrations`); with a pool, that network
+    is the pool's first snapshot (kept for good with ``pool_anchor``). Returns the last evaluation."""
     return _train(COMPETITIVE_ENV_ID, out, preset, steps, seed, data, eval_data, resume, overrides, chunk,
-                  eval_every, checkpoint_seconds, progress, command, None, eval_every_steps, eval_deals)
+                  eval_every, checkpoint_seconds, progress, command, None, eval_every_steps, eval_deals, pretrain)
 
 
 def _train(env_id, out, preset, steps, seed, data, eval_data, resume, overrides, chunk, eval_every,
-           checkpoint_seconds, progress, command, env_options, eval_every_steps, eval_deals) -> dict:
+           checkpoint_seconds, progress, command, env_options, eval_every_steps, eval_deals, pretrain) -> dict:
     from bridgerl.envs import jaxenv
 
     if preset not in PRESETS:
@@ -101,15 +103,33 @@ def _train(env_id, out, preset, steps, seed, data, eval_data, resume, overrides,
     eval_env = jaxenv.make(env_id, dataset=eval_data, **env_options)
     competitive = env_id == COMPETITIVE_ENV_ID
     eval_rows = np.arange(eval_env.owner.shape[0]) if competitive else eval_env.eligible
-    trainer = DQNTrainer(env, config, seed=seed, total_steps=steps)
+    if pretrain is not None and not competitive:
+        raise ValueError("pretraining from rule demonstrations is for the competitive env")
     meta = {"env_id": env_id, "config": dataclasses.asdict(config), "seed": seed, "data": str(data),
-            "preset": preset, "steps": steps, "env_options": env_options}
-    ts = trainer.init(env)
+            "preset": preset, "steps": steps, "env_options": env_options,
+            "pretrain": dataclasses.asdict(pretrain) if pretrain else None}
     state_path = out / STATE_FILE
-    if resume and state_path.exists():
-        ts = _load_state(state_path, ts, meta)
-    elif not resume and state_path.exists():
+    if not resume and state_path.exists():
         raise ValueError(f"{state_path} exists: pass --resume to continue that run, or choose another --out")
+    resuming = resume and state_path.exists()
+    if config.demo_weight and pretrain is None:
+        raise ValueError("demo_weight > 0 needs the rule demonstrations: pass a pretraining config (--pretrain-deals)")
+    demos, pretrain_stats = None, None
+    if pretrain is not None and (not resuming or config.demo_weight):
+        from bridgerl.training.demonstrations import rule_demonstrations
+
+        demos = rule_demonstrations(data, pretrain.deals, pretrain.random_share, pretrain.seed, progress)
+    trainer = DQNTrainer(env, config, seed=seed, total_steps=steps, demonstrations=demos)
+    if pretrain is not None and not resuming:
+        from bridgerl.training.demonstrations import pretrain_on
+
+        params, pretrain_stats = pretrain_on(trainer.graphdef, trainer.init(env).params, demos, pretrain,
+                                             config.huber_delta, progress)
+        ts = trainer.init(env, params)
+    else:
+        ts = trainer.init(env)
+    if resuming:
+        ts = _load_state(state_path, ts, meta)
     iterations = math.ceil(steps / config.num_envs)
     done_iterations = int(ts.env_steps) // config.num_envs
     if eval_every_steps:
@@ -148,6 +168,11 @@ def _train(env_id, out, preset, steps, seed, data, eval_data, resume, overrides,
     rolling: list[float] = []
     last_save, start_time = time.monotonic(), time.monotonic()
     last_eval = None
+    if pretrain_stats is not None:
+        log({"env_steps": 0, "updates": 0, "pretrain": pretrain_stats})
+    if competitive and not resuming:  # the learning curve starts at the starting network
+        last_eval = evaluate(ts)
+        log({"env_steps": 0, "updates": 0, "eval": last_eval})
     try:
         while done_iterations < iterations:
             n = min(chunk, iterations - done_iterations)

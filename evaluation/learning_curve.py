@@ -1,0 +1,60 @@
+"""Learning curves of competitive training runs (`bridgerl evaluate curve RUN ... --out PNG`): the duplicate
+result against the competitive rule baseline at every evaluation in each run's ``log.jsonl``, against env steps."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+KEY = "vs_rules_imps_per_board"
+
+
+def read_curve(run: str | Path) -> dict:
+    """{"env_steps", "imps", "ci95", "wall_s"} arrays from a run directory (or its log.jsonl)."""
+    path = Path(run)
+    path = path / "log.jsonl" if path.is_dir() else path
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no training log (a run directory of `bridgerl train competitive`)")
+    points = []
+    for number, line in enumerate(path.read_text().splitlines(), 1):
+        try:
+            record = json.loads(line)
+        except json.JSONDecodeError as error:
+            raise ValueError(f"{path}:{number}: not a JSON record ({error})") from None
+        evaluation = record.get("eval")
+        if evaluation and KEY in evaluation:
+            points.append((record["env_steps"], evaluation[KEY], evaluation["ci95"], record.get("wall_s", 0.0)))
+    if not points:
+        raise ValueError(f"{path}: no evaluation against the rule baseline in this log")
+    steps, imps, ci, wall = (np.array(column, dtype=np.float64) for column in zip(*points))
+    return {"env_steps": steps, "imps": imps, "ci95": ci, "wall_s": wall}
+
+
+def plot_curves(runs: dict[str, str | Path], out: str | Path, title: str | None = None) -> Path:
+    """One line per run (label -> run directory) with its 95% CI band; writes the PNG ``out``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(7, 4))
+    for label, run in runs.items():
+        curve = read_curve(run)
+        steps = curve["env_steps"] / 1e6
+        line, = ax.plot(steps, curve["imps"], marker="o", markersize=3, label=label)
+        ax.fill_between(steps, curve["imps"] - curve["ci95"], curve["imps"] + curve["ci95"],
+                        color=line.get_color(), alpha=0.2)
+    ax.axhline(0.0, color="black", linewidth=0.8)
+    ax.set_xlabel("env steps (calls), millions")
+    ax.set_ylabel("IMPs/board vs rule baseline (duplicate)")
+    ax.set_title(title or "Competitive DQN against the rule baseline")
+    ax.legend()
+    ax.grid(alpha=0.3)
+    fig.tight_layout()
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(out, dpi=120)
+    plt.close(fig)
+    return out

@@ -1,0 +1,124 @@
+"""The competitive rule baseline (issue #10, docs/agents.md): its agreements on hand-built auctions, and a legal
+call in any auction it may meet."""
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from bridgerl.agents import CompetitiveRuleBidder, RuleBidder
+from bridgerl.core import Auction, load_dataset, parse_call
+from bridgerl.core.calls import DOUBLE, PASS
+from bridgerl.core.cards import RANKS
+from bridgerl.envs.competitive import CompetitiveBiddingEnv
+from bridgerl.envs.competitive_encoding import encode
+
+
+def _hand_bits(hand: str) -> np.ndarray:
+    """int8[52] of one hand written 'S.H.D.C' (card = suit * 13 + rank, clubs first)."""
+    bits = np.zeros(52, dtype=np.int8)
+    for holding, suit in zip(hand.split("."), (3, 2, 1, 0)):
+        for rank in holding:
+            bits[suit * 13 + RANKS.index(rank)] = 1
+    assert bits.sum() == 13, hand
+    return bits
+
+
+def _call(hand: str, auction: str) -> int:
+    """The bidder's call after ``auction`` (dealer first), nobody vulnerable."""
+    calls = [parse_call(c) for c in auction.split()]
+    legal = Auction.from_calls(0, calls).legal_mask()
+    return RuleBidder(competitive=True).act(encode(calls, False, False, _hand_bits(hand)), legal)
+
+
+def _bid(text: str) -> int:
+    return parse_call(text)
+
+
+def test_the_spec_class_is_the_competitive_bidder():
+    assert isinstance(RuleBidder(competitive=True), CompetitiveRuleBidder)
+
+
+@pytest.mark.parametrize("hand, auction, expected", [
+    ("AKJ54.432.K32.32", "1C", "1S"),       # a good five-card suit, 11 points: overcall
+    ("KJ54.AQ43.K432.2", "1C", "X"),        # 13 points, a singleton in their suit: takeout double
+    ("AQ3.KJ4.Q432.KJ3", "1C", "1NT"),      # 16 balanced with a club stopper
+    ("95432.Q32.J32.32", "1C", "P"),        # a poor suit and 3 points: pass
+    ("KQT87.A2.932.T93", "1C", "1S"),
+])
+def test_direct_action_over_a_one_level_opening(hand, auction, expected):
+    assert _call(hand, auction) == _bid(expected)
+
+
+def test_advancer_answers_a_takeout_double_in_the_longest_unbid_suit():
+    # 1C by dealer, X by partner, P: with 4 hearts and 6 points bid the cheapest heart
+    assert _call("432.QT87.J32.432", "1C X P") == _bid("1H")
+
+
+def test_penalty_double_of_a_trump_stack():
+    # they open 1S and raise to 2S; we hold AKJ32 of spades and 14 points, sitting over the raiser
+    assert _call("AKJ32.K32.K32.32", "1S P 2S") == DOUBLE
+
+
+@settings(max_examples=60, deadline=None)
+@given(row=st.integers(0, 4999), choices=st.lists(st.floats(0, 1, exclude_max=True), max_size=40),
+       rule_share=st.floats(0, 1))
+def test_a_legal_call_in_any_auction(row, choices, rule_share):
+    """Auctions mixing random legal calls and the bidder's own, up to 7NT redoubled: always a legal call."""
+    bidder = RuleBidder(competitive=True)
+    env = CompetitiveBiddingEnv(dataset=_TEST)
+    observation, info = env.reset(options={"index": row})
+    for choice in choices:
+        mask = info["action_mask"].astype(bool)
+        call = bidder.act(observation, mask)
+        assert mask[call], (row, call)
+        if choice >= rule_share:  # a random legal call instead of the bidder's
+            legal = np.flatnonzero(mask)
+            call = int(legal[int(choice * len(legal))])
+        observation, _, done, _, info = env.step(call)
+        if done:
+            break
+
+
+_TEST = load_dataset("test")
+
+
+def test_an_uncontested_agent_as_the_constructive_system():
+    """``constructive=``: while the opponents pass, the uncontested agent (89 bits, 36 actions) makes our calls
+    within the thesis opening rules; once they bid, the competitive agreements take over."""
+
+    class Grand:  # 7NT (action 35) whenever it may, else the first legal action
+        def act(self, observation, mask):
+            assert observation.shape == (89,) and mask.shape == (36,)
+            return 35 if mask[35] else int(np.flatnonzero(mask)[0])
+
+    bidder = CompetitiveRuleBidder(constructive=Grand())
+    # the opening keeps the thesis rules: 16 points with five spades open 1S, whatever the agent prefers
+    opening = "AKJ54.KQ2.K32.32"
+    legal = Auction.from_calls(0, []).legal_mask()
+    assert bidder.act(encode([], False, False, _hand_bits(opening)), legal) == _bid("1S")
+    # partner opened 1S, they passed: the agent answers
+    calls = [_bid("1S"), PASS]
+    legal = Auction.from_calls(0, calls).legal_mask()
+    responder = "Q32.A432.QJ2.432"
+    assert bidder.act(encode(calls, False, False, _hand_bits(responder)), legal) == _bid("7NT")
+    assert RuleBidder(competitive=True).act(encode(calls, False, False, _hand_bits(responder)), legal) != _bid("7NT")
+    calls = [_bid("1C")]  # over their 1C the competitive agreements take over: the rules' own overcall
+    legal = Auction.from_calls(0, calls).legal_mask()
+    assert bidder.act(encode(calls, False, False, _hand_bits("AKJ54.432.K32.32")), legal) == _bid("1S")
+
+
+def test_rejects_a_wrong_observation():
+    with pytest.raises(ValueError, match="231 observation values and 38 actions"):
+        CompetitiveRuleBidder().act(np.zeros(89), np.ones(36))
+
+
+def test_rules_with_the_uncontested_dqn_spec():
+    from pathlib import Path
+
+    from bridgerl.evaluation.specs import load_agent
+
+    model = Path(__file__).resolve().parents[1] / "models" / "uncontested-dqn"
+    agent = load_agent(f"rules+dqn:{model}", "competitive_bidding")
+    assert isinstance(agent, CompetitiveRuleBidder)
+    with pytest.raises(ValueError, match="is for competitive bidding"):
+        load_agent(f"rules+dqn:{model}", "uncontested_bidding")
