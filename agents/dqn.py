@@ -3,9 +3,15 @@
 ``act(observation, action_mask) -> action`` works with the Gymnasium envs, the OpenSpiel games (pass the tensor
 and a mask of ``legal_actions()``) and the JAX envs (``state.observation``, ``state.legal_action_mask``);
 ``act_batch`` takes stacks of them. Illegal actions are never chosen.
+
+A competitive checkpoint may name a constructive bidder (metadata ``"constructive"``: an uncontested DQN file beside
+it): while the opponents have only passed, that bidder makes the calls on the uncontested view of the auction
+(thesis 4.4, opening rules included), the "partner behaviour when the opponents pass" of issue #10.
 """
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import jax
 import jax.numpy as jnp
@@ -26,8 +32,13 @@ def build_network(metadata: dict, seed: int = 0) -> QNetwork:
 class DQNAgent:
     """Greedy policy of a Q-network (no exploration)."""
 
-    def __init__(self, network: QNetwork, metadata: dict):
+    def __init__(self, network: QNetwork, metadata: dict, constructive: "DQNAgent | None" = None):
         self.metadata = dict(metadata)
+        if constructive is not None and (self.env_id, constructive.env_id) != ("competitive_bidding",
+                                                                              "uncontested_bidding"):
+            raise ValueError("a constructive bidder is an uncontested DQN serving a competitive one, got "
+                             f"{constructive.env_id!r} for {self.env_id!r}")
+        self.constructive = constructive
         self._graphdef, self._params = nnx.split(network)
         self._q = jax.jit(lambda params, obs: nnx.merge(self._graphdef, params)(obs))
         self._greedy = jax.jit(lambda params, obs, mask: masked_argmax(nnx.merge(self._graphdef, params)(obs), mask))
@@ -44,7 +55,11 @@ class DQNAgent:
         state = nnx.state(network)
         nnx.replace_by_pure_dict(state, params)
         nnx.update(network, state)
-        return cls(network, metadata)
+        constructive = None
+        if metadata.get("constructive"):
+            file = Path(path) if not Path(path).is_dir() else Path(path) / "model.msgpack"
+            constructive = cls.load(file.parent / metadata["constructive"], env_id="uncontested_bidding")
+        return cls(network, metadata, constructive)
 
     @property
     def env_id(self) -> str:
@@ -67,6 +82,25 @@ class DQNAgent:
     def act_batch(self, observations, action_masks) -> np.ndarray:
         observations, action_masks = np.asarray(observations), np.asarray(action_masks).astype(bool)
         self._check(observations, action_masks)
+        if self.constructive is None:
+            return self._greedy_batch(observations, action_masks)
+        from bridgerl.agents.competitive_rules import (opponents_have_bid, uncontested_to_competitive,
+                                                        uncontested_view)
+
+        actions = np.zeros(len(observations), dtype=np.int64)
+        silent = np.array([not opponents_have_bid(o) for o in observations], dtype=bool)
+        if (~silent).any():
+            actions[~silent] = self._greedy_batch(observations[~silent], action_masks[~silent])
+        if silent.any():
+            views = [uncontested_view(o, m) for o, m in zip(observations[silent], action_masks[silent])]
+            masks36 = np.stack([m for _, m in views])
+            forced_pass = ~masks36.any(1)
+            masks36[forced_pass, 0] = True  # the opening rules leave only a pass
+            chosen = self.constructive.act_batch(np.stack([v for v, _ in views]), masks36)
+            actions[silent] = [uncontested_to_competitive(a, m) for a, m in zip(chosen, masks36)]
+        return actions
+
+    def _greedy_batch(self, observations, action_masks) -> np.ndarray:
         # pad to a power of two: lockstep evaluation sends every batch size once, and each new shape would compile
         n = len(observations)
         size = 1 << max(n - 1, 0).bit_length()

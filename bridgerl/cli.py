@@ -86,7 +86,7 @@ def _train_competitive(args) -> int:
     result = train_competitive(args.out, preset=args.preset, steps=args.steps, seed=args.seed, data=args.data,
                                eval_data=args.eval_data, resume=args.resume, overrides=_train_overrides(args),
                                eval_every_steps=args.eval_every, eval_deals=args.eval_deals,
-                               progress=not args.quiet, pretrain=pretrain)
+                               progress=not args.quiet, pretrain=pretrain, constructive=args.constructive)
     print(f"vs the competitive rule baseline: {result['vs_rules_imps_per_board']:+.2f} +/- {result['ci95']:.2f} "
           f"IMPs/board (95% CI, duplicate, {result['deals']} held-out boards, {result['env_steps']} env steps, "
           f"{result['updates']} updates)")
@@ -230,6 +230,10 @@ def _train_export(args) -> int:
     metadata, params = load_weights(args.run)
     out = Path(args.out)
     save_weights(out / "model.msgpack", params, metadata, dtype=args.dtype)
+    if metadata.get("constructive"):  # the uncontested DQN that bids while the opponents pass goes along
+        source = Path(args.run) if not Path(args.run).is_dir() else Path(args.run) / "model.msgpack"
+        helper, helper_params = load_weights(source.parent / metadata["constructive"])
+        save_weights(out / metadata["constructive"], helper_params, helper, dtype=helper.get("dtype", "float32"))
     size = (out / "model.msgpack").stat().st_size
     print(f"wrote {out / 'model.msgpack'} ({size / 1e6:.1f} MB, {args.dtype}); trained with: {metadata.get('command')}")
     return 0
@@ -322,6 +326,9 @@ def build_parser() -> argparse.ArgumentParser:
                             help="DQfD: weight of the large-margin loss on the demonstrations during RL "
                                  "(needs --pretrain-deals)")
     comp_train.add_argument("--demo-margin", type=float, default=None, help="its margin in IMPs (default 1)")
+    comp_train.add_argument("--constructive", default=None,
+                            help="an uncontested DQN checkpoint that bids for the agent while the opponents pass "
+                                 "(and in the demonstrations); saved beside the model")
     comp_train.add_argument("--eval-deals", type=int, default=1000,
                             help="held-out deals of each duplicate match against the rule baseline")
     comp_train.set_defaults(func=_train_competitive)

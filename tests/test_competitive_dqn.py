@@ -224,3 +224,65 @@ def test_competitive_resume_gives_the_same_run(tiny_competitive_run, tmp_path):
     a, b = DQNAgent.load(out), DQNAgent.load(tmp_path)
     for x, y in zip(jax.tree.leaves(a._params), jax.tree.leaves(b._params)):
         assert np.array_equal(np.asarray(x), np.asarray(y))
+
+
+def test_learning_curve_from_the_log(tiny_competitive_run, tmp_path, capsys):
+    from bridgerl.cli import main
+    from bridgerl.evaluation.learning_curve import read_curve
+
+    out, _, _ = tiny_competitive_run
+    curve = read_curve(out)
+    assert curve["env_steps"].tolist() == [0, 1600, 3200] and (curve["ci95"] > 0).all()
+    png = tmp_path / "curve.png"
+    assert main(["evaluate", "curve", str(out), "--labels", "tiny", "--out", str(png)]) == 0
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "tiny: 3 evaluations" in capsys.readouterr().out
+    (tmp_path / "empty.jsonl").write_text('{"env_steps": 0}\n')
+    with pytest.raises(ValueError, match="no evaluation against the rule baseline"):
+        read_curve(tmp_path / "empty.jsonl")
+
+
+def test_constructive_bidder_while_the_opponents_pass(env, tmp_path):
+    """A competitive DQN with a constructive (uncontested) DQN: silent opponents -> the uncontested DQN on the
+    uncontested view, opening rules included; once they bid -> the competitive network. Saved and loaded together."""
+    from pathlib import Path
+
+    from bridgerl.agents.checkpoint import save_weights
+    from bridgerl.agents.competitive_rules import uncontested_to_competitive, uncontested_view
+    from bridgerl.core import Auction
+    from bridgerl.envs.competitive_encoding import encode
+
+    model = Path(__file__).resolve().parents[1] / "models" / "uncontested-dqn" / "model.msgpack"
+    constructive = DQNAgent.load(model, env_id="uncontested_bidding")
+    trainer = DQNTrainer(env, DQNConfig(hidden=(16,), num_envs=1), seed=0)
+    metadata = {"env_id": "competitive_bidding", "observation_size": 231, "num_actions": 38, "hidden": [16],
+                "dueling": False, "constructive": "helper.msgpack"}
+    params = trainer.init(env).params
+    save_weights(tmp_path / "model.msgpack", nnx.to_pure_dict(params), metadata)
+    (tmp_path / "helper.msgpack").write_bytes(model.read_bytes())
+    agent = DQNAgent.load(tmp_path)
+    network_only = DQNAgent(nnx.merge(trainer.graphdef, params), {**metadata, "constructive": None})
+    assert agent.constructive is not None and network_only.constructive is None
+
+    rng = np.random.default_rng(0)
+    checked = {"silent": 0, "contested": 0}
+    for _ in range(40):
+        hand = np.zeros(52, np.int8)
+        hand[rng.choice(52, 13, replace=False)] = 1
+        for auction in ("", "P", "1H P", "1C", "P 1S X", "1D P 1H"):
+            calls = [parse_call(c) for c in auction.split()]
+            obs, mask = encode(calls, False, True, hand), Auction.from_calls(0, calls).legal_mask()
+            action = agent.act(obs, mask)
+            assert mask[action]
+            theirs = [c for i, c in enumerate(calls) if (len(calls) - i) % 2 == 1 and c >= 3]
+            if theirs:
+                assert action == network_only.act(obs, mask)
+                checked["contested"] += 1
+            else:
+                view, mask36 = uncontested_view(obs, mask)
+                expected = uncontested_to_competitive(constructive.act(view, mask36), mask36) if mask36.any() else 0
+                assert action == expected
+                checked["silent"] += 1
+    assert checked["silent"] and checked["contested"]
+    with pytest.raises(ValueError, match="constructive bidder is an uncontested DQN"):
+        DQNAgent(nnx.merge(trainer.graphdef, params), metadata, constructive=network_only)

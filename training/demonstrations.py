@@ -46,15 +46,16 @@ class Demonstrations:
 
 
 def rule_demonstrations(data="train", deals: int | None = None, random_share: float = 0.05, seed: int = 0,
-                        progress: bool = False) -> Demonstrations:
-    """Auctions of the competitive rule bidder at all four seats on the first ``deals`` rows of ``data``."""
+                        progress: bool = False, teacher=None) -> Demonstrations:
+    """Auctions of the competitive rule bidder (or ``teacher``, any competitive bidder) at all four seats on the
+    first ``deals`` rows of ``data``."""
     from bridgerl.agents import RuleBidder
     from bridgerl.envs.competitive import CompetitiveBiddingEnv
 
     dataset = load_dataset(data)
     rows = range(len(dataset) if deals is None else min(deals, len(dataset)))
     rng = np.random.default_rng(seed)
-    bidder = RuleBidder(competitive=True)
+    bidder = teacher if teacher is not None else RuleBidder(competitive=True)
     env = CompetitiveBiddingEnv(dataset=dataset)
     obs, masks, actions, returns, expert = [], [], [], [], []
     if progress:

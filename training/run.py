@@ -23,6 +23,7 @@ STATE_FILE = "train_state.msgpack"
 MODEL_FILE = "model.msgpack"
 LOG_FILE = "log.jsonl"
 SNAPSHOT_DIR = "snapshots"
+CONSTRUCTIVE_FILE = "constructive.msgpack"
 ENV_ID = "uncontested_bidding"
 COMPETITIVE_ENV_ID = "competitive_bidding"
 
@@ -45,7 +46,7 @@ def _load_state(path: Path, template, meta: dict):
     payload = serialization.msgpack_restore(path.read_bytes())
     saved = json.loads(payload["meta"])
     meta = json.loads(json.dumps(meta))
-    keys = ["config", "seed", "data", "env_id", "env_options", "pretrain"]
+    keys = ["config", "seed", "data", "env_id", "env_options", "pretrain", "constructive"]
     if meta["config"].get("lr_end") is not None:
         keys.append("steps")  # the learning-rate schedule spans the whole run
     for key in keys:
@@ -68,14 +69,15 @@ def train_uncontested(out: str | Path, preset: str = "small", steps: int | None 
 
     Returns the final held-out evaluation (IMPs/deal vs constructive par, 95% CI)."""
     return _train(ENV_ID, out, preset, steps, seed, data, eval_data, resume, overrides, chunk, eval_every,
-                  checkpoint_seconds, progress, command, env_options, eval_every_steps, None, None)
+                  checkpoint_seconds, progress, command, env_options, eval_every_steps, None, None, None)
 
 
 def train_competitive(out: str | Path, preset: str = "small", steps: int | None = None, seed: int = 0,
                       data="train", eval_data="test", resume: bool = False, overrides: dict | None = None,
                       chunk: int = 100, eval_every: int | None = None, checkpoint_seconds: float = 180.0,
                       progress: bool = True, command: str | None = None, eval_every_steps: int | None = None,
-                      eval_deals: int = 1000, pretrain: "PretrainConfig | None" = None) -> dict:
+                      eval_deals: int = 1000, pretrain: "PretrainConfig | None" = None,
+                      constructive: str | Path | None = None) -> dict:
     """Self-play DQN on competitive bidding (one network for all four seats, per-seat transitions, optional pool
     of frozen past networks as opponents: ``overrides={"pool_size": K}``).
 
@@ -83,13 +85,17 @@ def train_competitive(out: str | Path, preset: str = "small", steps: int | None 
     first ``eval_deals`` held-out deals (the learning curve in ``log.jsonl``) and keeps the network as
     ``snapshots/model-STEPS.msgpack``; the first one is taken before any step. ``pretrain`` starts the network
     from the rule bidder's auctions on the training deals (`training.demonstrations`); with a pool, that network
-    is the pool's first snapshot (kept for good with ``pool_anchor``). Returns the last evaluation."""
+    is the pool's first snapshot (kept for good with ``pool_anchor``). ``constructive`` (an uncontested DQN
+    checkpoint) bids for the agent while the opponents pass: it is copied beside every saved network, named in
+    its metadata, and replaces the rules' constructive system in the demonstrations. Returns the last evaluation."""
     return _train(COMPETITIVE_ENV_ID, out, preset, steps, seed, data, eval_data, resume, overrides, chunk,
-                  eval_every, checkpoint_seconds, progress, command, None, eval_every_steps, eval_deals, pretrain)
+                  eval_every, checkpoint_seconds, progress, command, None, eval_every_steps, eval_deals, pretrain,
+                  constructive)
 
 
 def _train(env_id, out, preset, steps, seed, data, eval_data, resume, overrides, chunk, eval_every,
-           checkpoint_seconds, progress, command, env_options, eval_every_steps, eval_deals, pretrain) -> dict:
+           checkpoint_seconds, progress, command, env_options, eval_every_steps, eval_deals, pretrain,
+           constructive) -> dict:
     from bridgerl.envs import jaxenv
 
     if preset not in PRESETS:
@@ -107,7 +113,18 @@ def _train(env_id, out, preset, steps, seed, data, eval_data, resume, overrides,
         raise ValueError("pretraining from rule demonstrations is for the competitive env")
     meta = {"env_id": env_id, "config": dataclasses.asdict(config), "seed": seed, "data": str(data),
             "preset": preset, "steps": steps, "env_options": env_options,
-            "pretrain": dataclasses.asdict(pretrain) if pretrain else None}
+            "pretrain": dataclasses.asdict(pretrain) if pretrain else None,
+            "constructive": str(constructive) if constructive else None}
+    constructive_agent = None
+    if constructive is not None:
+        from bridgerl.agents.dqn import DQNAgent
+
+        if not competitive:
+            raise ValueError("a constructive bidder serves the competitive env")
+        constructive_agent = DQNAgent.load(constructive, env_id="uncontested_bidding")
+        source = Path(constructive) / MODEL_FILE if Path(constructive).is_dir() else Path(constructive)
+        for directory in (out, out / SNAPSHOT_DIR):
+            atomic_write_bytes(directory / CONSTRUCTIVE_FILE, source.read_bytes())
     state_path = out / STATE_FILE
     if not resume and state_path.exists():
         raise ValueError(f"{state_path} exists: pass --resume to continue that run, or choose another --out")
@@ -118,7 +135,12 @@ def _train(env_id, out, preset, steps, seed, data, eval_data, resume, overrides,
     if pretrain is not None and (not resuming or config.demo_weight):
         from bridgerl.training.demonstrations import rule_demonstrations
 
-        demos = rule_demonstrations(data, pretrain.deals, pretrain.random_share, pretrain.seed, progress)
+        teacher = None
+        if constructive_agent is not None:
+            from bridgerl.agents import CompetitiveRuleBidder
+
+            teacher = CompetitiveRuleBidder(constructive=constructive_agent)
+        demos = rule_demonstrations(data, pretrain.deals, pretrain.random_share, pretrain.seed, progress, teacher)
     trainer = DQNTrainer(env, config, seed=seed, total_steps=steps, demonstrations=demos)
     if pretrain is not None and not resuming:
         from bridgerl.training.demonstrations import pretrain_on
@@ -142,12 +164,13 @@ def _train(env_id, out, preset, steps, seed, data, eval_data, resume, overrides,
                 "hidden": list(config.hidden), "dueling": config.dueling, "preset": preset,
                 "config": dataclasses.asdict(config), "seed": seed, "data": str(data), "env_options": env_options,
                 "env_steps": int(ts.env_steps), "updates": int(ts.updates), "command": command,
-                "evaluation": evaluation, "device": jax.devices()[0].device_kind}
+                "evaluation": evaluation, "device": jax.devices()[0].device_kind,
+                **({"constructive": CONSTRUCTIVE_FILE} if constructive_agent is not None else {})}
 
     def evaluate(ts) -> dict:
         if competitive:
             return evaluate_competitive_snapshot(trainer, ts, eval_env, eval_data, eval_deals,
-                                                 out / SNAPSHOT_DIR, model_metadata(ts, None))
+                                                 out / SNAPSHOT_DIR, model_metadata(ts, None), constructive_agent)
         returns, finished = evaluate_greedy(trainer.graphdef, ts.params, eval_env, eval_rows)
         mean, ci = mean_ci(np.asarray(returns))
         return {"imps_per_deal": mean, "ci95": ci, "deals": int(len(eval_rows)), "all_finished": bool(finished.all())}
@@ -223,16 +246,17 @@ def _train(env_id, out, preset, steps, seed, data, eval_data, resume, overrides,
 
 
 def evaluate_competitive_snapshot(trainer, ts, eval_env, eval_data, deals: int, snapshot_dir: Path,
-                                  metadata: dict) -> dict:
+                                  metadata: dict, constructive=None) -> dict:
     """Keep the greedy network as a snapshot, then score it: a duplicate match against the competitive rule
-    baseline on the first ``deals`` held-out deals (IMPs/board, 95% CI) and the self-play distance from par."""
+    baseline on the first ``deals`` held-out deals (IMPs/board, 95% CI; with ``constructive`` bidding while the
+    opponents pass) and the network's own self-play distance from par."""
     from bridgerl.agents import RuleBidder
     from bridgerl.agents.dqn import DQNAgent
     from bridgerl.evaluation.competitive import duplicate_match
 
     snapshot = snapshot_dir / f"model-{int(ts.env_steps):010d}.msgpack"
     save_weights(snapshot, nnx.to_pure_dict(ts.params), metadata)
-    agent = DQNAgent(nnx.merge(trainer.graphdef, ts.params), metadata)
+    agent = DQNAgent(nnx.merge(trainer.graphdef, ts.params), metadata, constructive)
     match = duplicate_match(agent, RuleBidder(competitive=True), eval_data, deals=deals, names=("dqn", "rules"))
     rows = np.arange(min(deals, eval_env.owner.shape[0]))
     returns, finished = evaluate_greedy(trainer.graphdef, ts.params, eval_env, rows, max_calls=320)
