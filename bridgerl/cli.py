@@ -57,8 +57,8 @@ def _train_overrides(args) -> dict:
     overrides = {name: getattr(args, name) for name in _OVERRIDES if getattr(args, name, None) is not None}
     if args.hidden:
         overrides["hidden"] = tuple(args.hidden)
-    for flag in ("double_q", "dueling", "pool_anchor"):
-        if getattr(args, flag):
+    for flag in ("double_q", "dueling", "pool_anchor"):  # pool_anchor: only `train competitive` has it
+        if getattr(args, flag, False):
             overrides[flag] = True
     return overrides
 
