@@ -33,6 +33,12 @@ def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
         raise
 
 
+def checkpoint_file(path: str | os.PathLike) -> Path:
+    """The checkpoint file named by ``path``: the file itself, or a directory's ``model.msgpack``."""
+    path = Path(path)
+    return path / "model.msgpack" if path.is_dir() else path
+
+
 def save_weights(path: str | os.PathLike, params: dict, metadata: dict, dtype: str = "float32") -> None:
     """Write ``params`` (a pure dict of arrays) in ``dtype`` ('float32', 'float16' or 'bfloat16') with metadata."""
     import jax
@@ -45,9 +51,7 @@ def save_weights(path: str | os.PathLike, params: dict, metadata: dict, dtype: s
 
 def load_weights(path: str | os.PathLike) -> tuple[dict, dict]:
     """(metadata, params as float32 pure dict); raises ValueError for a file that is not a bridgerl DQN checkpoint."""
-    path = Path(path)
-    if path.is_dir():
-        path = path / "model.msgpack"
+    path = checkpoint_file(path)
     if not path.exists():
         raise FileNotFoundError(f"{path}: no DQN checkpoint there")
     try:

@@ -16,10 +16,9 @@ import numpy as np
 
 from bridgerl.agents.rules import (CLUBS, DIAMONDS, GAME_POINTS, HEARTS, NT, SPADES, Hand, Picture, RuleBidder,
                                    bid, read_partner, target_contract)
-from bridgerl.core.calls import BID_OFFSET, DOUBLE, PASS
+from bridgerl.core.calls import BID_OFFSET, DOUBLE, PASS, uncontested_to_call
 from bridgerl.core.hand import HCP_PER_CARD
-from bridgerl.core.uncontested import rule_openings_from_features
-from bridgerl.envs.competitive_encoding import HAND_OFFSET, OBSERVATION_SIZE, decode_auction
+from bridgerl.envs.competitive_encoding import HAND_OFFSET, OBSERVATION_SIZE, decode_auction, uncontested_view
 
 _ME, _LHO, _PARTNER, _RHO = 0, 1, 2, 3
 _OURS = (_ME, _PARTNER)
@@ -83,7 +82,7 @@ class CompetitiveRuleBidder:
             action = self._constructive._choose(uncontested, mask36)
         else:
             action = self._constructive.act(uncontested, mask36.astype(np.int8))
-        return uncontested_to_competitive(action, mask36)
+        return uncontested_to_call(int(action)) if 0 <= action < 36 and mask36[action] else PASS
 
     # -- they opened ------------------------------------------------------------------------------------------
     def _after_their_opening(self, hand: Hand, history, bids, mask):
@@ -284,45 +283,6 @@ class CompetitiveRuleBidder:
                 hand.hcp >= 10:
             return DOUBLE
         return None
-
-
-def opponents_have_bid(observation) -> bool:
-    """Whether the opponents of the player to act have made a bid (not only passes or doubles)."""
-    return any(seat not in _OURS and _is_bid(call) for seat, call in decode_auction(observation))
-
-
-def uncontested_view(observation, mask) -> tuple[np.ndarray, np.ndarray]:
-    """The auction as uncontested bidding sees it (thesis 4.4, fig. 4.4): (89-bit observation, bool[36] mask) from
-    a 231-bit competitive observation and 38-call mask, keeping only our side's bids. Before our side's first bid
-    the thesis 4.4.5 opening rules restrict the mask; an all-False mask means the rules leave only a pass."""
-    observation = np.asarray(observation)
-    history = decode_auction(observation)
-    ours = [call for seat, call in history if seat in _OURS]
-    our_bids = [call - BID_OFFSET for call in ours if _is_bid(call)]
-    uncontested = np.zeros(89, dtype=np.int8)
-    uncontested[0] = observation[0]
-    first_bid = next((i for i, call in enumerate(ours) if _is_bid(call)), len(ours))
-    uncontested[1] = first_bid > 0  # one of us passed before our side's first bid
-    for b in our_bids:
-        uncontested[2 + b] = 1
-    uncontested[37:] = observation[HAND_OFFSET:]
-    mask = np.asarray(mask).astype(bool)
-    mask36 = np.zeros(36, dtype=bool)
-    mask36[0] = mask[PASS]
-    mask36[1:] = mask[BID_OFFSET:]
-    if not our_bids:  # the opening: thesis 4.4.5 rules
-        cards = observation[HAND_OFFSET:].astype(bool)
-        hcp = int(HCP_PER_CARD[cards].sum())
-        rules = rule_openings_from_features(cards.reshape(4, 13).sum(1), np.int64(hcp))
-        mask36[0] = hcp <= 13
-        mask36[1:] &= rules & (hcp >= 10)
-    return uncontested, mask36
-
-
-def uncontested_to_competitive(action: int, mask36) -> int:
-    """An uncontested action (0 pass, 1 + bid) as a competitive call; anything not allowed becomes a pass."""
-    action = int(action)
-    return PASS if not 0 < action < 36 or not mask36[action] else BID_OFFSET + action - 1
 
 
 def _cheapest(last_bid: int, strain: int) -> int:

@@ -11,14 +11,12 @@ it): while the opponents have only passed, that bidder makes the calls on the un
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import jax
 import jax.numpy as jnp
 import numpy as np
 from flax import nnx
 
-from bridgerl.agents.checkpoint import load_weights
+from bridgerl.agents.checkpoint import checkpoint_file, load_weights
 from bridgerl.agents.networks import QNetwork, masked_argmax
 
 ENV_SIZES = {"uncontested_bidding": (89, 36), "competitive_bidding": (231, 38)}
@@ -57,8 +55,8 @@ class DQNAgent:
         nnx.update(network, state)
         constructive = None
         if metadata.get("constructive"):
-            file = Path(path) if not Path(path).is_dir() else Path(path) / "model.msgpack"
-            constructive = cls.load(file.parent / metadata["constructive"], env_id="uncontested_bidding")
+            helper = checkpoint_file(path).parent / metadata["constructive"]
+            constructive = cls.load(helper, env_id="uncontested_bidding")
         return cls(network, metadata, constructive)
 
     @property
@@ -84,8 +82,8 @@ class DQNAgent:
         self._check(observations, action_masks)
         if self.constructive is None:
             return self._greedy_batch(observations, action_masks)
-        from bridgerl.agents.competitive_rules import (opponents_have_bid, uncontested_to_competitive,
-                                                        uncontested_view)
+        from bridgerl.core.calls import uncontested_to_call
+        from bridgerl.envs.competitive_encoding import opponents_have_bid, uncontested_view
 
         actions = np.zeros(len(observations), dtype=np.int64)
         silent = np.array([not opponents_have_bid(o) for o in observations], dtype=bool)
@@ -97,7 +95,7 @@ class DQNAgent:
             forced_pass = ~masks36.any(1)
             masks36[forced_pass, 0] = True  # the opening rules leave only a pass
             chosen = self.constructive.act_batch(np.stack([v for v, _ in views]), masks36)
-            actions[silent] = [uncontested_to_competitive(a, m) for a, m in zip(chosen, masks36)]
+            actions[silent] = [uncontested_to_call(int(a)) for a in chosen]  # legal: chosen under masks36
         return actions
 
     def _greedy_batch(self, observations, action_masks) -> np.ndarray:

@@ -225,14 +225,13 @@ def _evaluate_play(args) -> int:
 def _train_export(args) -> int:
     from pathlib import Path
 
-    from .agents.checkpoint import load_weights, save_weights
+    from .agents.checkpoint import checkpoint_file, load_weights, save_weights
 
     metadata, params = load_weights(args.run)
     out = Path(args.out)
     save_weights(out / "model.msgpack", params, metadata, dtype=args.dtype)
     if metadata.get("constructive"):  # the uncontested DQN that bids while the opponents pass goes along
-        source = Path(args.run) if not Path(args.run).is_dir() else Path(args.run) / "model.msgpack"
-        helper, helper_params = load_weights(source.parent / metadata["constructive"])
+        helper, helper_params = load_weights(checkpoint_file(args.run).parent / metadata["constructive"])
         save_weights(out / metadata["constructive"], helper_params, helper, dtype=helper.get("dtype", "float32"))
     size = (out / "model.msgpack").stat().st_size
     print(f"wrote {out / 'model.msgpack'} ({size / 1e6:.1f} MB, {args.dtype}); trained with: {metadata.get('command')}")

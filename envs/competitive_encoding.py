@@ -12,6 +12,8 @@ from __future__ import annotations
 import numpy as np
 
 from bridgerl.core.calls import BID_OFFSET, DOUBLE, NUM_BIDS, PASS, REDOUBLE
+from bridgerl.core.hand import HCP_PER_CARD
+from bridgerl.core.uncontested import encode_observation, opening_mask_from_features
 
 OBSERVATION_SIZE = 231
 AUCTION_OFFSET = 4
@@ -82,3 +84,26 @@ def decode_auction(observation) -> list[tuple[int, int]]:
         calls += [BID_OFFSET + int(bid), *_PATTERNS[code], *([PASS] * passes_after)]
     n = len(calls)
     return [((i - n) % 4, call) for i, call in enumerate(calls)]
+
+
+def opponents_have_bid(observation) -> bool:
+    """Whether the opponents of the player to act have made a bid (not only passes or doubles)."""
+    return any(seat in (1, 3) and call >= BID_OFFSET for seat, call in decode_auction(observation))
+
+
+def uncontested_view(observation, mask) -> tuple[np.ndarray, np.ndarray]:
+    """The auction as uncontested bidding sees it (thesis 4.4, fig. 4.4): (89-bit observation, bool[36] mask) from
+    a 231-bit competitive observation and 38-call mask, keeping only our side's bids. Before our side's first bid
+    the thesis 4.4.5 opening rules restrict the mask; an all-False mask means the rules leave only a pass."""
+    observation = np.asarray(observation)
+    ours = [call for seat, call in decode_auction(observation) if seat in (0, 2)]
+    our_bids = [call - BID_OFFSET for call in ours if call >= BID_OFFSET]
+    first_bid = next((i for i, call in enumerate(ours) if call >= BID_OFFSET), len(ours))
+    hand_bits = observation[HAND_OFFSET:]
+    view = encode_observation(observation[0], first_bid > 0, our_bids, hand_bits)  # [1]: one of us passed first
+    mask = np.asarray(mask).astype(bool)
+    mask36 = np.concatenate([mask[PASS:PASS + 1], mask[BID_OFFSET:]])
+    if not our_bids:  # the opening: thesis 4.4.5 rules
+        cards = hand_bits.astype(bool)
+        mask36 &= opening_mask_from_features(cards.reshape(4, 13).sum(1), int(HCP_PER_CARD[cards].sum()))
+    return view, mask36

@@ -248,7 +248,8 @@ def test_constructive_bidder_while_the_opponents_pass(env, tmp_path):
     from pathlib import Path
 
     from bridgerl.agents.checkpoint import save_weights
-    from bridgerl.agents.competitive_rules import uncontested_to_competitive, uncontested_view
+    from bridgerl.core.calls import uncontested_to_call
+    from bridgerl.envs.competitive_encoding import uncontested_view
     from bridgerl.core import Auction
     from bridgerl.envs.competitive_encoding import encode
 
@@ -280,7 +281,7 @@ def test_constructive_bidder_while_the_opponents_pass(env, tmp_path):
                 checked["contested"] += 1
             else:
                 view, mask36 = uncontested_view(obs, mask)
-                expected = uncontested_to_competitive(constructive.act(view, mask36), mask36) if mask36.any() else 0
+                expected = uncontested_to_call(constructive.act(view, mask36)) if mask36.any() else 0
                 assert action == expected
                 checked["silent"] += 1
     assert checked["silent"] and checked["contested"]

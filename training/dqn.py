@@ -138,24 +138,22 @@ class DQNTrainer:
         """The starting state; ``params`` (e.g. pretrained) replace the random initial network. With a pool, the
         starting network is its first snapshot."""
         config = self.config
-        if params is not None:
-            leaves = jax.tree.structure(self._initial_params), jax.tree.structure(params)
-            if leaves[0] != leaves[1]:
-                raise ValueError("the given parameters do not match this network's architecture")
-            self._initial_params = params
+        if params is None:
+            params = self._initial_params
+        elif jax.tree.structure(params) != jax.tree.structure(self._initial_params):
+            raise ValueError("the given parameters do not match this network's architecture")
         key = jax.random.PRNGKey(self.seed)
         key, env_key = jax.random.split(key)
         env_state = jax.vmap(env.init)(jax.random.split(env_key, config.num_envs))
         size = env.observation_size
         return TrainState(
-            params=self._initial_params, target_params=self._initial_params,
-            opt_state=self.optimizer.init(self._initial_params), env_state=env_state,
+            params=params, target_params=params, opt_state=self.optimizer.init(params), env_state=env_state,
             pending_obs=jnp.zeros((config.num_envs, 4, size), jnp.int8),
             pending_action=jnp.zeros((config.num_envs, 4), jnp.int32),
             pending_valid=jnp.zeros((config.num_envs, 4), bool),
             replay=replay_init(config.replay_size, size, env.num_actions),
             pool=(jax.tree.map(lambda p: jnp.zeros((config.pool_size,) + p.shape, p.dtype).at[0].set(p),
-                               self._initial_params) if config.pool_size else None),
+                               params) if config.pool_size else None),
             pool_count=jnp.int32(1 if config.pool_size else 0), opponent=jnp.full(config.num_envs, -1, jnp.int32),
             learner_side=jnp.zeros(config.num_envs, jnp.int32), key=key,
             env_steps=jnp.int32(0), updates=jnp.int32(0))

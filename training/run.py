@@ -10,14 +10,18 @@ import shlex
 import sys
 import time
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 from flax import nnx, serialization
 
-from bridgerl.agents.checkpoint import atomic_write_bytes, save_weights
+from bridgerl.agents.checkpoint import atomic_write_bytes, checkpoint_file, save_weights
 from bridgerl.training.dqn import PRESETS, DQNConfig, DQNTrainer, evaluate_greedy
+
+if TYPE_CHECKING:
+    from bridgerl.training.demonstrations import PretrainConfig
 
 STATE_FILE = "train_state.msgpack"
 MODEL_FILE = "model.msgpack"
@@ -122,9 +126,8 @@ def _train(env_id, out, preset, steps, seed, data, eval_data, resume, overrides,
         if not competitive:
             raise ValueError("a constructive bidder serves the competitive env")
         constructive_agent = DQNAgent.load(constructive, env_id="uncontested_bidding")
-        source = Path(constructive) / MODEL_FILE if Path(constructive).is_dir() else Path(constructive)
         for directory in (out, out / SNAPSHOT_DIR):
-            atomic_write_bytes(directory / CONSTRUCTIVE_FILE, source.read_bytes())
+            atomic_write_bytes(directory / CONSTRUCTIVE_FILE, checkpoint_file(constructive).read_bytes())
     state_path = out / STATE_FILE
     if not resume and state_path.exists():
         raise ValueError(f"{state_path} exists: pass --resume to continue that run, or choose another --out")

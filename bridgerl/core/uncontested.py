@@ -50,8 +50,13 @@ def opening_action_mask(owner: np.ndarray, seat) -> np.ndarray:
     """bool[..., 36]: uncontested actions allowed for the first bid of the auction.
 
     Fewer than 10 HCP must pass; 10-13 may pass or make a rule opening; more than 13 must make a rule opening."""
-    points = np.asarray(hcp(owner, seat))
-    rules = rule_openings_from_features(suit_lengths(owner, seat), points)
+    return opening_mask_from_features(suit_lengths(owner, seat), hcp(owner, seat))
+
+
+def opening_mask_from_features(lengths: np.ndarray, points: np.ndarray) -> np.ndarray:
+    """`opening_action_mask` for hands given by suit lengths and HCP."""
+    points = np.asarray(points)
+    rules = rule_openings_from_features(lengths, points)
     mask = np.zeros(points.shape + (NUM_UNCONTESTED_ACTIONS,), dtype=bool)
     mask[..., 0] = points <= 13
     mask[..., 1:] = rules & (points >= 10)[..., None]
@@ -146,13 +151,19 @@ def initial_pass(auction: Auction) -> bool:
 
 def observation(deal: UncontestedDeal, auction: Auction, seat: int, hand_bits: np.ndarray | None = None) -> np.ndarray:
     """int8[89] from ``seat``'s point of view (thesis fig. 4.4)."""
+    bids = [call - 3 for call in auction.calls if call >= 3]
+    return encode_observation(deal.vulnerable, initial_pass(auction), bids,
+                              deal.hand_bits(seat) if hand_bits is None else hand_bits)
+
+
+def encode_observation(vulnerable: bool, initial_pass: bool, bids, hand_bits: np.ndarray) -> np.ndarray:
+    """int8[89] (thesis fig. 4.4) from the side's vulnerability, whether it passed before its first bid, its bids
+    (indices 0-34) and the hand's 52 card bits."""
     obs = np.zeros(OBSERVATION_SIZE, dtype=np.int8)
-    obs[0] = deal.vulnerable
-    obs[1] = initial_pass(auction)
-    for call in auction.calls:
-        if call >= 3:
-            obs[2 + call - 3] = 1
-    obs[37:] = deal.hand_bits(seat) if hand_bits is None else hand_bits
+    obs[0] = vulnerable
+    obs[1] = initial_pass
+    obs[2 + np.asarray(bids, dtype=np.int64)] = 1
+    obs[37:] = hand_bits
     return obs
 
 
