@@ -1,7 +1,9 @@
 """Agents that act through the environments' interfaces (`docs/agents.md`).
 
-Bidding agents implement ``act(observation, action_mask) -> action`` and ``act_batch``; play agents implement
-``act(view: PlayerView) -> card``.
+Bidding agents implement ``act(observation, action_mask) -> action`` and ``act_batch`` (competitive bidders may
+also implement ``act_view(view: AuctionView)``, which evaluation prefers); play agents implement
+``act(view: PlayerView) -> card``. ``RuleBidder`` is a factory: ``RuleBidder()`` is a `ConstructiveRuleBidder`,
+``RuleBidder(competitive=True)`` a `CompetitiveRuleBidder`.
 JAX-dependent agents (``DQNAgent``) load on first use.
 """
 
@@ -9,10 +11,12 @@ from bridgerl.agents.baselines import PassAgent, RandomBidder
 from bridgerl.agents.alphamu import AlphaMuAgent
 from bridgerl.agents.play import DoubleDummyAgent, PIMCAgent, RandomAgent
 from bridgerl.agents.competitive_rules import CompetitiveRuleBidder
+from bridgerl.agents.constructive_rules import ConstructiveRuleBidder
 from bridgerl.agents.rules import RuleBidder
+from bridgerl.agents.silent import SilentOpponents
 
-__all__ = ["PassAgent", "RandomBidder", "RuleBidder", "CompetitiveRuleBidder", "DQNAgent", "RandomAgent",
-           "DoubleDummyAgent", "PIMCAgent", "AlphaMuAgent"]
+__all__ = ["PassAgent", "RandomBidder", "RuleBidder", "ConstructiveRuleBidder", "CompetitiveRuleBidder",
+           "SilentOpponents", "DQNAgent", "RandomAgent", "DoubleDummyAgent", "PIMCAgent", "AlphaMuAgent"]
 
 
 def __getattr__(name):

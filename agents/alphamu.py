@@ -21,8 +21,7 @@ from bridgerl.agents.play import SeededAgent, choose, world_values
 from bridgerl.core.constraints import HandConstraint
 from bridgerl.core.dd import solve_positions
 from bridgerl.core.play import ALL_CARDS, PlayState, equivalent_groups
-from bridgerl.envs.play_view import PlayerView
-from bridgerl.envs.worlds import sample_worlds
+from bridgerl.envs import PlayerView, sample_worlds
 
 
 @dataclass

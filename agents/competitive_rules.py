@@ -14,11 +14,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bridgerl.agents.rules import (CLUBS, DIAMONDS, GAME_POINTS, HEARTS, NT, SPADES, Hand, Picture, RuleBidder,
-                                   bid, read_partner, target_contract)
-from bridgerl.core.calls import BID_OFFSET, DOUBLE, PASS, uncontested_to_call
-from bridgerl.core.hand import HCP_PER_CARD
-from bridgerl.envs.competitive_encoding import HAND_OFFSET, OBSERVATION_SIZE, decode_auction, uncontested_view
+from bridgerl.agents.constructive_rules import (CLUBS, DIAMONDS, GAME_POINTS, HEARTS, NT, SPADES,
+                                                ConstructiveRuleBidder, Hand, Picture, bid, read_partner,
+                                                target_contract)
+from bridgerl.agents.silent import SilentOpponents
+from bridgerl.core.calls import BID_OFFSET, DOUBLE, PASS
+from bridgerl.envs import AuctionView
 
 _ME, _LHO, _PARTNER, _RHO = 0, 1, 2, 3
 _OURS = (_ME, _PARTNER)
@@ -34,55 +35,31 @@ def _is_bid(call: int) -> bool:
     return call >= BID_OFFSET
 
 
-class CompetitiveRuleBidder:
-    """The constructive rule system plus simple competitive agreements (38 calls, 231-bit observations)."""
+class CompetitiveRuleBidder(SilentOpponents):
+    """The constructive rule system plus simple competitive agreements (38 calls, 231-bit observations or an
+    `AuctionView` through ``act_view``)."""
 
     def __init__(self, constructive=None):
         """``constructive``: the uncontested bidder (89-bit observations, 36 actions) used while the opponents
-        pass; default the constructive `RuleBidder`. Thesis 4.4.5 opening rules apply to it either way."""
-        self._constructive = constructive if constructive is not None else RuleBidder()
-
-    def act(self, observation, action_mask) -> int:
-        observation = np.asarray(observation)
-        mask = np.asarray(action_mask).astype(bool)
-        if observation.shape != (OBSERVATION_SIZE,) or mask.shape != (BID_OFFSET + 35,):
-            raise ValueError(f"the competitive rule bidder takes 231 observation values and 38 actions, got "
-                             f"{observation.shape} and {mask.shape}")
-        if not mask.any():
-            raise ValueError("no legal action in the mask: the auction is over")
-        choice = self._choose(observation, mask)
-        return int(choice) if mask[choice] else PASS if mask[PASS] else int(np.flatnonzero(mask)[0])
-
-    def act_batch(self, observations, action_masks) -> np.ndarray:
-        return np.array([self.act(o, m) for o, m in zip(observations, action_masks)], dtype=np.int64)
+        pass; default the constructive rule system. Thesis 4.4.5 opening rules apply to it either way."""
+        super().__init__(constructive if constructive is not None else ConstructiveRuleBidder())
 
     # -- reading the auction ----------------------------------------------------------------------------------
-    def _choose(self, observation, mask) -> int:
-        cards = observation[HAND_OFFSET:].astype(bool)
+    def contested_call(self, view: AuctionView) -> int:
+        """The call once the opponents have bid."""
+        mask = view.legal_mask
+        cards = view.hand_bits.astype(bool)
         suits = cards.reshape(4, 13)
-        hand = _Hand(int(HCP_PER_CARD[cards].sum()), suits.sum(1), suits[:, 12:7:-1])
-        history = decode_auction(observation)
+        hand = _Hand(view.hcp, suits.sum(1), suits[:, 12:7:-1])
+        history = list(view.calls)
         bids = [(seat, call - BID_OFFSET) for seat, call in history if _is_bid(call)]
-        their_bids = [b for seat, b in bids if seat not in _OURS]
-        if not their_bids:  # they passed, or only doubled our bid: bid on as if they had passed
-            return self._constructive_call(observation, hand, history, mask)
         opened_by_us = bids[0][0] in _OURS
         if opened_by_us:
             call = self._after_our_opening(hand, history, bids, mask)
         else:
             call = self._after_their_opening(hand, history, bids, mask)
-        return call if call is not None else PASS
-
-    def _constructive_call(self, observation, hand, history, mask) -> int:
-        """The uncontested system on our side's calls (`uncontested_view`)."""
-        uncontested, mask36 = uncontested_view(observation, mask)
-        if not mask36.any():
-            return PASS
-        if isinstance(self._constructive, RuleBidder):
-            action = self._constructive._choose(uncontested, mask36)
-        else:
-            action = self._constructive.act(uncontested, mask36.astype(np.int8))
-        return uncontested_to_call(int(action)) if 0 <= action < 36 and mask36[action] else PASS
+        choice = call if call is not None else PASS
+        return int(choice) if mask[choice] else PASS if mask[PASS] else int(np.flatnonzero(mask)[0])
 
     # -- they opened ------------------------------------------------------------------------------------------
     def _after_their_opening(self, hand: Hand, history, bids, mask):

@@ -18,8 +18,7 @@ from flax import nnx
 
 from bridgerl.agents.checkpoint import checkpoint_file, load_weights
 from bridgerl.agents.networks import QNetwork, masked_argmax
-
-ENV_SIZES = {"uncontested_bidding": (89, 36), "competitive_bidding": (231, 38)}
+from bridgerl.agents.silent import SilentOpponents
 
 
 def build_network(metadata: dict, seed: int = 0) -> QNetwork:
@@ -37,6 +36,7 @@ class DQNAgent:
             raise ValueError("a constructive bidder is an uncontested DQN serving a competitive one, got "
                              f"{constructive.env_id!r} for {self.env_id!r}")
         self.constructive = constructive
+        self._composite = None if constructive is None else SilentOpponents(constructive, _NetworkOnly(self))
         self._graphdef, self._params = nnx.split(network)
         self._q = jax.jit(lambda params, obs: nnx.merge(self._graphdef, params)(obs))
         self._greedy = jax.jit(lambda params, obs, mask: masked_argmax(nnx.merge(self._graphdef, params)(obs), mask))
@@ -80,23 +80,15 @@ class DQNAgent:
     def act_batch(self, observations, action_masks) -> np.ndarray:
         observations, action_masks = np.asarray(observations), np.asarray(action_masks).astype(bool)
         self._check(observations, action_masks)
-        if self.constructive is None:
+        if self._composite is None:
             return self._greedy_batch(observations, action_masks)
-        from bridgerl.core.calls import uncontested_to_call
-        from bridgerl.envs.competitive_encoding import opponents_have_bid, uncontested_view
+        return self._composite.act_batch(observations, action_masks)
 
-        actions = np.zeros(len(observations), dtype=np.int64)
-        silent = np.array([not opponents_have_bid(o) for o in observations], dtype=bool)
-        if (~silent).any():
-            actions[~silent] = self._greedy_batch(observations[~silent], action_masks[~silent])
-        if silent.any():
-            views = [uncontested_view(o, m) for o, m in zip(observations[silent], action_masks[silent])]
-            masks36 = np.stack([m for _, m in views])
-            forced_pass = ~masks36.any(1)
-            masks36[forced_pass, 0] = True  # the opening rules leave only a pass
-            chosen = self.constructive.act_batch(np.stack([v for v, _ in views]), masks36)
-            actions[silent] = [uncontested_to_call(int(a)) for a in chosen]  # legal: chosen under masks36
-        return actions
+    def act_view(self, view) -> int:
+        """The call for an `AuctionView` (competitive DQNs)."""
+        if self.env_id != "competitive_bidding":
+            raise ValueError(f"act_view takes a competitive auction view; this DQN is for {self.env_id!r}")
+        return self.act(view.observation(), view.legal_mask)
 
     def _greedy_batch(self, observations, action_masks) -> np.ndarray:
         # pad to a power of two: lockstep evaluation sends every batch size once, and each new shape would compile
@@ -106,3 +98,14 @@ class DQNAgent:
         actions = self._greedy(self._params, jnp.asarray(np.pad(observations, pad)),
                                jnp.asarray(np.pad(action_masks, pad, constant_values=True)))
         return np.asarray(actions)[:n]
+
+
+class _NetworkOnly:
+    """The Q-network's greedy calls without the constructive bidder (what `SilentOpponents` hands the contested
+    auctions to)."""
+
+    def __init__(self, agent: DQNAgent):
+        self._agent = agent
+
+    def act_batch(self, observations, action_masks) -> np.ndarray:
+        return self._agent._greedy_batch(np.asarray(observations), np.asarray(action_masks).astype(bool))

@@ -14,8 +14,7 @@ import numpy as np
 from bridgerl.core.cards import SEATS
 from bridgerl.core.constraints import HandConstraint
 from bridgerl.core.dd import solve_positions
-from bridgerl.envs.play_view import PlayerView
-from bridgerl.envs.worlds import sample_worlds
+from bridgerl.envs import PlayerView, sample_worlds
 
 OBJECTIVES = ("tricks", "make")
 _TIE = 1e-9

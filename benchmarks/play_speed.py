@@ -28,7 +28,7 @@ from bridgerl.core import Contract, load_dataset
 from bridgerl.core.cards import card_name
 from bridgerl.core.dd import DDS_MAX_BOARDS, owner_to_deal, strain_to_endplay
 from bridgerl.core.play import PlayState
-from bridgerl.envs.play_view import view_of
+from bridgerl.envs import view_of
 
 
 def endplay_deals(view, state: PlayState, worlds: np.ndarray) -> list:

@@ -1,12 +1,14 @@
 """bridgerl: reinforcement-learning environments, agents and evaluation for contract bridge.
 
 Subpackages: ``bridgerl.core`` (rules), ``bridgerl.envs``, ``bridgerl.agents``, ``bridgerl.training``,
-``bridgerl.evaluation``. Importing ``bridgerl`` registers the Gymnasium envs (``bridgerl/UncontestedBidding-v0``)
-and the OpenSpiel games (``bridgerl_uncontested_bidding``); JAX loads only with the modules that need it.
+``bridgerl.evaluation``. Importing ``bridgerl`` is cheap: it registers the Gymnasium envs
+(``bridgerl/UncontestedBidding-v0``, ``bridgerl/CompetitiveBidding-v0``, ``bridgerl/CardPlay-v0``) with string entry
+points and loads no OpenSpiel, JAX, PettingZoo or env module. ``import bridgerl.envs.openspiel`` registers the
+OpenSpiel games.
 """
 
 __version__ = "0.1.0"
 
-from bridgerl.envs.registration import register_all as _register_all
+from bridgerl.registration import register_gymnasium as _register_gymnasium
 
-_register_all()
+_register_gymnasium()

@@ -1,16 +1,113 @@
-"""The ``bridgerl`` command line: ``bridgerl data generate|to-pbn|from-pbn|info``."""
+"""The ``bridgerl`` command line: ``bridgerl data ...``, ``bridgerl train ...``, ``bridgerl evaluate ...``.
+
+Every numeric flag is range-checked when parsed (one-line error, exit status 2); no command replaces an existing
+output file without ``--force``; ``--json`` and ``--report`` files are written atomically."""
 
 from __future__ import annotations
 
 import argparse
+import math
+import shlex
 import sys
+from pathlib import Path
 
-from .core.dataset import DatasetError
+from . import __version__
+from .core.dataset import BUNDLED_SPLITS, DatasetError
+from .core.files import atomic_write_text, refuse_overwrite
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (the usage is one ``--help`` away)."""
+
+    def error(self, message: str):
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+# -- argument types: each rejects a bad value with a one-line argparse error --------------------------------------
+def _number(kind, check, text: str, value: str):
+    try:
+        number = kind(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected {text}, got {value!r}") from None
+    if not check(number):
+        raise argparse.ArgumentTypeError(f"expected {text}, got {value!r}")
+    return number
+
+
+def positive_int(value: str) -> int:
+    return _number(int, lambda n: n >= 1, "an integer >= 1", value)
+
+
+def non_negative_int(value: str) -> int:
+    return _number(int, lambda n: n >= 0, "an integer >= 0", value)
+
+
+def finite_float(value: str) -> float:
+    return _number(float, math.isfinite, "a finite number", value)
+
+
+def positive_float(value: str) -> float:
+    return _number(float, lambda x: math.isfinite(x) and x > 0, "a finite number > 0", value)
+
+
+def non_negative_float(value: str) -> float:
+    return _number(float, lambda x: math.isfinite(x) and x >= 0, "a finite number >= 0", value)
+
+
+def probability(value: str) -> float:
+    return _number(float, lambda x: 0.0 <= x <= 1.0, "a probability between 0 and 1", value)
+
+
+def int_range(low: int, high: int):
+    """An argparse type accepting integers from ``low`` to ``high``."""
+    def check(value: str) -> int:
+        return _number(int, lambda n: low <= n <= high, f"an integer from {low} to {high}", value)
+
+    check.__name__ = f"integer {low}-{high}"
+    return check
+
+
+def _looks_like_pbn(path: Path) -> bool:
+    if path.suffix.lower() == ".pbn":
+        return True
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(64).lstrip()
+    except OSError:
+        return False
+    return head[:1] in (b"%", b"[")  # PBN is text: comments and [Tag "value"] lines; .npz is a zip archive
+
+
+def dataset_arg(value: str) -> str:
+    """A dataset: a bundled split ('train', 'test') or a path; a PBN file is refused with the command converting it."""
+    if value in BUNDLED_SPLITS:
+        return value
+    if _looks_like_pbn(Path(value)):
+        raise argparse.ArgumentTypeError(f"{value} is PBN; convert it first: bridgerl data from-pbn {value} "
+                                         f"{Path(value).with_suffix('.npz')}")
+    return value
+
+
+def _load_deals(data):
+    """``load_dataset(data)``, refusing a dataset without deals (one line instead of a failure further on)."""
+    from .core.dataset import load_dataset
+
+    dataset = load_dataset(data)
+    if len(dataset) == 0:
+        raise DatasetError(f"{dataset.source}: the dataset holds no deals")
+    return dataset
+
+
+def _write_json(path, payload) -> None:
+    import json
+
+    atomic_write_text(path, json.dumps(payload, indent=1))
 
 
 def _data_generate(args) -> int:
     from .core.generate import generate
 
+    refuse_overwrite(args.out, args.force, "dataset")
     path = generate(args.out, deals=args.deals, seed=args.seed, workers=args.workers,
                     progress=not args.quiet, dds_threads=args.dds_threads)
     print(f"wrote {args.deals} deals with DD tables to {path}")
@@ -18,11 +115,11 @@ def _data_generate(args) -> int:
 
 
 def _data_to_pbn(args) -> int:
-    from .core.dataset import load_dataset
-    from .core.pbn import write_pbn
+    from .core.pbn import dataset_to_pbn
 
-    dataset = load_dataset(args.dataset)
-    write_pbn(args.out, dataset)
+    refuse_overwrite(args.out, args.force, "PBN file")
+    dataset = _load_deals(args.dataset)
+    atomic_write_text(args.out, dataset_to_pbn(dataset))
     print(f"wrote {len(dataset)} boards to {args.out}")
     return 0
 
@@ -31,6 +128,7 @@ def _data_from_pbn(args) -> int:
     from .core.dataset import save_dataset
     from .core.pbn import read_pbn
 
+    refuse_overwrite(args.out, args.force, "dataset")
     dataset = read_pbn(args.pbn)
     save_dataset(args.out, dataset)
     print(f"wrote {len(dataset)} deals with DD tables to {args.out}")
@@ -40,9 +138,7 @@ def _data_from_pbn(args) -> int:
 def _data_info(args) -> int:
     import numpy as np
 
-    from .core.dataset import load_dataset
-
-    dataset = load_dataset(args.dataset)
+    dataset = _load_deals(args.dataset)
     print(f"{dataset.source}: {len(dataset)} deals, boards {int(dataset.boards.min())}..{int(dataset.boards.max())}")
     print(f"mean DD tricks (declarer x C D H S NT):\n{np.round(dataset.dd.mean(0), 2)}")
     return 0
@@ -77,6 +173,7 @@ def _train_uncontested(args) -> int:
 
 
 def _train_competitive(args) -> int:
+    from .evaluation.competitive import rule_baseline_evaluator
     from .training.demonstrations import PretrainConfig
     from .training.run import train_competitive
 
@@ -86,7 +183,8 @@ def _train_competitive(args) -> int:
     result = train_competitive(args.out, preset=args.preset, steps=args.steps, seed=args.seed, data=args.data,
                                eval_data=args.eval_data, resume=args.resume, overrides=_train_overrides(args),
                                eval_every_steps=args.eval_every, eval_deals=args.eval_deals,
-                               progress=not args.quiet, pretrain=pretrain, constructive=args.constructive)
+                               progress=not args.quiet, pretrain=pretrain, constructive=args.constructive,
+                               evaluate_agent=rule_baseline_evaluator(args.eval_data, args.eval_deals))
     print(f"vs the competitive rule baseline: {result['vs_rules_imps_per_board']:+.2f} +/- {result['ci95']:.2f} "
           f"IMPs/board (95% CI, duplicate, {result['deals']} held-out boards, {result['env_steps']} env steps, "
           f"{result['updates']} updates)")
@@ -97,9 +195,10 @@ def _train_competitive(args) -> int:
 def _data_merge(args) -> int:
     import numpy as np
 
-    from .core.dataset import load_dataset, make_dataset, save_dataset
+    from .core.dataset import make_dataset, save_dataset
 
-    parts = [load_dataset(path) for path in args.datasets]
+    refuse_overwrite(args.out, args.force, "dataset")
+    parts = [_load_deals(path) for path in args.datasets]
     boards = np.concatenate([part.boards for part in parts])
     merged = make_dataset(np.concatenate([p.owner for p in parts]), np.concatenate([p.dd for p in parts]), boards)
     save_dataset(args.out, merged)
@@ -108,10 +207,11 @@ def _data_merge(args) -> int:
 
 
 def _data_augment(args) -> int:
-    from .core.dataset import load_dataset, save_dataset
+    from .core.dataset import save_dataset
     from .core.symmetry import augment
 
-    dataset = load_dataset(args.dataset)
+    refuse_overwrite(args.out, args.force, "dataset")
+    dataset = _load_deals(args.dataset)
     augmented = augment(dataset, suit_permutations=args.suit_permutations, rotations=args.rotations)
     save_dataset(args.out, augmented)
     print(f"wrote {len(augmented)} deals ({len(augmented) // len(dataset)} exact variants of each of "
@@ -120,8 +220,6 @@ def _data_augment(args) -> int:
 
 
 def _evaluate_uncontested(args) -> int:
-    import json
-
     from .evaluation.specs import load_agent
     from .evaluation.uncontested import evaluate_uncontested
 
@@ -141,10 +239,7 @@ def _evaluate_uncontested(args) -> int:
           f"passes partner's one-level opening with 6+ HCP: "
           f"{behaviour['responses_6_plus_hcp']['agent_pass_rate']:.1%}")
     if args.json:
-        from pathlib import Path
-
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(summary, indent=1))
+        _write_json(args.json, summary)
     if args.report:
         from .evaluation.report import write_report
 
@@ -197,9 +292,6 @@ def _evaluate_curve(args) -> int:
 
 
 def _evaluate_play(args) -> int:
-    import json
-    from pathlib import Path
-
     from .core.contract import Contract
     from .evaluation.play import play_match, summarize
     from .evaluation.specs import load_play_agent
@@ -217,18 +309,18 @@ def _evaluate_play(args) -> int:
           f"{summary['make_rate']:.1%} (+/- {summary['make_rate_ci95']:.1%}); seconds per card: declarer "
           f"{summary['declarer_seconds_per_card']:.3f}, defence {summary['defence_seconds_per_card']:.3f}")
     if args.json:
-        Path(args.json).parent.mkdir(parents=True, exist_ok=True)
-        Path(args.json).write_text(json.dumps(summary, indent=1))
+        _write_json(args.json, summary)
     return 0
 
 
 def _train_export(args) -> int:
-    from pathlib import Path
-
     from .agents.checkpoint import checkpoint_file, load_weights, save_weights
 
     metadata, params = load_weights(args.run)
     out = Path(args.out)
+    refuse_overwrite(out / "model.msgpack", args.force, "model")
+    if metadata.get("constructive"):
+        refuse_overwrite(out / metadata["constructive"], args.force, "constructive bidder")
     save_weights(out / "model.msgpack", params, metadata, dtype=args.dtype)
     if metadata.get("constructive"):  # the uncontested DQN that bids while the opponents pass goes along
         helper, helper_params = load_weights(checkpoint_file(args.run).parent / metadata["constructive"])
@@ -239,48 +331,58 @@ def _train_export(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="bridgerl", description="Contract bridge environments, agents and evaluation.")
+    parser = _Parser(prog="bridgerl", description="Contract bridge environments, agents and evaluation.")
+    parser.add_argument("--version", action="version", version=f"bridgerl {__version__}",
+                        help="print the version and exit")
     commands = parser.add_subparsers(dest="command", required=True)
+    force_help = "replace an existing output file"
+    data_help = "bundled split 'train' or 'test', or a .npz dataset file"
 
     data = commands.add_parser("data", help="deal datasets with double-dummy tables")
     data_commands = data.add_subparsers(dest="data_command", required=True)
 
     gen = data_commands.add_parser("generate", help="random deals with DD tables (resumable)")
-    gen.add_argument("--deals", type=int, required=True, help="number of deals")
-    gen.add_argument("--seed", type=int, required=True, help="numpy seed for the deals")
-    gen.add_argument("--out", required=True, help="output .npz")
-    gen.add_argument("--workers", type=int, default=1,
+    gen.add_argument("--deals", type=positive_int, required=True, help="number of deals")
+    gen.add_argument("--seed", type=non_negative_int, required=True, help="numpy seed for the deals")
+    gen.add_argument("--out", required=True, help="output .npz (an interrupted run resumes from OUT.partial.npz)")
+    gen.add_argument("--workers", type=positive_int, default=1,
                      help="processes; 1 lets DDS thread over all cores itself (default 1)")
-    gen.add_argument("--dds-threads", type=int, default=0,
+    gen.add_argument("--dds-threads", type=non_negative_int, default=0,
                      help="threads DDS uses per worker (default 0: all cores, shared among workers)")
+    gen.add_argument("--force", action="store_true", help=force_help)
     gen.add_argument("--quiet", action="store_true", help="no progress bar")
     gen.set_defaults(func=_data_generate)
 
     to_pbn = data_commands.add_parser("to-pbn", help="write a dataset as PBN")
-    to_pbn.add_argument("dataset", help=".npz file or bundled split 'train'/'test'")
+    to_pbn.add_argument("dataset", type=dataset_arg, help=data_help)
     to_pbn.add_argument("out", help="output .pbn")
+    to_pbn.add_argument("--force", action="store_true", help=force_help)
     to_pbn.set_defaults(func=_data_to_pbn)
 
     from_pbn = data_commands.add_parser("from-pbn", help="read a PBN file, compute DD tables, write .npz")
     from_pbn.add_argument("pbn", help="input .pbn")
     from_pbn.add_argument("out", help="output .npz")
+    from_pbn.add_argument("--force", action="store_true", help=force_help)
     from_pbn.set_defaults(func=_data_from_pbn)
 
     merge = data_commands.add_parser("merge", help="concatenate datasets (each keeps its board numbers)")
-    merge.add_argument("datasets", nargs="+", help=".npz files or bundled splits")
-    merge.add_argument("--out", required=True)
+    merge.add_argument("datasets", type=dataset_arg, nargs="+", help="datasets to concatenate, in order: " + data_help)
+    merge.add_argument("--out", required=True, help="output .npz")
+    merge.add_argument("--force", action="store_true", help=force_help)
     merge.set_defaults(func=_data_merge)
 
     aug = data_commands.add_parser("augment", help="exact variants of each deal: suits relabelled, table turned "
                                                    "(DD tables follow, no DDS run)")
-    aug.add_argument("dataset", help=".npz file or bundled split")
-    aug.add_argument("--out", required=True)
-    aug.add_argument("--suit-permutations", type=int, default=24, help="1-24 relabellings of the suits")
-    aug.add_argument("--rotations", type=int, default=1, choices=(1, 2, 4), help="turns of the table")
+    aug.add_argument("dataset", type=dataset_arg, help=data_help)
+    aug.add_argument("--out", required=True, help="output .npz")
+    aug.add_argument("--suit-permutations", type=int_range(1, 24), default=24,
+                     help="1-24 relabellings of the suits (default 24)")
+    aug.add_argument("--rotations", type=int, default=1, choices=(1, 2, 4), help="turns of the table (default 1)")
+    aug.add_argument("--force", action="store_true", help=force_help)
     aug.set_defaults(func=_data_augment)
 
     info = data_commands.add_parser("info", help="validate a dataset and summarise it")
-    info.add_argument("dataset", help=".npz file or bundled split 'train'/'test'")
+    info.add_argument("dataset", type=dataset_arg, help=data_help)
     info.set_defaults(func=_data_info)
 
     train = commands.add_parser("train", help="train agents")
@@ -289,97 +391,116 @@ def build_parser() -> argparse.ArgumentParser:
     comp_train = train_commands.add_parser(
         "competitive", help="self-play DQN on competitive bidding (thesis 4.5.2), optional pool of past networks")
     for sub in (unc, comp_train):
-        sub.add_argument("--preset", choices=["thesis", "small"], default="small")
-        sub.add_argument("--steps", type=int, default=None, help="env steps (calls); default per preset")
+        sub.add_argument("--preset", choices=["thesis", "small"], default="small",
+                         help="network and hyperparameters: thesis (4 x 1024) or small (2 x 256, a few CPU minutes); "
+                              "default small")
+        sub.add_argument("--steps", type=positive_int, default=None, help="env steps (calls); default per preset")
         sub.add_argument("--out", required=True,
                          help="run directory (model.msgpack, train_state.msgpack, log.jsonl)")
-        sub.add_argument("--seed", type=int, default=0)
-        sub.add_argument("--data", default="train", help="training deals (.npz or 'train')")
-        sub.add_argument("--eval-data", default="test", help="held-out deals for evaluation (.npz or 'test')")
-        sub.add_argument("--resume", action="store_true", help="continue the run saved in --out")
-        sub.add_argument("--eval-every", type=int, default=None,
-                            help="env steps between held-out evaluations (default: a tenth of the run)")
-        sub.add_argument("--quiet", action="store_true")
-        for name, kind in (("learning-rate", float), ("batch-size", int), ("num-envs", int),
-                           ("updates-per-step", int), ("target-every", int), ("replay-size", int), ("lr-end", float),
-                           ("eps-start", float), ("eps-end", float), ("eps-decay-steps", int), ("min-replay", int),
-                           ("huber-delta", float)):
-            sub.add_argument(f"--{name}", type=kind, default=None, help="override the preset")
-        sub.add_argument("--hidden", type=int, nargs="+", help="hidden layer sizes (override the preset)")
-        sub.add_argument("--double-q", action="store_true")
-        sub.add_argument("--dueling", action="store_true")
-    unc.add_argument("--transitions", choices=["seat", "team"], default=None)
+        sub.add_argument("--seed", type=non_negative_int, default=0,
+                         help="seed of the network, exploration and deal order (default 0)")
+        sub.add_argument("--data", type=dataset_arg, default="train", help="training deals: " + data_help)
+        sub.add_argument("--eval-data", type=dataset_arg, default="test",
+                         help="held-out deals for evaluation: " + data_help + " (default test)")
+        sub.add_argument("--resume", action="store_true",
+                         help="continue the run saved in --out (with the same settings)")
+        sub.add_argument("--eval-every", type=positive_int, default=None,
+                         help="env steps between held-out evaluations (default: a tenth of the run)")
+        sub.add_argument("--quiet", action="store_true", help="no progress bar")
+        for name, kind in (("learning-rate", positive_float), ("batch-size", positive_int),
+                           ("num-envs", positive_int), ("updates-per-step", positive_int),
+                           ("target-every", positive_int), ("replay-size", positive_int),
+                           ("lr-end", non_negative_float), ("eps-start", probability), ("eps-end", probability),
+                           ("eps-decay-steps", positive_int), ("min-replay", positive_int),
+                           ("huber-delta", positive_float)):
+            sub.add_argument(f"--{name}", type=kind, default=None,
+                             help=f"override the preset's {name.replace('-', '_')} (training.dqn.DQNConfig)")
+        sub.add_argument("--hidden", type=positive_int, nargs="+", help="hidden layer sizes (override the preset)")
+        sub.add_argument("--double-q", action="store_true",
+                         help="double Q-learning: the online network picks the next call, the target values it")
+        sub.add_argument("--dueling", action="store_true", help="dueling network head (value + advantages)")
+    unc.add_argument("--transitions", choices=["seat", "team"], default=None,
+                     help="next state of a call: the same seat's next turn (seat, the preset's) or the partner's "
+                          "next call (team)")
     unc.set_defaults(func=_train_uncontested)
-    comp_train.add_argument("--pool-size", type=int, default=None,
+    comp_train.add_argument("--pool-size", type=non_negative_int, default=None,
                             help="frozen past networks kept as opponents (0: plain self-play)")
-    comp_train.add_argument("--pool-every", type=int, default=None, help="updates between pool snapshots")
-    comp_train.add_argument("--pool-prob", type=float, default=None,
+    comp_train.add_argument("--pool-every", type=positive_int, default=None, help="updates between pool snapshots")
+    comp_train.add_argument("--pool-prob", type=probability, default=None,
                             help="share of auctions played against a pool snapshot")
     comp_train.add_argument("--pool-anchor", action="store_true",
                             help="keep the starting (e.g. pretrained) network in the pool for the whole run")
-    comp_train.add_argument("--pretrain-deals", type=int, default=0,
+    comp_train.add_argument("--pretrain-deals", type=non_negative_int, default=0,
                             help="start from the rule bidder's auctions on this many training deals (DQfD-style)")
-    comp_train.add_argument("--pretrain-updates", type=int, default=20_000,
+    comp_train.add_argument("--pretrain-updates", type=positive_int, default=20_000,
                             help="gradient updates of that pretraining (multiples of 1000)")
-    comp_train.add_argument("--demo-weight", type=float, default=None,
+    comp_train.add_argument("--demo-weight", type=non_negative_float, default=None,
                             help="DQfD: weight of the large-margin loss on the demonstrations during RL "
                                  "(needs --pretrain-deals)")
-    comp_train.add_argument("--demo-margin", type=float, default=None, help="its margin in IMPs (default 1)")
+    comp_train.add_argument("--demo-margin", type=non_negative_float, default=None,
+                            help="its margin in IMPs (default 1)")
     comp_train.add_argument("--constructive", default=None,
                             help="an uncontested DQN checkpoint that bids for the agent while the opponents pass "
                                  "(and in the demonstrations); saved beside the model")
-    comp_train.add_argument("--eval-deals", type=int, default=1000,
-                            help="held-out deals of each duplicate match against the rule baseline")
+    comp_train.add_argument("--eval-deals", type=positive_int, default=1000,
+                            help="held-out deals of each duplicate match against the rule baseline (default 1000)")
     comp_train.set_defaults(func=_train_competitive)
     export = train_commands.add_parser("export", help="copy a run's weights (e.g. as bfloat16) for release")
     export.add_argument("run", help="run directory or model.msgpack")
     export.add_argument("--out", required=True, help="directory for model.msgpack")
-    export.add_argument("--dtype", choices=["float32", "float16", "bfloat16"], default="bfloat16")
+    export.add_argument("--dtype", choices=["float32", "float16", "bfloat16"], default="bfloat16",
+                        help="floating-point type of the released weights (default bfloat16)")
+    export.add_argument("--force", action="store_true", help=force_help)
     export.set_defaults(func=_train_export)
 
     from .evaluation.specs import PLAY_SPEC_HELP, SPEC_HELP
 
     evaluate = commands.add_parser("evaluate", help="evaluate agents")
     eval_commands = evaluate.add_subparsers(dest="evaluate_command", required=True)
+    deals_help = "evaluate the first N rows (default: all)"
     ev = eval_commands.add_parser("uncontested", help="IMPs per deal against constructive par (thesis protocol)")
     ev.add_argument("--agent", required=True, help=SPEC_HELP)
-    ev.add_argument("--data", default="test", help=".npz file or bundled split (default: test)")
-    ev.add_argument("--deals", type=int, default=None, help="evaluate the first N rows")
+    ev.add_argument("--data", type=dataset_arg, default="test", help=data_help + " (default test)")
+    ev.add_argument("--deals", type=positive_int, default=None, help=deals_help)
     ev.add_argument("--json", help="write all numbers as JSON (schema in docs/evaluation.md)")
     ev.add_argument("--report", help="write a Markdown report with PNG plots into this directory")
-    ev.add_argument("--side", default="thesis", choices=["thesis", "NS", "EW"])
-    ev.add_argument("--no-opening-rules", action="store_true")
-    ev.add_argument("--seed", type=int, default=0, help="seed of a random agent")
+    ev.add_argument("--side", default="thesis", choices=["thesis", "NS", "EW"],
+                    help="bidding side: thesis (EW unless EW can make nothing, then NS; default), NS or EW")
+    ev.add_argument("--no-opening-rules", action="store_true",
+                    help="let the agent open any hand (the thesis protocol forbids openings the rules do not make)")
+    ev.add_argument("--seed", type=non_negative_int, default=0, help="seed of a random agent (default 0)")
     ev.set_defaults(func=_evaluate_uncontested)
     cmp_ = eval_commands.add_parser("compare", help="paired difference of two agents on the same deals")
     cmp_.add_argument("--a", required=True, help=SPEC_HELP)
     cmp_.add_argument("--b", required=True, help=SPEC_HELP)
-    cmp_.add_argument("--data", default="test")
-    cmp_.add_argument("--deals", type=int, default=None)
-    cmp_.add_argument("--seed", type=int, default=0)
+    cmp_.add_argument("--data", type=dataset_arg, default="test", help=data_help + " (default test)")
+    cmp_.add_argument("--deals", type=positive_int, default=None, help=deals_help)
+    cmp_.add_argument("--seed", type=non_negative_int, default=0, help="seed of a random agent (default 0)")
     cmp_.set_defaults(func=_evaluate_compare)
     comp = eval_commands.add_parser("competitive", help="duplicate match in competitive bidding")
     comp.add_argument("--ns", required=True, help=SPEC_HELP + " (plays NS at table 1, EW at table 2)")
     comp.add_argument("--ew", required=True, help=SPEC_HELP)
-    comp.add_argument("--data", default="test")
-    comp.add_argument("--deals", type=int, default=None)
-    comp.add_argument("--seed", type=int, default=0)
+    comp.add_argument("--data", type=dataset_arg, default="test", help=data_help + " (default test)")
+    comp.add_argument("--deals", type=positive_int, default=None, help="play the first N boards (default: all)")
+    comp.add_argument("--seed", type=non_negative_int, default=0,
+                      help="seed of a random agent (--ns gets S, --ew S + 1; default 0)")
     comp.set_defaults(func=_evaluate_competitive)
     curve = eval_commands.add_parser("curve", help="learning curves (vs the rule baseline) of competitive runs")
     curve.add_argument("runs", nargs="+", help="run directories of `bridgerl train competitive`")
     curve.add_argument("--labels", nargs="+", help="one legend label per run")
     curve.add_argument("--out", required=True, help="PNG file to write")
-    curve.add_argument("--title", default=None)
+    curve.add_argument("--title", default=None, help="plot title")
     curve.set_defaults(func=_evaluate_curve)
     play = eval_commands.add_parser("play", help="card play: a declaring agent against a defending agent")
     play.add_argument("--declarer", required=True, help=PLAY_SPEC_HELP + " (plays declarer and dummy)")
     play.add_argument("--defenders", required=True, help=PLAY_SPEC_HELP)
-    play.add_argument("--data", default="test", help=".npz file or bundled split (default: test)")
+    play.add_argument("--data", type=dataset_arg, default="test", help=data_help + " (default test)")
     play.add_argument("--contract", default="3NT", help="contract for every deal, e.g. 3NT, 4S, 4SX (default 3NT)")
     play.add_argument("--seat", default="S", help="declarer's seat N, E, S or W (default S)")
-    play.add_argument("--deals", type=int, default=100, help="number of deals (default 100)")
-    play.add_argument("--start", type=int, default=0, help="first dataset row (default 0)")
-    play.add_argument("--seed", type=int, default=0, help="agents are reseeded from (seed, row) on each deal")
+    play.add_argument("--deals", type=positive_int, default=100, help="number of deals (default 100)")
+    play.add_argument("--start", type=non_negative_int, default=0, help="first dataset row (default 0)")
+    play.add_argument("--seed", type=non_negative_int, default=0,
+                      help="agents are reseeded from (seed, row) on each deal")
     play.add_argument("--out", help="JSON lines, one per deal; running again resumes")
     play.add_argument("--json", help="write the summary as JSON")
     play.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -387,15 +508,31 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _resume_hint(args, argv: list[str]) -> str:
+    """What to run to continue an interrupted command."""
+    command = ["bridgerl", *argv]
+    if args.command == "train" and args.train_command in ("uncontested", "competitive"):
+        from .training.run import STATE_FILE
+
+        if (Path(args.out) / STATE_FILE).exists() and "--resume" not in argv:
+            command.append("--resume")
+        return f"; continue with: {shlex.join(command)}"
+    if (args.command == "data" and args.data_command == "generate") or \
+            (args.command == "evaluate" and args.evaluate_command == "play" and args.out):
+        return f"; continue with: {shlex.join(command)}"
+    return ""
+
+
 def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (DatasetError, ValueError, FileNotFoundError, NotImplementedError) as exc:
+    except (DatasetError, ValueError, FileNotFoundError, FileExistsError, NotImplementedError) as exc:
         print(f"bridgerl: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("bridgerl: interrupted; run the same command again to continue", file=sys.stderr)
+        print(f"bridgerl: interrupted{_resume_hint(args, argv)}", file=sys.stderr)
         return 130
 
 

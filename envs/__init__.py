@@ -1,8 +1,14 @@
-"""Environments over the rules core: Gymnasium, OpenSpiel and PettingZoo versions of the bidding games
-(`docs/envs.md`). Importing ``bridgerl`` registers them."""
+"""Environments over the rules core (`docs/envs.md`): Gymnasium envs (``bridgerl.envs.uncontested``,
+``competitive``, ``card_play``), OpenSpiel games (``import bridgerl.envs.openspiel`` registers them), the PettingZoo
+AEC env (``bridgerl.envs.pettingzoo``) and the pure-JAX envs (``bridgerl.envs.jaxenv``); importing this package
+loads none of those frameworks.
 
-from bridgerl.envs.competitive_encoding import decode_auction
-from bridgerl.envs.play_view import PlayerView, view_of
+What agents read is exported here: the `AuctionView` of a bidding seat (and ``decode_auction`` for the 231 bits),
+the `PlayerView` of a card player (``view_of``), and world sampling for play agents (``sample_worlds``).
+"""
+
+from bridgerl.core.card_play import PlayerView, view_of
+from bridgerl.core.competitive import AuctionView, decode_auction
 from bridgerl.envs.worlds import WorldSamplingError, sample_worlds
 
-__all__ = ["decode_auction", "PlayerView", "view_of", "sample_worlds", "WorldSamplingError"]
+__all__ = ["AuctionView", "decode_auction", "PlayerView", "view_of", "sample_worlds", "WorldSamplingError"]

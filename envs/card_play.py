@@ -4,6 +4,12 @@ The agent plays declarer's and dummy's cards; the defenders are another play age
 Observation: `play_encoding` (571 bits, `docs/play.md`); action: a card index 0-51; ``info`` holds
 ``action_mask`` (int8[52]), ``seat`` (the seat whose card is due) and ``view`` (a `PlayerView`).
 Reward at the end only: declarer's tricks, 1/0 for making the contract, or declarer's duplicate score.
+
+An illegal card (one that does not follow suit, or is not in the hand to play from): with ``illegal="forfeit"``
+(the default, as pgx and PettingZoo's classic games treat an illegal move) the hand ends there, the defence takes
+every trick still to play, ``info["illegal_card"]`` names the card and a warning says so once per env; with
+``illegal="raise"`` ``step`` raises `IllegalPlayError` and nothing is played. Every action of ``Discrete(52)`` is
+thus a valid ``step`` by default, as Gymnasium's env checker expects.
 """
 
 from __future__ import annotations
@@ -12,70 +18,40 @@ import gymnasium as gym
 import numpy as np
 
 from bridgerl.core import load_dataset
-from bridgerl.core.board import is_vulnerable, parse_vul, vul_for_board
-from bridgerl.core.cards import SEATS, card_name, hand_text, parse_card, parse_seat
-from bridgerl.core.contract import Contract
-from bridgerl.core.pbn import parse_deal_option
-from bridgerl.core.play import PlayState
-from bridgerl.core.scoring import score
-from bridgerl.envs.deal_source import check_reset_options
-from bridgerl.envs.play_encoding import OBSERVATION_SIZE, encode
-from bridgerl.envs.play_view import PlayerView, view_of
+from bridgerl.core.actions import action_index
+from bridgerl.core.card_play import (DEFAULT_CONTRACT, DEFAULT_DECLARER, OBSERVATION_SIZE, REWARDS, CardPlayDealSource,
+                                     PlayerView, encode, final_reward, notify_deal, parse_contract, parse_played,
+                                     render_text, view_of)
+from bridgerl.core.cards import card_name
+from bridgerl.core.play import IllegalPlayError, PlayState
 from bridgerl.envs.spaces import LegalActionSpace, binary_space
 
-REWARDS = ("tricks", "score", "make")
-DEFAULT_CONTRACT = "3NT"
-DEFAULT_DECLARER = "S"
-_RESET_KEYS = {"index", "deal", "contract", "declarer", "played"}
 
-
-def parse_played(played) -> list[int]:
-    """Card indices from names ('SA', 'H7', 'CT') or indices, or from one space-separated string."""
-    if isinstance(played, str):
-        played = played.split()
-    return [parse_card(c) if isinstance(c, str) else int(c) for c in played]
-
-
-def parse_contract(contract, declarer) -> Contract:
-    """A `Contract` from '3NT', '4SX' or a Contract, with the declarer seat (letter or 0-3)."""
-    if isinstance(contract, Contract):
-        return Contract(contract.level, contract.strain, contract.penalty, parse_seat(declarer))
-    return Contract.parse(str(contract), parse_seat(declarer))
-
-
-def final_reward(state: PlayState, mode: str, vulnerable: bool) -> float:
-    """Declarer's reward at the end of the play."""
-    tricks = state.declarer_tricks
-    if mode == "tricks":
-        return float(tricks)
-    if mode == "make":
-        return float(tricks >= state.contract.tricks_needed)
-    c = state.contract
-    return float(score(c.level, c.strain, c.penalty, vulnerable, tricks))
-
-
-def notify_deal(agent, owner) -> None:
-    """Show the deal to an agent that sees it (the double-dummy oracle)."""
-    if hasattr(agent, "see_deal"):
-        agent.see_deal(owner)
+ILLEGAL_MODES = ("forfeit", "raise")
 
 
 class CardPlayEnv(gym.Env):
     """Declarer play against a defending agent. See the module docstring and `docs/play.md`."""
 
-    metadata = {"render_modes": ["ansi"]}
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
 
     def __init__(self, dataset="train", contract=DEFAULT_CONTRACT, declarer=DEFAULT_DECLARER, defenders=None,
-                 reward: str = "tricks", played=(), render_mode: str | None = None):
+                 reward: str = "tricks", played=(), render_mode: str | None = None, illegal: str = "forfeit"):
         if defenders is None or not callable(getattr(defenders, "act", None)):
             raise ValueError("defenders must be a play agent with act(view) -> card, e.g. "
-                             "bridgerl.agents.PIMCAgent(worlds=8); gymnasium.make('bridgerl/CardPlay-v0') "
+                             "PIMCAgent(worlds=8) from the agents package; gymnasium.make('bridgerl/CardPlay-v0') "
                              "supplies one")
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        self.dataset = load_dataset(dataset)
+        if illegal not in ILLEGAL_MODES:
+            raise ValueError(f"illegal must be one of {ILLEGAL_MODES}, got {illegal!r}")
+        self.illegal = illegal
+        self._warned = False
+        self._forfeited: int | None = None
+        self.source = CardPlayDealSource(load_dataset(dataset))
+        self.dataset = self.source.dataset
         self.default_contract = parse_contract(contract, declarer)
         self.default_played = parse_played(played)
         self.defenders = defenders
@@ -95,28 +71,16 @@ class CardPlayEnv(gym.Env):
     def legal_action_mask(self) -> np.ndarray | None:
         return self.state.legal_mask() if self.state is not None else None
 
-    def _choose_deal(self, options: dict) -> tuple[np.ndarray, int, str]:
-        if "deal" in options:
-            owner, board, vul, _dealer = parse_deal_option(options["deal"])
-            return owner, board, vul or vul_for_board(board)
-        if "index" in options:
-            row = int(options["index"])
-            if not 0 <= row < len(self.dataset):
-                raise ValueError(f"index {row} is outside the dataset's rows 0..{len(self.dataset) - 1}")
-        else:
-            row = int(self.np_random.integers(len(self.dataset)))
-        board = int(self.dataset.boards[row])
-        return self.dataset.owner[row], board, vul_for_board(board)
-
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
         options = dict(options or {})
-        check_reset_options(options, _RESET_KEYS)
-        owner, self.board, vul = self._choose_deal(options)
+        deal = self.source.deal_for_reset(self.np_random, options)
+        owner, self.board = deal.owner, deal.board
         contract = self.default_contract
         if "contract" in options or "declarer" in options:
             contract = parse_contract(options.get("contract", contract), options.get("declarer", contract.declarer))
-        self.vulnerable = is_vulnerable(parse_vul(vul), contract.declarer)
+        self.vulnerable = deal.vulnerable(contract.declarer)
+        self._forfeited = None
         self.state = PlayState.start(owner, contract, (parse_played(options["played"]) if "played" in options
                                                                else self.default_played))
         if self.state.is_over:
@@ -137,11 +101,31 @@ class CardPlayEnv(gym.Env):
             raise RuntimeError("call reset() before step()")
         if self.state.is_over:
             raise RuntimeError("the hand is over; call reset()")
-        self.state = self.state.play(int(action))
+        if self._forfeited is not None:
+            raise RuntimeError("the hand is over (an illegal card ended it); call reset()")
+        card = action_index(action, 52)
+        try:
+            self.state = self.state.play(card)
+        except IllegalPlayError as exc:
+            if self.illegal == "raise":
+                raise
+            return self._forfeit(card, exc)
         self._defend()
         terminated = self.state.is_over
         reward = final_reward(self.state, self.reward_mode, self.vulnerable) if terminated else 0.0
         return self._observation(), reward, terminated, False, self._info()
+
+    def _forfeit(self, card: int, error: IllegalPlayError):
+        """End the hand on an illegal card: the defence takes every trick still to play."""
+        if not self._warned:
+            gym.logger.warn(f"bridgerl/CardPlay-v0: an illegal card ends the hand ({error}); the defence takes the "
+                            f"remaining tricks (pass illegal='raise' to get an error instead)")
+            self._warned = True
+        self._forfeited = card
+        reward = final_reward(self.state, self.reward_mode, self.vulnerable, declarer_tricks=self.state.declarer_tricks)
+        info = self._info()
+        info.update(action_mask=np.zeros(52, np.int8), view=None, illegal_card=card_name(card))
+        return self._observation(), reward, True, False, info
 
     def current_view(self) -> PlayerView | None:
         return None if self.state.is_over else view_of(self.state)
@@ -161,14 +145,3 @@ class CardPlayEnv(gym.Env):
             return None
         return render_text(self.state)
 
-
-def render_text(state: PlayState) -> str:
-    """The four hands still held, the tricks so far and the trick in progress."""
-    lines = [f"Contract {state.contract}  tricks declarer {state.declarer_tricks} defence {state.defence_tricks}"]
-    remaining = state.remaining_owner()
-    for seat in range(4):
-        lines.append(f"  {SEATS[seat]} {hand_text(remaining, seat)}")
-    for i, trick in enumerate(state.all_tricks()):
-        lines.append(f"  trick {i + 1}: " + " ".join(f"{SEATS[s]}:{card_name(c)}" for s, c in
-                                                     zip(trick.seats, trick.cards)))
-    return "\n".join(lines)

@@ -11,12 +11,11 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
-from bridgerl.core import SEATS, Auction, Contract, call_name, load_dataset
+from bridgerl.core import SEATS, Auction, call_name, load_dataset
+from bridgerl.core.actions import action_index
 from bridgerl.core.calls import NUM_CALLS, PASS
-from bridgerl.core.cards import hand_text
-from bridgerl.core.competitive import REWARDS, CompetitiveResult, result
-from bridgerl.envs.competitive_encoding import OBSERVATION_SIZE, encode
-from bridgerl.envs.deal_source import CompetitiveDeal, CompetitiveDealSource
+from bridgerl.core.competitive import (OBSERVATION_SIZE, REWARDS, AuctionEncoder, AuctionView, CompetitiveDeal,
+                                       CompetitiveDealSource, CompetitiveResult, contract_text, render_text, result)
 from bridgerl.envs.spaces import LegalActionSpace, binary_space
 
 AGENT_SEATS = ("all", "NS", "EW")
@@ -27,14 +26,6 @@ class _PassAlways:
 
     def act(self, observation, action_mask) -> int:
         return PASS
-
-
-def observe(deal: CompetitiveDeal, auction: Auction, hands: list[np.ndarray]) -> tuple[int, np.ndarray]:
-    """(seat, 231 values) for the seat to act; after the end, the encoding before the final pass as seen by the
-    seat that would act next."""
-    seat = auction.to_act
-    calls = auction.calls[:-1] if auction.is_over else auction.calls
-    return seat, encode(calls, deal.vulnerable(seat), deal.vulnerable(seat + 1), hands[seat])
 
 
 class CompetitiveBiddingEnv(gym.Env):
@@ -63,14 +54,15 @@ class CompetitiveBiddingEnv(gym.Env):
         self.action_space = LegalActionSpace(NUM_CALLS, self)
         self.deal: CompetitiveDeal | None = None
         self.auction: Auction | None = None
-        self._result: CompetitiveResult | None = None
+        self.outcome: CompetitiveResult | None = None  # the result once the auction has ended
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         super().reset(seed=seed)
         self.deal = self.source.deal_for_reset(self.np_random, options or {})
         self.auction = Auction(self.deal.dealer)
-        self._hands = [(self.deal.owner == seat).astype(np.int8) for seat in range(4)]
-        self._result = None
+        self._encoder = AuctionEncoder()  # the observation's auction bits, updated call by call
+        self._hands = self.deal.hands()
+        self.outcome = None
         self._play_opponents()
         return self._observe(), self._info()
 
@@ -78,12 +70,12 @@ class CompetitiveBiddingEnv(gym.Env):
         if self.auction is None:
             raise RuntimeError("call reset() before step()")
         caller = self.auction.to_act
-        self.auction = self.auction.add(int(action))  # IllegalCallError (a ValueError) names the call
+        self._add(action_index(action, NUM_CALLS))  # IllegalCallError names the call
         self._play_opponents()
         reward = 0.0
         if self.auction.is_over:
-            self._result = result(self.auction, self.deal.dd, self.deal.vul, self.deal.par_ns)
-            returns = self._result.returns(self.reward_mode)
+            self.outcome = result(self.auction, self.deal.dd, self.deal.vul, self.deal.par_ns)
+            returns = self.outcome.returns(self.reward_mode)
             reward = returns[caller] if self.agent_seats == "all" else returns[self._agent_side()]
         return self._observe(), reward, self.auction.is_over, False, self._info()
 
@@ -92,54 +84,45 @@ class CompetitiveBiddingEnv(gym.Env):
 
     def render(self):
         if self.render_mode == "ansi":
-            return render_text(self.deal, self.auction, self._result)
+            return render_text(self.deal, self.auction, self.outcome)
         return None
 
     def _agent_side(self) -> int:
         return 0 if self.agent_seats == "NS" else 1
 
+    def _add(self, call: int) -> None:
+        self.auction = self.auction.add(call)
+        if not self.auction.is_over:  # the terminal observation is the encoding before the final pass
+            self._encoder.add(call)
+
     def _play_opponents(self) -> None:
         if self.agent_seats == "all":
             return
         while not self.auction.is_over and self.auction.to_act % 2 != self._agent_side():
-            seat, obs = observe(self.deal, self.auction, self._hands)
+            seat, obs = self.auction.to_act, self._observe()
             mask = self.auction.legal_mask()
             call = int(self.opponent.act(obs, mask.astype(np.int8)))
             if not (0 <= call < NUM_CALLS and mask[call]):
                 legal = ", ".join(call_name(c) for c in np.flatnonzero(mask))
                 raise ValueError(f"the opponent at {SEATS[seat]} chose an illegal call #{call} after "
                                  f"'{self.auction}'; legal: {legal}")
-            self.auction = self.auction.add(call)
+            self._add(call)
 
     def _observe(self) -> np.ndarray:
-        return observe(self.deal, self.auction, self._hands)[1]
+        seat = self.auction.to_act
+        return self._encoder.observation(self.deal.vulnerable(seat), self.deal.vulnerable(seat + 1), self._hands[seat])
 
     def _info(self) -> dict:
-        info = {"action_mask": self.auction.legal_mask().astype(np.int8), "seat": self.auction.to_act,
+        mask = self.auction.legal_mask()
+        seat = self.auction.to_act
+        view = None if self.auction.is_over else AuctionView.of(self.auction, self._hands[seat],
+                                                                self.deal.vulnerable(seat),
+                                                                self.deal.vulnerable(seat + 1), mask)
+        info = {"action_mask": mask.astype(np.int8), "seat": seat, "view": view,
                 "dealer": self.deal.dealer, "vul": self.deal.vul, "index": self.deal.index, "board": self.deal.board}
-        if self._result is not None:
-            r = self._result
+        if self.outcome is not None:
+            r = self.outcome
             info.update(contract=contract_text(r.contract), declarer=None if r.contract is None else r.contract.declarer,
                         tricks=r.tricks, score_ns=r.score_ns, par_ns=r.par_ns, returns=r.returns(self.reward_mode))
         return info
 
-
-contract_text = Contract.name_of
-
-
-def render_text(deal: CompetitiveDeal, auction: Auction, outcome: CompetitiveResult | None = None) -> str:
-    """Four hands and the auction in the usual W N E S columns."""
-    lines = [f"Board {deal.board}{'' if deal.index is None else f' (row {deal.index})'}: dealer "
-             f"{SEATS[deal.dealer]}, vulnerable {deal.vul}"]
-    for seat in range(4):
-        lines.append(f"  {SEATS[seat]}: {hand_text(deal.owner, seat)}")
-    order = [3, 0, 1, 2]
-    cells = [""] * order.index(deal.dealer) + [call_name(c) for c in auction.calls]
-    lines.append("  " + "".join(f"{SEATS[s]:<6}" for s in order))
-    for row in range(0, len(cells), 4):
-        lines.append("  " + "".join(f"{c:<6}" for c in cells[row:row + 4]))
-    if outcome is not None:
-        what = "passed out" if outcome.contract is None else (
-            f"{contract_text(outcome.contract)} by {SEATS[outcome.contract.declarer]}, {outcome.tricks} tricks")
-        lines.append(f"  Result: {what}, NS {outcome.score_ns}, par NS {outcome.par_ns}")
-    return "\n".join(lines) + "\n"

@@ -4,29 +4,31 @@ Four players N, E, S, W; declarer acts for dummy, so dummy's player never acts. 
 declaring side gets the reward of `envs/card_play.py` (tricks, score or make), the defence its negation.
 A chance node picks a dataset row (uniformly) unless ``index`` >= 0 or ``deal`` (PBN) fixes the deal.
 Parameters: ``dataset``, ``index``, ``deal``, ``contract`` ("3NT", "4SX"), ``declarer`` ("S"), ``played``
-(space-separated cards already played), ``reward``. Observation tensor: `play_encoding` for that player.
+(space-separated cards already played), ``reward``, ``rotate``. Observation tensor: `play_encoding` for that player.
+
+With a fixed declarer one player (dummy's) never acts in any game, and OpenSpiel's DQN cannot train an agent that
+never acts (its replay buffer only starts with the agent's first transition, and ``learn()`` fails on it after
+``learn_every`` steps). ``rotate=True`` makes the chance node also turn the table by 0-3 seats (deal, declarer and
+vulnerability alike), so every player is declarer, dummy or a defender over the deals, as in OpenSpiel's ``bridge``
+where the auction picks the declarer; dummy still never acts. Use it for ``rl_environment`` with one agent a player.
 """
 
 from __future__ import annotations
 
 import functools
 
-import numpy as np
 import pyspiel
 
 from bridgerl.core import load_dataset
-from bridgerl.core.board import is_vulnerable, parse_vul, vul_for_board
+from bridgerl.core.card_play import (LAYOUT, REWARDS, CardPlayDeal, CardPlayDealSource, encode_pieces, final_reward,
+                                     parse_contract, parse_played, render_text, view_of)
 from bridgerl.core.cards import SEATS, card_name, hand_text
-from bridgerl.core.pbn import parse_deal_option
 from bridgerl.core.play import PlayState
-from bridgerl.envs.card_play import REWARDS, final_reward, parse_contract, parse_played, render_text
 from bridgerl.envs.openspiel_common import TensorObserver
-from bridgerl.envs.play_encoding import LAYOUT, encode_pieces
-from bridgerl.envs.play_view import view_of
 
 _NUM_PLAYERS = 4
 _DEFAULT_PARAMS = {"dataset": "train", "index": -1, "deal": "", "contract": "3NT", "declarer": "S", "played": "",
-                   "reward": "tricks"}
+                   "reward": "tricks", "rotate": False}
 _PUBLIC = [(name, size) for name, size in LAYOUT if name not in ("hand", "visible")]
 _PRIVATE = [(name, size) for name, size in LAYOUT if name in ("hand", "visible")]
 _GAME_TYPE = pyspiel.GameType(
@@ -49,13 +51,14 @@ _UTILITY_BOUNDS = {"tricks": 13.0, "make": 1.0, "score": 7600.0}
 
 
 @functools.lru_cache(maxsize=8)
-def _dataset(name: str):
-    return load_dataset(name)
+def _deal_source(name: str) -> CardPlayDealSource:
+    return CardPlayDealSource(load_dataset(name))
 
 
-def _game_info(num_rows: int, reward: str) -> pyspiel.GameInfo:
+def _game_info(num_rows: int, reward: str, rotate: bool) -> pyspiel.GameInfo:
     bound = _UTILITY_BOUNDS[reward]
-    return pyspiel.GameInfo(num_distinct_actions=52, max_chance_outcomes=num_rows, num_players=_NUM_PLAYERS,
+    return pyspiel.GameInfo(num_distinct_actions=52, max_chance_outcomes=num_rows * 4 if rotate else num_rows,
+                            num_players=_NUM_PLAYERS,
                             min_utility=-bound, max_utility=bound, utility_sum=0.0, max_game_length=52)
 
 
@@ -66,22 +69,18 @@ class CardPlayGame(pyspiel.Game):
         params = {**_DEFAULT_PARAMS, **(params or {})}
         if params["reward"] not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {params['reward']!r}")
-        self.dataset = _dataset(str(params["dataset"]))
+        self.source = _deal_source(str(params["dataset"]))
+        self.dataset = self.source.dataset
         self.contract = parse_contract(params["contract"], params["declarer"])
         self.played = parse_played(params["played"])
         self.reward_mode = params["reward"]
-        self.fixed = None
+        self.rotate = bool(params["rotate"])
+        self.fixed: CardPlayDeal | None = None
         if params["deal"]:
-            owner, board, vul, _ = parse_deal_option(params["deal"])
-            self.fixed = (owner, vul or vul_for_board(board))
+            self.fixed = self.source.deal_from_pbn(params["deal"])
         elif int(params["index"]) >= 0:
-            self.fixed = self.row(int(params["index"]))
-        super().__init__(_GAME_TYPE, _game_info(len(self.dataset), self.reward_mode), params)
-
-    def row(self, row: int) -> tuple[np.ndarray, str]:
-        if not 0 <= row < len(self.dataset):
-            raise ValueError(f"index {row} is outside the dataset's rows 0..{len(self.dataset) - 1}")
-        return self.dataset.owner[row], vul_for_board(int(self.dataset.boards[row]))
+            self.fixed = self.source.deal_at(int(params["index"]))
+        super().__init__(_GAME_TYPE, _game_info(len(self.dataset), self.reward_mode, self.rotate), params)
 
     def new_initial_state(self):
         return CardPlayState(self)
@@ -91,24 +90,38 @@ class CardPlayGame(pyspiel.Game):
 
 
 class CardPlayState(pyspiel.State):
-    """The play of one deal; before the deal is chosen, a chance node."""
+    """The play of one deal; before the deal (and, with ``rotate``, the turn of the table) is chosen, a chance
+    node. Chance outcomes: the row; with ``rotate``, ``row * 4 + turns`` (just ``turns`` when the deal is fixed)."""
 
     def __init__(self, game: CardPlayGame):
         super().__init__(game)
-        self._game = game
         self.play_state: PlayState | None = None
         self.vulnerable = False
-        if game.fixed is not None:
-            self._start(*game.fixed)
+        self.turns = 0
+        if game.fixed is not None and not game.rotate:
+            self._start(game.fixed)
+
+    @property
+    def _game(self) -> CardPlayGame:
+        # Read from OpenSpiel on each use, never stored: clone() deep-copies and serialize() pickles the state's
+        # __dict__, and a pickled pyspiel.Game comes back without the attributes our __init__ set
+        # (see `openspiel_common.game_of`).
+        return self.get_game()
 
     @property
     def deal(self):
         return None if self.play_state is None else self.play_state.owner
 
-    def _start(self, owner, vul: str) -> None:
+    def _start(self, deal: CardPlayDeal, turns: int = 0) -> None:
+        """Start the play; ``turns`` > 0 turns the table: seat p's cards go to seat (p + turns) % 4, and so do the
+        declarer and the vulnerability, so each player sits in every role over the deals (``played`` stays legal)."""
         contract = self._game.contract
-        self.vulnerable = is_vulnerable(parse_vul(vul), contract.declarer)
-        self.play_state = PlayState.start(owner, contract, self._game.played)
+        if turns:
+            deal = deal.turned(turns)
+            contract = parse_contract(contract, (contract.declarer + turns) % 4)
+        self.turns = int(turns)
+        self.vulnerable = deal.vulnerable(contract.declarer)
+        self.play_state = PlayState.start(deal.owner, contract, self._game.played)
 
     def view(self, player: int | None = None):
         """`PlayerView` of the player to act (or of ``player``): what a play agent's ``act`` takes."""
@@ -124,21 +137,28 @@ class CardPlayState(pyspiel.State):
     def chance_outcomes(self):
         if self.play_state is not None:
             raise ValueError("chance_outcomes called on a non-chance state")
-        p = 1.0 / len(self._game.dataset)
-        return [(row, p) for row in range(len(self._game.dataset))]
+        game = self._game
+        count = (1 if game.fixed is not None else len(game.dataset)) * (4 if game.rotate else 1)
+        return [(outcome, 1.0 / count) for outcome in range(count)]
 
     def _legal_actions(self, player):
         return self.play_state.legal_cards()
 
     def _apply_action(self, action):
         if self.play_state is None:
-            self._start(*self._game.row(int(action)))
+            game = self._game
+            row, turns = divmod(int(action), 4) if game.rotate else (int(action), 0)
+            self._start(game.fixed if game.fixed is not None else game.source.deal_at(row), turns)
         else:
             self.play_state = self.play_state.play(int(action))
 
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.CHANCE:
-            return f"Deal row {action}"
+            game = self._game
+            if not game.rotate:
+                return f"Deal row {action}"
+            turn = f"table turned {action % 4}"
+            return turn if game.fixed is not None else f"Deal row {action // 4}, {turn}"
         return card_name(int(action))
 
     def is_terminal(self):

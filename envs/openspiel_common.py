@@ -6,6 +6,20 @@ import numpy as np
 import pyspiel
 
 
+def game_of(state: pyspiel.State):
+    """The Python game object of ``state``, as our ``Game.__init__`` built it (attributes included).
+
+    A python state must not keep its game (or anything taken from it) in its ``__dict__``: OpenSpiel's
+    ``State.clone()`` deep-copies every ``__dict__`` value into a fresh ``game.new_initial_state()``, and
+    ``serialize()`` pickles the ``__dict__``. A ``pyspiel.Game`` pickles as its parameter string only, so the copy
+    comes back as a new instance of our Game class whose C++ part is re-loaded but whose Python ``__init__`` never
+    ran: no ``reward_mode``, ``dataset``, ``contract`` ... (``AttributeError`` in ``returns()`` under ``MCTSBot``).
+    Plain values copied from the game survive, but each clone then deep-copies them and each serialized state
+    carries them (the whole dataset for the bidding games: ~2 MB a state). ``state.get_game()`` is the game the
+    state was made by (for a clone, the original's; after ``deserialize_game_and_state``, the freshly loaded one)."""
+    return state.get_game()
+
+
 class DealAuctionState(pyspiel.State):
     """A chance node picks a dataset row (uniformly from ``game.rows``), then players call until the auction ends.
 
@@ -14,11 +28,22 @@ class DealAuctionState(pyspiel.State):
 
     def __init__(self, game):
         super().__init__(game)
-        self._rows = game.rows
-        self._reward_mode = game.reward_mode
         self.deal = None
         self.auction = None
         self.result = None
+
+    # Game-wide data is read from the game on each use, never kept in the state's __dict__: see `game_of`.
+    @property
+    def _rows(self):
+        return game_of(self).rows
+
+    @property
+    def _reward_mode(self) -> str:
+        return game_of(self).reward_mode
+
+    @property
+    def _source(self):
+        return game_of(self).source
 
     def current_player(self):
         if self.deal is None:

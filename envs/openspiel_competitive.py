@@ -14,13 +14,10 @@ import pyspiel
 
 from bridgerl.core import Auction, call_name, load_dataset
 from bridgerl.core.calls import NUM_CALLS
-from bridgerl.core.competitive import REWARDS, result
-from bridgerl.core.scoring import SCORE_TABLE
-from bridgerl.envs.competitive import contract_text, render_text
-from bridgerl.envs.competitive_encoding import HAND_OFFSET
 from bridgerl.core.cards import hand_text
-from bridgerl.envs.competitive_encoding import encode
-from bridgerl.envs.deal_source import CompetitiveDealSource
+from bridgerl.core.competitive import (HAND_OFFSET, REWARDS, CompetitiveDealSource, contract_text, encode,
+                                       render_text, result)
+from bridgerl.core.scoring import SCORE_TABLE
 from bridgerl.envs.openspiel_common import DealAuctionState, TensorObserver
 
 _NUM_PLAYERS = 4
@@ -75,10 +72,6 @@ class CompetitiveBiddingGame(pyspiel.Game):
 class CompetitiveBiddingState(DealAuctionState):
     """A deal (after the chance node) and the auction so far; player = seat."""
 
-    def __init__(self, game: CompetitiveBiddingGame):
-        super().__init__(game)
-        self._source = game.source
-
     def _player_to_act(self):
         return self.auction.to_act
 
@@ -88,7 +81,7 @@ class CompetitiveBiddingState(DealAuctionState):
     def _start(self, row: int):
         self.deal = self._source.deal_at(row)
         self.auction = Auction(self.deal.dealer)
-        self.hands = [(self.deal.owner == seat).astype(np.int8) for seat in range(4)]
+        self.hands = self.deal.hands()
 
     def _call(self, action: int):
         self.auction = self.auction.add(action)

@@ -16,12 +16,10 @@ import pyspiel
 from bridgerl.core import SEATS, load_dataset
 from bridgerl.core.calls import NUM_UNCONTESTED_ACTIONS
 from bridgerl.core.scoring import SCORE_TABLE
-from bridgerl.core.uncontested import (REWARDS, SIDES, action_name, apply_action, initial_pass,
-                                       legal_actions_mask, result)
 from bridgerl.core.cards import hand_text
-from bridgerl.envs.deal_source import UncontestedDealSource
+from bridgerl.core.uncontested import (REWARDS, SIDES, UncontestedDealSource, action_name, apply_action,
+                                       contract_text, initial_pass, legal_actions_mask, render_text, result)
 from bridgerl.envs.openspiel_common import DealAuctionState, TensorObserver
-from bridgerl.envs.uncontested import contract_text, render_text
 
 _NUM_PLAYERS = 2
 _DEFAULT_PARAMS = {"dataset": "train", "opening_rules": True, "side": "thesis", "reward": "imps"}
@@ -81,10 +79,6 @@ class UncontestedBiddingGame(pyspiel.Game):
 
 class UncontestedBiddingState(DealAuctionState):
     """A deal (after the chance node) and the auction so far; player 0 is the first bidder."""
-
-    def __init__(self, game: UncontestedBiddingGame):
-        super().__init__(game)
-        self._source = game.source
 
     def _player_to_act(self):
         return 0 if self.auction.to_act == self.deal.first_bidder else 1

@@ -10,12 +10,12 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 
-from bridgerl.core import SEATS, Contract, call_name, load_dataset
-from bridgerl.core.cards import hand_text
-from bridgerl.core.uncontested import (OBSERVATION_SIZE, REWARDS, SIDES, UncontestedDeal, apply_action,
-                                       legal_actions_mask, observation, result)
+from bridgerl.core import load_dataset
+from bridgerl.core.actions import action_index
 from bridgerl.core.calls import NUM_UNCONTESTED_ACTIONS
-from bridgerl.envs.deal_source import UncontestedDealSource
+from bridgerl.core.uncontested import (OBSERVATION_SIZE, REWARDS, UncontestedDeal, UncontestedDealSource,
+                                       UncontestedResult, apply_action, contract_text, legal_actions_mask,
+                                       observation, render_text, result)
 from bridgerl.envs.spaces import LegalActionSpace, binary_space
 
 
@@ -41,6 +41,7 @@ class UncontestedBiddingEnv(gym.Env):
         self.observation_space = binary_space(OBSERVATION_SIZE)
         self.action_space = LegalActionSpace(NUM_UNCONTESTED_ACTIONS, self)
         self.deal: UncontestedDeal | None = None
+        self.outcome: UncontestedResult | None = None  # the result once the auction has ended
         self.auction = None
 
     # -- Gymnasium API -------------------------------------------------------------------------------------------
@@ -50,22 +51,23 @@ class UncontestedBiddingEnv(gym.Env):
         self.auction = self.deal.new_auction()
         self._hands = {seat: self.deal.hand_bits(seat) for seat in (self.deal.side, self.deal.side + 2)}
         self._openings = {seat: self.deal.opening_mask(seat) for seat in self._hands}
-        self._result = None
+        self.outcome = None
         return self._observe(), self._info()
 
     def step(self, action):
         if self.auction is None:
             raise RuntimeError("call reset() before step()")
-        self.auction = apply_action(self.deal, self.auction, int(action), self._mask())
+        action = action_index(action, NUM_UNCONTESTED_ACTIONS)
+        self.auction = apply_action(self.deal, self.auction, action, self._mask())
         reward = 0.0
         if self.auction.is_over:
-            self._result = result(self.deal, self.auction)
-            reward = self._result.reward(self.reward_mode)
+            self.outcome = result(self.deal, self.auction)
+            reward = self.outcome.reward(self.reward_mode)
         return self._observe(), reward, self.auction.is_over, False, self._info()
 
     def render(self):
         if self.render_mode == "ansi":
-            return render_text(self.deal, self.auction, self._result)
+            return render_text(self.deal, self.auction, self.outcome)
         return None
 
     def legal_action_mask(self) -> np.ndarray | None:
@@ -89,27 +91,9 @@ class UncontestedBiddingEnv(gym.Env):
     def _info(self) -> dict:
         info = {"action_mask": self._mask().astype(np.int8), "seat": self._seat(), "side": self.deal.side,
                 "vulnerable": bool(self.deal.vulnerable), "index": self.deal.index, "board": self.deal.board}
-        if self._result is not None:
-            r = self._result
+        if self.outcome is not None:
+            r = self.outcome
             info.update(contract=contract_text(r.contract), declarer=None if r.contract is None else r.contract.declarer,
                         tricks=r.tricks, score=r.score, par=r.par, imps=r.reward_imps, points=r.reward_points)
         return info
 
-
-contract_text = Contract.name_of
-
-
-def render_text(deal: UncontestedDeal, auction, outcome=None) -> str:
-    """Both hands of the bidding side and the auction, as a bridge player writes them."""
-    lines = [f"Board {deal.board}{'' if deal.index is None else f' (row {deal.index})'}: "
-             f"{SIDES[deal.side]} bidding, {'vulnerable' if deal.vulnerable else 'not vulnerable'}"]
-    for seat in (deal.first_bidder, (deal.first_bidder + 2) % 4):
-        lines.append(f"  {SEATS[seat]}: {hand_text(deal.owner, seat)}")
-    own = [f"{SEATS[(deal.first_bidder + i) % 4]} {call_name(c)}" for i, c in enumerate(auction.calls) if i % 2 == 0]
-    lines.append("  Auction: " + ("  ".join(own) if own else "(none yet)"))
-    if outcome is not None:
-        contract = "passed out" if outcome.contract is None else (
-            f"{contract_text(outcome.contract)} by {SEATS[outcome.contract.declarer]}, {outcome.tricks} tricks")
-        lines.append(f"  Result: {contract}, score {outcome.score}, par {outcome.par}, "
-                     f"{outcome.reward_imps} IMPs")
-    return "\n".join(lines) + "\n"

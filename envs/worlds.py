@@ -14,7 +14,7 @@ from typing import Mapping
 import numpy as np
 
 from bridgerl.core.constraints import HandConstraint
-from bridgerl.envs.play_view import PlayerView
+from bridgerl.core.card_play import PlayerView
 
 ENUMERATION_LIMIT = 20_000
 """Layouts (before constraints) up to which a constrained sampler lists them all instead of drawing at random."""

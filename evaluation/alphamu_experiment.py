@@ -35,9 +35,10 @@ from bridgerl.core.constraints import HandConstraint
 from bridgerl.core.dd import set_dds_threads, solve_positions
 from bridgerl.core.hand import hcp, is_balanced, suit_lengths
 from bridgerl.core.play import PlayState
-from bridgerl.envs.play_view import view_of
-from bridgerl.evaluation.play import agent_seed, mean_ci, play_deal
-from bridgerl.evaluation.specs import load_play_agent
+from bridgerl.core.stats import mean_ci
+from bridgerl.envs import view_of
+from bridgerl.evaluation.play import agent_seed, play_deal
+from bridgerl.evaluation.specs import PLAY_SPEC_HELP, load_play_agent
 
 CONTRACT = Contract.parse("3NT N")
 NORTH = HandConstraint.notrump_opener(15, 17)
@@ -267,7 +268,8 @@ def main(argv=None) -> None:
     deals.set_defaults(func=make_deals)
     play = commands.add_parser("play", help="one declarer on the kept deals against PIMC defence")
     play.add_argument("--deals", required=True)
-    play.add_argument("--declarer", required=True, help="e.g. alphamu:max_moves=3,worlds=20")
+    play.add_argument("--declarer", required=True, help="play agent spec, e.g. alphamu:max_moves=3,worlds=20: "
+                                                        + PLAY_SPEC_HELP)
     play.add_argument("--out", required=True)
     play.add_argument("--runs", type=int, default=2, help="seeded runs per deal")
     play.add_argument("--limit", type=int, default=None, help="only the first N kept deals")

@@ -15,7 +15,7 @@ from bridgerl.core import load_dataset
 from bridgerl.core.cards import hand_text
 from bridgerl.core.hand import hcp
 from bridgerl.core.uncontested import action_name, apply_action, legal_actions_mask, observation
-from bridgerl.envs.deal_source import UncontestedDealSource
+from bridgerl.core.uncontested import UncontestedDealSource
 
 
 def _replay(deal, calls):

@@ -3,11 +3,10 @@ agent A scores IMPs of (A's NS score at table 1 + A's EW score at table 2), i.e.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 
 from bridgerl.core import imps, load_dataset
+from bridgerl.core.stats import mean_ci
 from bridgerl.envs.competitive import CompetitiveBiddingEnv
 from bridgerl.evaluation.lockstep import act_batch, run_episodes
 from bridgerl.evaluation.uncontested import EvaluationError
@@ -26,7 +25,8 @@ def play_table(ns_agent, ew_agent, dataset, rows, parallel: int = 256, names=("N
             chosen = [i for i, (_, info) in enumerate(active) if info["seat"] % 2 == side]
             if chosen:
                 calls = act_batch(agents[side], np.stack([active[i][0] for i in chosen]),
-                                  np.stack([active[i][1]["action_mask"] for i in chosen]))
+                                  np.stack([active[i][1]["action_mask"] for i in chosen]),
+                                  [active[i][1]["view"] for i in chosen])
                 for i, call in zip(chosen, calls):
                     actions[i] = call
         return actions
@@ -46,10 +46,29 @@ def duplicate_match(agent_a, agent_b, data="test", deals: int | None = None, nam
     """IMPs per board for A against B, with a 95% CI."""
     dataset = load_dataset(data)
     rows = np.arange(len(dataset) if deals is None else min(deals, len(dataset)))
+    if len(rows) == 0:
+        raise EvaluationError(f"{dataset.source}: no board to play ({len(dataset)} deals, deals={deals})")
     table1 = play_table(agent_a, agent_b, dataset, rows, names=names)
     table2 = play_table(agent_b, agent_a, dataset, rows, names=names[::-1])
     board_imps = np.asarray(imps(table1 - table2), dtype=np.float64)
-    ci = float(1.96 * board_imps.std(ddof=1) / math.sqrt(len(board_imps))) if len(board_imps) > 1 else float("nan")
-    return {"a": names[0], "b": names[1], "imps_per_board": float(board_imps.mean()), "ci95": ci,
+    mean, ci = mean_ci(board_imps)
+    return {"a": names[0], "b": names[1], "imps_per_board": mean, "ci95": ci,
             "boards": int(len(board_imps)), "a_won": int((board_imps > 0).sum()),
             "b_won": int((board_imps < 0).sum()), "data": dataset.source}
+
+
+def rule_baseline_evaluator(data="test", deals: int | None = 1000):
+    """The score of competitive training's snapshots (``train_competitive(evaluate_agent=...)``): a function of an
+    agent giving its duplicate match against the competitive rule baseline on the first ``deals`` rows of ``data``
+    as {"vs_rules_imps_per_board", "ci95", "deals"} (the learning curve's key, `evaluation.learning_curve`)."""
+    from bridgerl.agents import RuleBidder
+
+    dataset = load_dataset(data)
+    if len(dataset) == 0 or (deals is not None and deals < 1):
+        raise EvaluationError(f"{dataset.source}: no board to play ({len(dataset)} deals, deals={deals})")
+
+    def evaluate(agent) -> dict:
+        match = duplicate_match(agent, RuleBidder(competitive=True), dataset, deals=deals, names=("dqn", "rules"))
+        return {"vs_rules_imps_per_board": match["imps_per_board"], "ci95": match["ci95"], "deals": match["boards"]}
+
+    return evaluate

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import numpy as np
 
+from bridgerl.core.files import atomic_write_with
+
 KEY = "vs_rules_imps_per_board"
 
 
@@ -54,7 +56,6 @@ def plot_curves(runs: dict[str, str | Path], out: str | Path, title: str | None 
     ax.grid(alpha=0.3)
     fig.tight_layout()
     out = Path(out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fig.savefig(out, dpi=120)
+    atomic_write_with(out, lambda handle: fig.savefig(handle, format="png", dpi=120))
     plt.close(fig)
     return out

@@ -7,11 +7,15 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 
-def act_batch(agent, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """The agent's ``act_batch`` when it has one, else ``act`` call by call."""
+def act_batch(agent, observations: np.ndarray, masks: np.ndarray, views: Sequence | None = None) -> np.ndarray:
+    """The agent's ``act_batch`` when it has one; else ``act_view`` on each of ``views`` (the envs' ``info["view"]``)
+    when the agent has it and views are given; else ``act`` call by call."""
     batch = getattr(agent, "act_batch", None)
     if batch is not None:
         return np.asarray(batch(observations, masks))
+    act_view = getattr(agent, "act_view", None)
+    if act_view is not None and views is not None:
+        return np.array([act_view(view) for view in views])
     return np.array([agent.act(o, m) for o, m in zip(observations, masks)])
 
 

@@ -8,7 +8,6 @@ it stopped.
 from __future__ import annotations
 
 import json
-import math
 import os
 import time
 from dataclasses import asdict, dataclass
@@ -23,8 +22,9 @@ from bridgerl.core.cards import card_name
 from bridgerl.core.constraints import HandConstraint
 from bridgerl.core.contract import Contract
 from bridgerl.core.play import IllegalPlayError, PlayState
-from bridgerl.envs.card_play import final_reward, notify_deal
-from bridgerl.envs.play_view import view_of
+from bridgerl.core.stats import mean_ci
+from bridgerl.core.card_play import final_reward, notify_deal
+from bridgerl.envs import view_of
 
 
 @dataclass
@@ -104,6 +104,9 @@ def play_match(declarer_agent, defence_agent, data="test", contract: str | Contr
     dataset = load_dataset(data)
     contract = contract if isinstance(contract, Contract) else Contract.parse(contract)
     rows = range(start, min(len(dataset), start + deals))
+    if len(rows) == 0:
+        raise ValueError(f"{dataset.source}: no deal to play (rows {start} to {start + deals - 1} of "
+                         f"{len(dataset)} deals)")
     path = Path(out) if out is not None else None
     names = names or (repr(declarer_agent), repr(defence_agent))
     match = {"declarer": names[0], "defenders": names[1], "data": str(dataset.source), "contract": str(contract),
@@ -130,14 +133,6 @@ def play_match(declarer_agent, defence_agent, data="test", contract: str | Contr
             with open(path, "a") as f:  # one line per deal, flushed: an interruption loses at most one deal
                 f.write(json.dumps(asdict(record)) + "\n")
     return [done[row] for row in rows]
-
-
-def mean_ci(values) -> tuple[float, float]:
-    """Mean and half-width of its normal 95% confidence interval."""
-    values = np.asarray(values, dtype=np.float64)
-    if len(values) < 2:
-        return float(values.mean()) if len(values) else float("nan"), float("nan")
-    return float(values.mean()), float(1.96 * values.std(ddof=1) / math.sqrt(len(values)))
 
 
 def summarize(records: list[PlayRecord]) -> dict:

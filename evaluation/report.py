@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bridgerl.core.files import atomic_write_text, atomic_write_with
 from bridgerl.evaluation.uncontested import CATEGORIES
 
 _CATEGORY_TEXT = {"at_par": "at constructive par (0 IMPs)", "overbid": "overbid: the contract fails",
@@ -30,7 +31,7 @@ def write_report(summary: dict, outcomes, directory: str | Path) -> Path:
     ax.set_ylabel("deals")
     ax.set_title(f"{summary['agent']}: {summary['imps_per_deal']:.2f} IMPs/deal")
     fig.tight_layout()
-    fig.savefig(directory / "imp_histogram.png", dpi=120)
+    atomic_write_with(directory / "imp_histogram.png", lambda handle: fig.savefig(handle, format="png", dpi=120))
     plt.close(fig)
 
     matrix = np.array(summary["level_matrix"]["counts"])
@@ -46,7 +47,7 @@ def write_report(summary: dict, outcomes, directory: str | Path) -> Path:
                     color="white" if count > matrix.max() / 2 else "black")
     fig.colorbar(image, ax=ax, shrink=0.8)
     fig.tight_layout()
-    fig.savefig(directory / "level_matrix.png", dpi=120)
+    atomic_write_with(directory / "level_matrix.png", lambda handle: fig.savefig(handle, format="png", dpi=120))
     plt.close(fig)
 
     lines = [f"# Uncontested bidding: {summary['agent']}", "",
@@ -82,5 +83,5 @@ def write_report(summary: dict, outcomes, directory: str | Path) -> Path:
                 lines += [f"| {e['hand']} | {e['auction_so_far']} | {e['rules']} | {e['agent']} | {e['imps']} |"
                           for e in examples]
     path = directory / "report.md"
-    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    atomic_write_text(path, "\n".join(lines) + "\n")
     return path

@@ -1,11 +1,43 @@
-"""Agent specs on the command line: ``pass``, ``random``, ``rules``, ``dqn:PATH`` or ``module:attr``."""
+"""Agent specs on the command line: ``pass``, ``random``, ``rules``, ``dqn:PATH`` or ``module:attr``; play agent
+specs ``random``, ``dd``, ``pimc:KEY=VALUE,...``, ``alphamu:KEY=VALUE,...`` or ``module:attr``.
+
+``module:attr`` imports ``module`` as Python does, with the current directory searched first (as ``python -c``
+does; a console script such as ``bridgerl`` would not look there otherwise)."""
 
 from __future__ import annotations
 
+import contextlib
 import importlib
+import inspect
+import os
+import sys
 
 SPEC_HELP = ("pass | random | rules | dqn:PATH | rules+dqn:PATH (competitive: the rule baseline with an uncontested "
-             "DQN as its constructive system) | module:attr (an object, or a class to instantiate, with act())")
+             "DQN as its constructive system) | module:attr (an object, or a class to instantiate, with act(); the "
+             "module may be a .py file in the current directory)")
+
+
+@contextlib.contextmanager
+def _current_directory_importable():
+    """The current directory first on ``sys.path`` during the import (removed again afterwards)."""
+    cwd = os.getcwd()
+    added = cwd not in sys.path
+    if added:
+        sys.path.insert(0, cwd)
+    try:
+        yield
+    finally:
+        if added and cwd in sys.path:
+            sys.path.remove(cwd)
+
+
+def _import_object(module_name: str, attr: str, spec: str, kind: str):
+    """``attr`` of ``module_name`` (imported with the current directory searched first)."""
+    try:
+        with _current_directory_importable():
+            return getattr(importlib.import_module(module_name), attr)
+    except (ImportError, AttributeError) as exc:
+        raise ValueError(f"{kind} spec {spec!r}: cannot import {attr!r} from {module_name!r} ({exc})") from None
 
 
 def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
@@ -28,10 +60,7 @@ def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
         return DQNAgent.load(spec[4:], env_id=env_id)
     if ":" in spec:
         module_name, _, attr = spec.partition(":")
-        try:
-            target = getattr(importlib.import_module(module_name), attr)
-        except (ImportError, AttributeError) as exc:
-            raise ValueError(f"agent spec {spec!r}: cannot import {attr!r} from {module_name!r} ({exc})") from None
+        target = _import_object(module_name, attr, spec, "agent")
         agent = target() if isinstance(target, type) else target
         if not callable(getattr(agent, "act", None)):
             raise ValueError(f"agent spec {spec!r}: {attr!r} has no act(observation, action_mask) method")
@@ -39,25 +68,50 @@ def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
     raise ValueError(f"unknown agent spec {spec!r}; expected {SPEC_HELP}")
 
 
-PLAY_SPEC_HELP = ("random | dd | pimc[:worlds=N,objective=tricks|make] | "
-                  "alphamu[:max_moves=M,worlds=N,transposition=true|false,early_cut=...,root_cut=...] | "
-                  "module:attr (an object, or a class to instantiate, with act(view))")
+PLAY_SPEC_HELP = ("random | dd | pimc[:worlds=N,objective=tricks|make] (defaults worlds=100, objective=tricks) | "
+                  "alphamu[:max_moves=M,worlds=N,transposition=true|false,early_cut=true|false,root_cut=true|false] "
+                  "(defaults max_moves=3, worlds=20, all true) | module:attr (an object, or a class to instantiate, "
+                  "with act(view); the module may be a .py file in the current directory)")
 _PLAY_CLASSES = {"random": "RandomAgent", "dd": "DoubleDummyAgent", "pimc": "PIMCAgent", "alphamu": "AlphaMuAgent"}
 
 
-def _keyword_values(text: str, spec: str) -> dict:
+def spec_keywords(cls) -> dict:
+    """{key: default} of the settings a play spec may give ``cls``: its constructor's keyword arguments whose
+    default is a bool, int, float or str (not ``seed``, which the caller gives, nor ``constraints``)."""
+    return {name: parameter.default for name, parameter in inspect.signature(cls).parameters.items()
+            if name != "seed" and isinstance(parameter.default, (bool, int, float, str))}
+
+
+def _keyword_values(text: str, spec: str, cls) -> dict:
+    """The one parser of play spec settings ``key=value,...``: each value is read as the type of its key's
+    default in ``cls``'s constructor (``true``/``false`` for flags)."""
+    allowed = spec_keywords(cls)
     kwargs = {}
-    for item in filter(None, text.split(",")):
+    for item in filter(None, (part.strip() for part in text.split(","))):
         key, sep, value = item.partition("=")
+        key, value = key.strip(), value.strip()
         if not sep:
             raise ValueError(f"play agent spec {spec!r}: expected key=value, got {item!r}")
-        value = value.strip()
-        if value.lstrip("-").isdigit():
-            kwargs[key.strip()] = int(value)
-        elif value.lower() in ("true", "false"):
-            kwargs[key.strip()] = value.lower() == "true"
+        if key not in allowed:
+            keys = ", ".join(allowed) or "none"
+            raise ValueError(f"play agent spec {spec!r}: unknown key {key!r} (keys: {keys})")
+        default = allowed[key]
+        if isinstance(default, bool):
+            if value.lower() not in ("true", "false"):
+                raise ValueError(f"play agent spec {spec!r}: {key} needs true or false, got {value!r}")
+            kwargs[key] = value.lower() == "true"
+        elif isinstance(default, int):
+            try:
+                kwargs[key] = int(value)
+            except ValueError:
+                raise ValueError(f"play agent spec {spec!r}: {key} needs an integer, got {value!r}") from None
+        elif isinstance(default, float):
+            try:
+                kwargs[key] = float(value)
+            except ValueError:
+                raise ValueError(f"play agent spec {spec!r}: {key} needs a number, got {value!r}") from None
         else:
-            kwargs[key.strip()] = value
+            kwargs[key] = value
     return kwargs
 
 
@@ -68,15 +122,13 @@ def load_play_agent(spec: str, seed: int = 0):
     name, _, rest = spec.partition(":")
     if name in _PLAY_CLASSES:
         cls = getattr(agents, _PLAY_CLASSES[name])
+        kwargs = _keyword_values(rest, spec, cls)
         try:
-            return cls(seed=seed, **_keyword_values(rest, spec))
-        except TypeError as exc:
+            return cls(seed=seed, **kwargs)
+        except (TypeError, ValueError) as exc:
             raise ValueError(f"play agent spec {spec!r}: {exc}") from None
     if rest:
-        try:
-            target = getattr(importlib.import_module(name), rest)
-        except (ImportError, AttributeError) as exc:
-            raise ValueError(f"play agent spec {spec!r}: cannot import {rest!r} from {name!r} ({exc})") from None
+        target = _import_object(name, rest, spec, "play agent")
         agent = target() if isinstance(target, type) else target
         if callable(getattr(agent, "act", None)):
             return agent

@@ -9,7 +9,6 @@ level), wrong strain or level (any other result worth less than par in IMPs).
 
 from __future__ import annotations
 
-import math
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -17,11 +16,12 @@ import numpy as np
 from bridgerl.core import SEATS, load_dataset
 from bridgerl.core.calls import call_to_uncontested
 from bridgerl.core.cards import hand_text
+from bridgerl.core.contract import Contract
 from bridgerl.core.par import constructive_par_contract
 from bridgerl.core.scoring import bonus_level
-from bridgerl.core.uncontested import action_name
-from bridgerl.envs.deal_source import UncontestedDealSource, parse_side_option
-from bridgerl.envs.uncontested import UncontestedBiddingEnv, contract_text
+from bridgerl.core.stats import mean_ci
+from bridgerl.core.uncontested import UncontestedDealSource, action_name, contract_text, parse_side_option
+from bridgerl.envs.uncontested import UncontestedBiddingEnv
 from bridgerl.evaluation.lockstep import act_batch, run_episodes
 
 CATEGORIES = ("at_par", "overbid", "underbid_bonus", "wrong_strain_or_level")
@@ -72,7 +72,8 @@ def _outcome(env: UncontestedBiddingEnv, info: dict) -> DealOutcome:
     first = deal.first_bidder
     actions = [call_to_uncontested(c) for c in env.auction.calls[::2]]  # the partners' calls; opponents pass
     calls = [f"{SEATS[(first + 2 * i) % 4]} {action_name(a)}" for i, a in enumerate(actions)]
-    contract = env._result.contract
+    # the final info names the contract and its declarer (None: passed out)
+    contract = None if info["declarer"] is None else Contract.parse(info["contract"], int(info["declarer"]))
     made = contract is None or info["tricks"] >= contract.level + 6
     reached = bonus_level(None if contract is None else contract.level, None if contract is None else contract.strain)
     par_bonus = bonus_level(None if par_contract is None else par_contract.level,
@@ -122,7 +123,7 @@ def evaluation_rows(dataset, side: str = "thesis", deals: int | None = None) -> 
 def summarize(outcomes: list[DealOutcome], skipped: int = 0, worst: int = 10) -> dict:
     imps = np.array([o.imps for o in outcomes], dtype=np.float64)
     n = len(imps)
-    ci = float(1.96 * imps.std(ddof=1) / math.sqrt(n)) if n > 1 else float("nan")
+    _, ci = mean_ci(imps)
     shares = {c: float(np.mean([o.category == c for o in outcomes])) if n else 0.0 for c in CATEGORIES}
     matrix = np.zeros((8, 8), dtype=int)
     for o in outcomes:
@@ -146,6 +147,10 @@ def evaluate_uncontested(agent, data="test", deals: int | None = None, side: str
     dataset = load_dataset(data)
     side = parse_side_option(side)
     rows, skipped = evaluation_rows(dataset, side, deals)
+    if len(rows) == 0:
+        considered = len(dataset) if deals is None else min(deals, len(dataset))
+        raise EvaluationError(f"{dataset.source}: no deal to evaluate ({considered} considered of {len(dataset)}, "
+                              f"{skipped} skipped because nobody can make anything)")
     outcomes = play_deals(agent, dataset, rows, side, opening_rules, agent_name=agent_name)
     summary = summarize(outcomes, skipped)
     summary.update({"agent": agent_name, "data": dataset.source, "side": side, "opening_rules": opening_rules})
@@ -159,6 +164,6 @@ def compare(outcomes_a: list[DealOutcome], outcomes_b: list[DealOutcome]) -> dic
     if a.keys() != b.keys():
         raise ValueError("the two evaluations are not on the same deals")
     diff = np.array([a[r] - b[r] for r in sorted(a)], dtype=np.float64)
-    ci = float(1.96 * diff.std(ddof=1) / math.sqrt(len(diff))) if len(diff) > 1 else float("nan")
+    _, ci = mean_ci(diff)
     return {"difference_imps_per_deal": float(diff.mean()), "ci95": ci, "deals": len(diff),
             "a_better": int((diff > 0).sum()), "b_better": int((diff < 0).sum()), "equal": int((diff == 0).sum())}

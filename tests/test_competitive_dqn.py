@@ -13,6 +13,7 @@ from bridgerl.agents.dqn import DQNAgent
 from bridgerl.core import parse_call
 from bridgerl.core.calls import DOUBLE, REDOUBLE
 from bridgerl.envs import jaxenv
+from bridgerl.evaluation.competitive import rule_baseline_evaluator
 from bridgerl.training.demonstrations import PretrainConfig, agreement, pretrain_q, rule_demonstrations
 from bridgerl.training.dqn import DQNConfig, DQNTrainer
 from bridgerl.training.run import train_competitive
@@ -73,7 +74,7 @@ def test_per_seat_transitions_on_a_hand_built_auction(env):
 def test_pool_opponents_calls_are_not_stored(env):
     calls = [parse_call(c) for c in "1C P 1H X P P P".split()]
     config = DQNConfig(hidden=(8,), num_envs=1, pool_size=2)
-    trainer = DQNTrainer(env, config, seed=0)
+    trainer = DQNTrainer(env, config, seed=0, self_play=True)
     _, final, stored = _play(trainer, env, calls, opponent=0, learner_side=1)  # EW learn, NS are a snapshot
     assert [int(item.action) for item in stored] == [calls[1], calls[5], DOUBLE]
     assert [float(item.reward) for item in stored if item.done] == [float(final.rewards[0, 1]),
@@ -83,7 +84,7 @@ def test_pool_opponents_calls_are_not_stored(env):
 def test_pool_snapshots_and_opponent_draws(env):
     config = DQNConfig(hidden=(8,), num_envs=32, min_replay=64, batch_size=16, pool_size=3, pool_every=5,
                        pool_prob=0.5)
-    trainer = DQNTrainer(env, config, seed=0)
+    trainer = DQNTrainer(env, config, seed=0, self_play=True)
     ts, metrics = trainer.run_steps(env, trainer.init(env), 120)
     assert int(ts.pool_count) == 1 + int(ts.updates) // 5 >= 3  # the starting network is the first snapshot
     assert int(metrics.pool_episodes.sum()) > 0
@@ -99,7 +100,7 @@ def test_pool_snapshots_and_opponent_draws(env):
 def test_pool_anchor_keeps_the_starting_network(env):
     config = DQNConfig(hidden=(8,), num_envs=32, min_replay=64, batch_size=16, pool_size=3, pool_every=5,
                        pool_anchor=True)
-    trainer = DQNTrainer(env, config, seed=0)
+    trainer = DQNTrainer(env, config, seed=0, self_play=True)
     start = trainer.init(env)
     ts, _ = trainer.run_steps(env, start, 120)
     assert int(ts.pool_count) >= 5  # slots 1 and 2 were overwritten several times
@@ -109,7 +110,7 @@ def test_pool_anchor_keeps_the_starting_network(env):
     assert any(not np.array_equal(np.asarray(a[newest]), np.asarray(b))
                for a, b in zip(jax.tree.leaves(ts.pool), jax.tree.leaves(start.params)))
     with pytest.raises(ValueError, match="pool_size >= 2"):
-        DQNTrainer(env, config.replace(pool_size=1), seed=0)
+        DQNTrainer(env, config.replace(pool_size=1), seed=0, self_play=True)
 
 
 def test_pretraining_learns_the_rule_bidders_calls(env):
@@ -185,7 +186,7 @@ def tiny_competitive_run(tmp_path_factory):
     overrides = {**TINY, "pool_size": 2, "pool_every": 20, "demo_weight": 1.0}
     result = train_competitive(out, preset="small", steps=3200, data="test", eval_data="test", overrides=overrides,
                                chunk=50, progress=False, command="pytest", eval_deals=40, eval_every_steps=1600,
-                               pretrain=TINY_PRETRAIN)
+                               pretrain=TINY_PRETRAIN, evaluate_agent=rule_baseline_evaluator("test", 40))
     return out, overrides, result
 
 
@@ -218,7 +219,8 @@ def test_competitive_checkpoint_round_trip(tiny_competitive_run):
 def test_competitive_resume_gives_the_same_run(tiny_competitive_run, tmp_path):
     out, overrides, _ = tiny_competitive_run
     kwargs = dict(preset="small", data="test", eval_data="test", overrides=overrides, chunk=50, progress=False,
-                  command="pytest", eval_deals=40, eval_every_steps=1600, pretrain=TINY_PRETRAIN)
+                  command="pytest", eval_deals=40, eval_every_steps=1600, pretrain=TINY_PRETRAIN,
+                  evaluate_agent=rule_baseline_evaluator("test", 40))
     train_competitive(tmp_path, steps=1600, **kwargs)
     train_competitive(tmp_path, steps=3200, resume=True, **kwargs)
     a, b = DQNAgent.load(out), DQNAgent.load(tmp_path)
@@ -249,8 +251,8 @@ def test_constructive_bidder_while_the_opponents_pass(env, tmp_path):
 
     from bridgerl.agents.checkpoint import save_weights
     from bridgerl.core.calls import uncontested_to_call
-    from bridgerl.envs.competitive_encoding import uncontested_view
     from bridgerl.core import Auction
+    from bridgerl.envs import AuctionView
     from bridgerl.envs.competitive_encoding import encode
 
     model = Path(__file__).resolve().parents[1] / "models" / "uncontested-dqn" / "model.msgpack"
@@ -280,7 +282,7 @@ def test_constructive_bidder_while_the_opponents_pass(env, tmp_path):
                 assert action == network_only.act(obs, mask)
                 checked["contested"] += 1
             else:
-                view, mask36 = uncontested_view(obs, mask)
+                view, mask36 = AuctionView.from_observation(obs, mask).uncontested()
                 expected = uncontested_to_call(constructive.act(view, mask36)) if mask36.any() else 0
                 assert action == expected
                 checked["silent"] += 1

@@ -7,7 +7,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 from hypothesis import given, settings, strategies as st
 
-import bridgerl  # noqa: F401
+import bridgerl.envs.openspiel  # noqa: F401  (registers the OpenSpiel games)
 from bridgerl.core import PASS, Auction, IllegalCallError, imps, parse_call, pbn_to_owner
 from bridgerl.core.generate import deal_owners
 from bridgerl.envs.competitive_encoding import bid_values, decode_auction, encode

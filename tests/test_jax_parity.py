@@ -83,7 +83,7 @@ def test_competitive_parity(seed, reward):
 
 
 def test_sampling_skips_like_python():
-    from bridgerl.envs.deal_source import UncontestedDealSource
+    from bridgerl.core.uncontested import UncontestedDealSource
     from bridgerl.core import load_dataset
 
     jenv = jaxenv.make("uncontested_bidding", dataset="test")

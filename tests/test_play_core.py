@@ -9,7 +9,7 @@ from bridgerl.core import Contract, load_dataset, pbn_to_owner
 from bridgerl.core.cards import card_name, parse_card
 from bridgerl.core.dd import owner_to_deal, solve_positions, strain_to_endplay
 from bridgerl.core.play import IllegalPlayError, PlayState, legal_mask, mask_of, trick_winner
-from bridgerl.envs.play_view import view_of
+from bridgerl.envs import view_of
 
 R = "AKQJT98765432"
 # North all spades, East all diamonds, South all hearts, West all clubs.

@@ -6,7 +6,7 @@ import pyspiel
 import pytest
 from gymnasium.utils.env_checker import check_env
 
-import bridgerl  # noqa: F401  (registers the env and the game)
+import bridgerl.envs.openspiel  # noqa: F401  (registers the OpenSpiel games; import bridgerl registers the env)
 from bridgerl.agents import DoubleDummyAgent, PIMCAgent, RandomAgent
 from bridgerl.core import Contract, load_dataset, make_dataset, owner_to_pbn, pbn_to_owner
 from bridgerl.core.cards import card_name, parse_card
@@ -14,7 +14,7 @@ from bridgerl.core.dd import solve_dd_table
 from bridgerl.core.play import IllegalPlayError, PlayState
 from bridgerl.core.scoring import score
 from bridgerl.envs.play_encoding import LAYOUT, OBSERVATION_SIZE, OFFSETS, encode
-from bridgerl.envs.play_view import view_of
+from bridgerl.envs import view_of
 from bridgerl.evaluation.play import play_deal
 
 ENV_ID = "bridgerl/CardPlay-v0"
@@ -34,6 +34,34 @@ def test_env_checker():
     check_env(gym.make(ENV_ID, dataset=data, contract="4H", declarer="S", played=["C2", "S2", "D2"]).unwrapped)
     check_env(gym.make(ENV_ID, dataset=data, contract="4H", declarer="S", played=["C2", "S2", "D2"],
                        defenders=LowestCard(), reward="score").unwrapped)
+
+
+@pytest.mark.parametrize("unwrapped", [True, False], ids=["unwrapped", "wrapped"])
+def test_env_checker_with_the_defaults(unwrapped):
+    # check_step_determinism samples a card, resets to a new deal and plays it there: with the default
+    # illegal="forfeit" that card ends the hand instead of raising (it raised IllegalPlayError before). PIMC
+    # defenders are reseeded on reset; seeds pin the checker's unseeded resets and samples.
+    env = gym.make(ENV_ID)
+    env.reset(seed=0)
+    env.action_space.seed(0)
+    check_env(env.unwrapped if unwrapped else env)
+
+
+def test_an_illegal_card_forfeits_the_rest_of_the_hand():
+    env = gym.make(ENV_ID, dataset="test", defenders=LowestCard(), reward="tricks").unwrapped
+    _, info = env.reset(seed=1)
+    for _ in range(8):  # a few legal cards first
+        _, reward, done, _, info = env.step(int(np.flatnonzero(info["action_mask"])[0]))
+    won, history = env.state.declarer_tricks, env.state.history
+    illegal = int(np.flatnonzero(info["action_mask"] == 0)[0])
+    with pytest.warns(UserWarning, match="illegal card ends the hand"):
+        _, reward, done, truncated, info = env.step(illegal)
+    assert done and not truncated and reward == won and env.state.history == history
+    assert info["illegal_card"] == card_name(illegal) and not info["action_mask"].any() and info["view"] is None
+    with pytest.raises(RuntimeError, match="call reset"):
+        env.step(0)
+    _, info = env.reset(seed=2)
+    assert info["action_mask"].any()
 
 
 def test_observation_layout():
@@ -75,9 +103,12 @@ def test_reset_options_and_replay():
         env.reset(options={"index": 7, "played": [card_name(int(np.flatnonzero(owner == 0)[0]))]})
     with pytest.raises(ValueError, match="outside the dataset"):
         env.reset(options={"index": 10**6})
-    env.reset(seed=1)
+    strict = gym.make(ENV_ID, dataset="test", defenders=LowestCard(), illegal="raise").unwrapped
+    strict.reset(seed=1)
     with pytest.raises(IllegalPlayError):
-        env.step(int(np.flatnonzero(env.legal_action_mask() == 0)[0]))
+        strict.step(int(np.flatnonzero(strict.legal_action_mask() == 0)[0]))
+    with pytest.raises(ValueError, match="illegal must be one of"):
+        gym.make(ENV_ID, dataset="test", defenders=LowestCard(), illegal="ignore")
     with pytest.raises(ValueError, match="defenders"):
         bridgerl.envs.card_play.CardPlayEnv(dataset="test")
 

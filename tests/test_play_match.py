@@ -19,7 +19,7 @@ def test_specs():
         load_play_agent("gib")
     with pytest.raises(ValueError, match="key=value"):
         load_play_agent("pimc:12")
-    with pytest.raises(ValueError, match="unexpected keyword"):
+    with pytest.raises(ValueError, match="unknown key 'width'"):
         load_play_agent("pimc:width=3")
 
 

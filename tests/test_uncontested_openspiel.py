@@ -5,7 +5,7 @@ import numpy as np
 import pyspiel
 import pytest
 
-import bridgerl  # noqa: F401  (registers the game)
+import bridgerl.envs.openspiel  # noqa: F401  (registers the game)
 from bridgerl.core.dd import solve_dd_tables
 from bridgerl.core.generate import deal_owners
 

@@ -45,6 +45,17 @@ class Demonstrations:
     expert: np.ndarray     # bool[N]: the rule bidder's own call (not a random one)
 
 
+def large_margin_loss(q, mask, action, expert, margin: float, chosen=None):
+    """DQfD's large-margin loss max_a [Q(s, a) + margin 1{a != a_E}] - Q(s, a_E) over legal a (``mask``), averaged
+    over the rows whose call is the expert's (``expert``; the random calls count zero). The one copy used by
+    pretraining (`pretrain_q`) and by the RL updates with ``demo_weight`` (`training.dqn`). ``chosen``: Q(s, a_E)
+    when the caller has it already (one gather, so that its gradient sums as one)."""
+    if chosen is None:
+        chosen = jnp.take_along_axis(q, action[:, None], 1)[:, 0]
+    others = jnp.where(mask, q + margin * (jnp.arange(q.shape[1]) != action[:, None]), -jnp.inf)
+    return jnp.where(expert, others.max(1) - chosen, 0.0).sum() / jnp.maximum(expert.sum(), 1)
+
+
 def rule_demonstrations(data="train", deals: int | None = None, random_share: float = 0.05, seed: int = 0,
                         progress: bool = False, teacher=None) -> Demonstrations:
     """Auctions of the competitive rule bidder (or ``teacher``, any competitive bidder) at all four seats on the
@@ -95,8 +106,7 @@ def pretrain_q(graphdef, params, demos: Demonstrations, steps: int = 20_000, bat
         q = nnx.merge(graphdef, params)(batch.obs)
         chosen = jnp.take_along_axis(q, batch.action[:, None], 1)[:, 0]
         regression = optax.huber_loss(chosen - batch.ret, delta=huber_delta).mean()
-        others = jnp.where(batch.mask, q + margin * (jnp.arange(q.shape[1]) != batch.action[:, None]), -jnp.inf)
-        large_margin = jnp.where(batch.expert, others.max(1) - chosen, 0.0).sum() / jnp.maximum(batch.expert.sum(), 1)
+        large_margin = large_margin_loss(q, batch.mask, batch.action, batch.expert, margin, chosen)
         return regression_weight * regression + large_margin, (regression, large_margin)
 
     @jax.jit

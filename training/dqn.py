@@ -26,6 +26,7 @@ import rlax
 from flax import nnx, struct
 
 from bridgerl.agents.networks import QNetwork, masked_argmax
+from bridgerl.training.demonstrations import large_margin_loss
 from bridgerl.training.replay import Replay, Transitions, replay_add, replay_init, replay_sample
 
 _NEG = -1e9  # stands for -inf on illegal next actions, finite so that 0 * it is 0 at the end
@@ -104,11 +105,15 @@ class StepMetrics:
 class DQNTrainer:
     """Builds the network, optimizer and compiled training step for one env and config."""
 
-    def __init__(self, env, config: DQNConfig, seed: int = 0, total_steps: int | None = None, demonstrations=None):
+    def __init__(self, env, config: DQNConfig, seed: int = 0, total_steps: int | None = None, demonstrations=None,
+                 self_play: bool = False):
+        """``self_play``: the env is a game between two sides (competitive bidding) and the network calls for all
+        four seats: the training return is seat 0's (North-South) and an opponent pool may play one side. Otherwise
+        (uncontested bidding: one side bids) the return is the reward of the seat the finished auction names."""
         if config.transitions not in ("seat", "team"):
             raise ValueError(f"transitions must be 'seat' or 'team', got {config.transitions!r}")
-        if config.pool_size and (config.transitions != "seat" or env.num_actions != 38):
-            raise ValueError("an opponent pool needs the competitive env and per-seat transitions")
+        if config.pool_size and (config.transitions != "seat" or not self_play):
+            raise ValueError("an opponent pool needs the competitive env (self_play=True) and per-seat transitions")
         if config.demo_weight and demonstrations is None:
             raise ValueError("demo_weight > 0 needs demonstrations (training.demonstrations.rule_demonstrations)")
         # only the fields the loss reads, as device arrays (an argument of the compiled step, not a constant)
@@ -116,7 +121,7 @@ class DQNTrainer:
             jnp.asarray, (demonstrations.obs, demonstrations.mask, demonstrations.action, demonstrations.expert))
         if config.pool_anchor and config.pool_size < 2:
             raise ValueError("pool_anchor keeps one slot for the starting network: it needs pool_size >= 2")
-        self.env, self.config, self.seed = env, config, seed
+        self.env, self.config, self.seed, self.self_play = env, config, seed, bool(self_play)
         network = QNetwork(env.observation_size, config.hidden, env.num_actions, config.dueling, seed=seed)
         self.graphdef, params = nnx.split(network)
         self._initial_params = params
@@ -204,7 +209,8 @@ class DQNTrainer:
         # at the end every seat's last call gets its reward
         end = new_state.terminated
         final = Transitions(pending_obs, pending_action, new_state.rewards,
-                            jnp.zeros_like(pending_obs), jnp.zeros(pending_obs.shape[:2] + (self.env.num_actions,), bool),
+                            jnp.zeros_like(pending_obs),
+                            jnp.zeros(pending_obs.shape[:2] + (self.env.num_actions,), bool),
                             jnp.ones(pending_valid.shape, bool))
         final_valid = pending_valid & end[:, None]
         items = jax.tree.map(lambda a, b: jnp.concatenate([a[:, None], b], 1).reshape((-1,) + a.shape[1:]),
@@ -218,15 +224,11 @@ class DQNTrainer:
         return items, valid, ts
 
     def _demo_margin_loss(self, params, demos, key):
-        """DQfD's large-margin loss max_a [Q(s, a) + margin 1{a != a_E}] - Q(s, a_E) on a batch of demonstrations."""
+        """DQfD's large-margin loss (`training.demonstrations.large_margin_loss`) on a batch of demonstrations."""
         obs, mask, action, expert = demos
         index = jax.random.randint(key, (self.config.batch_size,), 0, action.shape[0])
         obs, mask, action, expert = obs[index], mask[index], action[index], expert[index]
-        q = self.q_values(params, obs)
-        chosen = jnp.take_along_axis(q, action[:, None], 1)[:, 0]
-        others = q + self.config.demo_margin * (jnp.arange(q.shape[1]) != action[:, None])
-        margin = jnp.where(mask, others, -jnp.inf).max(1) - chosen
-        return jnp.where(expert, margin, 0.0).sum() / jnp.maximum(expert.sum(), 1)
+        return large_margin_loss(self.q_values(params, obs), mask, action, expert, self.config.demo_margin)
 
     def _loss(self, params, target_params, batch: Transitions, demos=None, demo_key=None):
         td_loss = self._td_loss(params, target_params, batch)
@@ -264,7 +266,7 @@ class DQNTrainer:
         items, valid, ts = self._transitions(ts, state, action, new_state)
         replay = replay_add(ts.replay, items, valid)
         batch = jnp.arange(new_state.terminated.shape[0])
-        player = jnp.where(jnp.asarray(self.env.num_actions == 36), new_state.current_player, 0)
+        player = jnp.zeros_like(new_state.current_player) if self.self_play else new_state.current_player
         finished = new_state.terminated
         returns = jnp.where(finished, new_state.rewards[batch, player], 0.0)
         against_pool = finished & (ts.opponent >= 0)
@@ -314,11 +316,6 @@ class DQNTrainer:
 
     def _run_steps(self, env, ts: TrainState, steps: int, demos=None):
         return jax.lax.scan(lambda ts, _: self._step(env, ts, demos), ts, None, length=steps)
-
-    # -- evaluation -----------------------------------------------------------------------------------------------
-    def greedy_returns(self, params, env, indices):
-        """Per-deal return of the greedy policy on dataset rows ``indices`` (uncontested: IMPs vs par)."""
-        return evaluate_greedy(self.graphdef, params, env, indices)
 
 
 def evaluate_greedy(graphdef, params, env, indices, max_calls: int = 40):

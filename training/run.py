@@ -10,14 +10,16 @@ import shlex
 import sys
 import time
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 from flax import nnx, serialization
 
-from bridgerl.agents.checkpoint import atomic_write_bytes, checkpoint_file, save_weights
+from bridgerl.agents.checkpoint import checkpoint_file, save_weights
+from bridgerl.core.files import atomic_write_bytes
+from bridgerl.core.stats import mean_ci
 from bridgerl.training.dqn import PRESETS, DQNConfig, DQNTrainer, evaluate_greedy
 
 if TYPE_CHECKING:
@@ -32,12 +34,45 @@ ENV_ID = "uncontested_bidding"
 COMPETITIVE_ENV_ID = "competitive_bidding"
 
 
-def mean_ci(values: np.ndarray) -> tuple[float, float]:
-    """Mean and the half-width of its normal 95% confidence interval."""
-    values = np.asarray(values, dtype=np.float64)
-    if len(values) < 2:
-        return float(values.mean()) if len(values) else float("nan"), float("nan")
-    return float(values.mean()), float(1.96 * values.std(ddof=1) / math.sqrt(len(values)))
+class TrainingDiverged(ValueError):
+    """The training loss became NaN or infinite; the run stopped without saving that state."""
+
+
+@dataclasses.dataclass(frozen=True)
+class RunConfig:
+    """One training run (`train`): what `train_uncontested` and `train_competitive` build from their arguments."""
+
+    out: str | Path                          # run directory: model.msgpack, train_state.msgpack, log.jsonl
+    env_id: str = ENV_ID                     # "uncontested_bidding" or "competitive_bidding" (self-play)
+    preset: str = "small"                    # a key of training.dqn.PRESETS
+    steps: int | None = None                 # env steps (calls); None: the preset's default
+    seed: int = 0
+    data: Any = "train"                      # training deals: bundled split name, .npz path or Dataset
+    eval_data: Any = "test"                  # held-out deals of the evaluations
+    resume: bool = False                     # continue the run saved in ``out`` (it must exist)
+    overrides: Mapping[str, Any] | None = None   # DQNConfig fields replacing the preset's
+    chunk: int = 100                         # compiled env steps per Python iteration (one log line)
+    eval_every: int | None = None            # iterations (of num_envs calls) between evaluations
+    eval_every_steps: int | None = None      # the same in env steps (wins over eval_every)
+    checkpoint_seconds: float = 180.0        # seconds between checkpoints
+    progress: bool = True                    # tqdm progress bar
+    command: str | None = None               # the command recorded in the model's metadata (default: sys.argv)
+    env_options: Mapping[str, Any] | None = None  # options of the JAX env (uncontested: side, opening_rules, reward)
+    eval_deals: int = 1000                   # competitive: held-out deals of the self-play statistics
+    pretrain: "PretrainConfig | None" = None  # competitive: start from the rule bidder's demonstrations
+    constructive: str | Path | None = None   # competitive: an uncontested DQN bidding while the opponents pass
+    evaluate_agent: Callable[[Any], dict] | None = None  # competitive: scores each snapshot's DQNAgent
+
+    def __post_init__(self):
+        for name in ("chunk", "eval_deals"):
+            if not getattr(self, name) >= 1:
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)!r}")
+        for name in ("steps", "eval_every", "eval_every_steps"):
+            value = getattr(self, name)
+            if value is not None and not value >= 1:
+                raise ValueError(f"{name} must be at least 1, got {value!r}")
+        if not self.checkpoint_seconds >= 0:
+            raise ValueError(f"checkpoint_seconds must be >= 0, got {self.checkpoint_seconds!r}")
 
 
 def _save_state(path: Path, ts, meta: dict) -> None:
@@ -53,10 +88,19 @@ def _load_state(path: Path, template, meta: dict):
     keys = ["config", "seed", "data", "env_id", "env_options", "pretrain", "constructive"]
     if meta["config"].get("lr_end") is not None:
         keys.append("steps")  # the learning-rate schedule spans the whole run
+    differences = []
     for key in keys:
-        if saved.get(key) != meta.get(key):
-            raise ValueError(f"{path}: the saved run has {key}={saved.get(key)!r}, this command has "
-                             f"{meta.get(key)!r}; resume with the same arguments")
+        old, new = saved.get(key), meta.get(key)
+        if isinstance(old, dict) and isinstance(new, dict):  # name the fields (config.learning_rate, ...)
+            fields = sorted(old.keys() | new.keys())
+            differences += [(f"{key}.{field}", old.get(field), new.get(field)) for field in fields
+                            if old.get(field) != new.get(field)]
+        elif old != new:
+            differences.append((key, old, new))
+    if differences:
+        listed = "; ".join(f"{key}: saved {old!r}, now {new!r}" for key, old, new in differences)
+        raise ValueError(f"{path}: this command differs from the saved run in {len(differences)} setting(s) "
+                         f"({listed}); resume with the same arguments")
     leaves, treedef = jax.tree.flatten(template)
     if len(payload["leaves"]) != len(leaves):
         raise ValueError(f"{path}: the saved state does not match this configuration")
@@ -72,8 +116,10 @@ def train_uncontested(out: str | Path, preset: str = "small", steps: int | None 
     """Train a DQN on uncontested bidding; writes ``out``/model.msgpack, train_state.msgpack and log.jsonl.
 
     Returns the final held-out evaluation (IMPs/deal vs constructive par, 95% CI)."""
-    return _train(ENV_ID, out, preset, steps, seed, data, eval_data, resume, overrides, chunk, eval_every,
-                  checkpoint_seconds, progress, command, env_options, eval_every_steps, None, None, None)
+    return train(RunConfig(out=out, env_id=ENV_ID, preset=preset, steps=steps, seed=seed, data=data,
+                           eval_data=eval_data, resume=resume, overrides=overrides, chunk=chunk, eval_every=eval_every,
+                           eval_every_steps=eval_every_steps, checkpoint_seconds=checkpoint_seconds,
+                           progress=progress, command=command, env_options=env_options))
 
 
 def train_competitive(out: str | Path, preset: str = "small", steps: int | None = None, seed: int = 0,
@@ -81,40 +127,69 @@ def train_competitive(out: str | Path, preset: str = "small", steps: int | None 
                       chunk: int = 100, eval_every: int | None = None, checkpoint_seconds: float = 180.0,
                       progress: bool = True, command: str | None = None, eval_every_steps: int | None = None,
                       eval_deals: int = 1000, pretrain: "PretrainConfig | None" = None,
-                      constructive: str | Path | None = None) -> dict:
+                      constructive: str | Path | None = None,
+                      evaluate_agent: Callable[[Any], dict] | None = None) -> dict:
     """Self-play DQN on competitive bidding (one network for all four seats, per-seat transitions, optional pool
     of frozen past networks as opponents: ``overrides={"pool_size": K}``).
 
-    Every evaluation plays a duplicate match of the greedy network against the competitive rule baseline on the
-    first ``eval_deals`` held-out deals (the learning curve in ``log.jsonl``) and keeps the network as
-    ``snapshots/model-STEPS.msgpack``; the first one is taken before any step. ``pretrain`` starts the network
-    from the rule bidder's auctions on the training deals (`training.demonstrations`); with a pool, that network
-    is the pool's first snapshot (kept for good with ``pool_anchor``). ``constructive`` (an uncontested DQN
+    Every evaluation keeps the greedy network as ``snapshots/model-STEPS.msgpack`` (the first one is taken before
+    any step) and scores it with ``evaluate_agent(agent) -> dict`` (required: training does not import the
+    evaluation package; `bridgerl.evaluation.competitive.rule_baseline_evaluator(eval_data, eval_deals)` is the
+    duplicate match against the competitive rule baseline that ``bridgerl train competitive`` uses, whose
+    ``vs_rules_imps_per_board`` is the learning curve in ``log.jsonl``), plus the network's self-play distance from
+    par on the first ``eval_deals`` held-out deals. ``pretrain`` starts the network from the rule bidder's
+    auctions on the training deals (`training.demonstrations`); with a pool, that network is the pool's first
+    snapshot (kept for good with ``pool_anchor``). ``constructive`` (an uncontested DQN
     checkpoint) bids for the agent while the opponents pass: it is copied beside every saved network, named in
     its metadata, and replaces the rules' constructive system in the demonstrations. Returns the last evaluation."""
-    return _train(COMPETITIVE_ENV_ID, out, preset, steps, seed, data, eval_data, resume, overrides, chunk,
-                  eval_every, checkpoint_seconds, progress, command, None, eval_every_steps, eval_deals, pretrain,
-                  constructive)
+    return train(RunConfig(out=out, env_id=COMPETITIVE_ENV_ID, preset=preset, steps=steps, seed=seed, data=data,
+                           eval_data=eval_data, resume=resume, overrides=overrides, chunk=chunk, eval_every=eval_every,
+                           eval_every_steps=eval_every_steps, checkpoint_seconds=checkpoint_seconds,
+                           progress=progress, command=command, eval_deals=eval_deals, pretrain=pretrain,
+                           constructive=constructive, evaluate_agent=evaluate_agent))
 
 
-def _train(env_id, out, preset, steps, seed, data, eval_data, resume, overrides, chunk, eval_every,
-           checkpoint_seconds, progress, command, env_options, eval_every_steps, eval_deals, pretrain,
-           constructive) -> dict:
+def train(run: RunConfig) -> dict:
+    """The training run ``run`` describes; returns the last evaluation with env_steps, updates and the model path.
+
+    A NaN or infinite loss stops it with `TrainingDiverged` before anything of that state is saved."""
     from bridgerl.envs import jaxenv
 
+    env_id, preset, seed, data, eval_data = run.env_id, run.preset, run.seed, run.data, run.eval_data
+    chunk, eval_every, progress = run.chunk, run.eval_every, run.progress
+    pretrain, constructive = run.pretrain, run.constructive
+    if env_id not in (ENV_ID, COMPETITIVE_ENV_ID):
+        raise ValueError(f"unknown env id {env_id!r}; expected {ENV_ID!r} or {COMPETITIVE_ENV_ID!r}")
     if preset not in PRESETS:
         raise ValueError(f"unknown preset {preset!r}; choose one of {sorted(PRESETS)}")
-    config: DQNConfig = PRESETS[preset].replace(**(overrides or {}))
-    steps = int(steps if steps is not None else DEFAULT_STEPS[preset])
-    out = Path(out)
-    out.mkdir(parents=True, exist_ok=True)
-    env_options = env_options or {}
-    env = jaxenv.make(env_id, dataset=data, **env_options)
-    eval_env = jaxenv.make(env_id, dataset=eval_data, **env_options)
+    config: DQNConfig = PRESETS[preset].replace(**dict(run.overrides or {}))
+    steps = int(run.steps if run.steps is not None else DEFAULT_STEPS[preset])
+    out = Path(run.out)
     competitive = env_id == COMPETITIVE_ENV_ID
-    eval_rows = np.arange(eval_env.owner.shape[0]) if competitive else eval_env.eligible
+    if competitive and run.evaluate_agent is None:
+        raise ValueError("competitive training scores every snapshot with evaluate_agent(agent) -> dict; pass one "
+                         "(e.g. bridgerl.evaluation.competitive.rule_baseline_evaluator(eval_data, eval_deals))")
+    if not competitive and run.evaluate_agent is not None:
+        raise ValueError("evaluate_agent is for competitive training; uncontested runs evaluate against par")
     if pretrain is not None and not competitive:
         raise ValueError("pretraining from rule demonstrations is for the competitive env")
+    if constructive is not None and not competitive:
+        raise ValueError("a constructive bidder serves the competitive env")
+    state_path = out / STATE_FILE
+    if run.resume and not state_path.exists():
+        raise FileNotFoundError(f"{out}: no run to resume (no {STATE_FILE}); leave out --resume to start a new run")
+    if not run.resume and state_path.exists():
+        raise ValueError(f"{state_path} exists: pass --resume to continue that run, or choose another --out")
+    resuming = run.resume
+    env_options = dict(run.env_options or {})
+    env = jaxenv.make(env_id, dataset=data, **env_options)
+    eval_env = jaxenv.make(env_id, dataset=eval_data, **env_options)
+    eval_rows = np.arange(eval_env.owner.shape[0]) if competitive else eval_env.eligible
+    if len(np.arange(env.owner.shape[0]) if competitive else env.eligible) == 0:
+        raise ValueError(f"the training data {data} has no deal to train on")
+    if len(eval_rows) == 0:
+        raise ValueError(f"the evaluation data {eval_data} has no deal to evaluate on")
+    out.mkdir(parents=True, exist_ok=True)
     meta = {"env_id": env_id, "config": dataclasses.asdict(config), "seed": seed, "data": str(data),
             "preset": preset, "steps": steps, "env_options": env_options,
             "pretrain": dataclasses.asdict(pretrain) if pretrain else None,
@@ -123,15 +198,9 @@ def _train(env_id, out, preset, steps, seed, data, eval_data, resume, overrides,
     if constructive is not None:
         from bridgerl.agents.dqn import DQNAgent
 
-        if not competitive:
-            raise ValueError("a constructive bidder serves the competitive env")
         constructive_agent = DQNAgent.load(constructive, env_id="uncontested_bidding")
         for directory in (out, out / SNAPSHOT_DIR):
             atomic_write_bytes(directory / CONSTRUCTIVE_FILE, checkpoint_file(constructive).read_bytes())
-    state_path = out / STATE_FILE
-    if not resume and state_path.exists():
-        raise ValueError(f"{state_path} exists: pass --resume to continue that run, or choose another --out")
-    resuming = resume and state_path.exists()
     if config.demo_weight and pretrain is None:
         raise ValueError("demo_weight > 0 needs the rule demonstrations: pass a pretraining config (--pretrain-deals)")
     demos, pretrain_stats = None, None
@@ -144,7 +213,7 @@ def _train(env_id, out, preset, steps, seed, data, eval_data, resume, overrides,
 
             teacher = CompetitiveRuleBidder(constructive=constructive_agent)
         demos = rule_demonstrations(data, pretrain.deals, pretrain.random_share, pretrain.seed, progress, teacher)
-    trainer = DQNTrainer(env, config, seed=seed, total_steps=steps, demonstrations=demos)
+    trainer = DQNTrainer(env, config, seed=seed, total_steps=steps, demonstrations=demos, self_play=competitive)
     if pretrain is not None and not resuming:
         from bridgerl.training.demonstrations import pretrain_on
 
@@ -157,10 +226,10 @@ def _train(env_id, out, preset, steps, seed, data, eval_data, resume, overrides,
         ts = _load_state(state_path, ts, meta)
     iterations = math.ceil(steps / config.num_envs)
     done_iterations = int(ts.env_steps) // config.num_envs
-    if eval_every_steps:
-        eval_every = max(1, eval_every_steps // config.num_envs)
+    if run.eval_every_steps:
+        eval_every = max(1, run.eval_every_steps // config.num_envs)
     eval_every = eval_every or max(chunk, iterations // 10)
-    command = command or " ".join(shlex.quote(a) for a in ["bridgerl", *sys.argv[1:]])
+    command = run.command or " ".join(shlex.quote(a) for a in ["bridgerl", *sys.argv[1:]])
 
     def model_metadata(ts, evaluation) -> dict:
         return {"env_id": env_id, "observation_size": env.observation_size, "num_actions": env.num_actions,
@@ -172,7 +241,7 @@ def _train(env_id, out, preset, steps, seed, data, eval_data, resume, overrides,
 
     def evaluate(ts) -> dict:
         if competitive:
-            return evaluate_competitive_snapshot(trainer, ts, eval_env, eval_data, eval_deals,
+            return evaluate_competitive_snapshot(trainer, ts, eval_env, run.evaluate_agent, run.eval_deals,
                                                  out / SNAPSHOT_DIR, model_metadata(ts, None), constructive_agent)
         returns, finished = evaluate_greedy(trainer.graphdef, ts.params, eval_env, eval_rows)
         mean, ci = mean_ci(np.asarray(returns))
@@ -193,6 +262,7 @@ def _train(env_id, out, preset, steps, seed, data, eval_data, resume, overrides,
                    desc=f"DQN {preset}", smoothing=0.1)
     rolling: list[float] = []
     last_save, start_time = time.monotonic(), time.monotonic()
+    saved_steps = int(ts.env_steps) if resuming else None  # env steps of the last good checkpoint
     last_eval = None
     if pretrain_stats is not None:
         log({"env_steps": 0, "updates": 0, "pretrain": pretrain_stats})
@@ -203,9 +273,17 @@ def _train(env_id, out, preset, steps, seed, data, eval_data, resume, overrides,
         while done_iterations < iterations:
             n = min(chunk, iterations - done_iterations)
             t0 = time.monotonic()
+            steps_before = int(ts.env_steps)
             ts, metrics = trainer.run_steps(env, ts, n)
             jax.block_until_ready(ts)
             seconds = time.monotonic() - t0
+            losses = np.asarray(metrics.loss)
+            if not np.isfinite(losses).all():  # stop before anything of this state is saved
+                bad = int(np.flatnonzero(~np.isfinite(losses))[0])
+                kept = (f"the last good checkpoint (env step {saved_steps}) is kept in {out}" if saved_steps is not None
+                        else f"no checkpoint had been saved in {out} yet")
+                raise TrainingDiverged(f"training loss became {float(losses[bad])} at env step "
+                                       f"{steps_before + (bad + 1) * config.num_envs}; {kept}")
             done_iterations += n
             episodes, total = int(metrics.episodes.sum()), float(metrics.return_sum.sum())
             if episodes:
@@ -229,14 +307,14 @@ def _train(env_id, out, preset, steps, seed, data, eval_data, resume, overrides,
                 postfix = {"steps/s": f"{record['env_steps_per_s']:.0f}", "upd/s": f"{record['updates_per_s']:.0f}",
                            "eps": f"{record['epsilon']:.3f}", "loss": f"{record['loss']:.3f}",
                            "imps": f"{np.mean(rolling):.2f}" if rolling else "-"}
-                if last_eval:
-                    key = "vs_rules_imps_per_board" if competitive else "imps_per_deal"
+                key = "vs_rules_imps_per_board" if competitive else "imps_per_deal"
+                if last_eval and isinstance(last_eval.get(key), (int, float)):
                     postfix["vs rules" if competitive else "held-out"] = f"{last_eval[key]:.2f}"
                 bar.set_postfix(postfix)
-            if time.monotonic() - last_save >= checkpoint_seconds or done_iterations >= iterations:
+            if time.monotonic() - last_save >= run.checkpoint_seconds or done_iterations >= iterations:
                 _save_state(state_path, ts, meta)
                 write_model(ts, last_eval)
-                last_save = time.monotonic()
+                last_save, saved_steps = time.monotonic(), int(ts.env_steps)
     except KeyboardInterrupt:
         _save_state(state_path, ts, meta)
         raise
@@ -248,23 +326,20 @@ def _train(env_id, out, preset, steps, seed, data, eval_data, resume, overrides,
     return {**final, "env_steps": int(ts.env_steps), "updates": int(ts.updates), "model": str(out / MODEL_FILE)}
 
 
-def evaluate_competitive_snapshot(trainer, ts, eval_env, eval_data, deals: int, snapshot_dir: Path,
-                                  metadata: dict, constructive=None) -> dict:
-    """Keep the greedy network as a snapshot, then score it: a duplicate match against the competitive rule
-    baseline on the first ``deals`` held-out deals (IMPs/board, 95% CI; with ``constructive`` bidding while the
-    opponents pass) and the network's own self-play distance from par."""
-    from bridgerl.agents import RuleBidder
+def evaluate_competitive_snapshot(trainer, ts, eval_env, evaluate_agent: Callable[[Any], dict], deals: int,
+                                  snapshot_dir: Path, metadata: dict, constructive=None) -> dict:
+    """Keep the greedy network as a snapshot, then score it: ``evaluate_agent`` on the network as a `DQNAgent`
+    (with ``constructive`` bidding while the opponents pass; e.g. a duplicate match against the rule baseline) and
+    the network's own self-play distance from par on the first ``deals`` held-out deals."""
     from bridgerl.agents.dqn import DQNAgent
-    from bridgerl.evaluation.competitive import duplicate_match
 
     snapshot = snapshot_dir / f"model-{int(ts.env_steps):010d}.msgpack"
     save_weights(snapshot, nnx.to_pure_dict(ts.params), metadata)
     agent = DQNAgent(nnx.merge(trainer.graphdef, ts.params), metadata, constructive)
-    match = duplicate_match(agent, RuleBidder(competitive=True), eval_data, deals=deals, names=("dqn", "rules"))
+    scores = dict(evaluate_agent(agent))
     rows = np.arange(min(deals, eval_env.owner.shape[0]))
     returns, finished = evaluate_greedy(trainer.graphdef, ts.params, eval_env, rows, max_calls=320)
-    return {"vs_rules_imps_per_board": match["imps_per_board"], "ci95": match["ci95"], "deals": match["boards"],
-            "self_play_abs_par_imps": float(np.abs(np.asarray(returns)).mean()),
+    return {**scores, "self_play_abs_par_imps": float(np.abs(np.asarray(returns)).mean()),
             "all_finished": bool(np.asarray(finished).all()), "snapshot": str(snapshot)}
 
 

@@ -63,3 +63,9 @@ def is_vulnerable(vul: str, seat: int) -> bool:
     """Whether ``seat``'s side is vulnerable under ``vul``."""
     index = VULS.index(parse_vul(vul))
     return bool(index & (1 << (seat % 2)))
+
+
+def turn_vul(vul: str, turns: int) -> str:
+    """The vulnerability after the table turns by ``turns`` seats (odd turns swap NS and EW)."""
+    vul = parse_vul(vul)
+    return {"NS": "EW", "EW": "NS"}.get(vul, vul) if int(turns) % 2 else vul

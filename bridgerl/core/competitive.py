@@ -1,7 +1,16 @@
-"""Competitive bidding results (thesis 2.1.3-2.1.4, 4.5.2): the final contract scored with DD tricks, and par.
+"""Competitive bidding, the rules module of the game (thesis 2.1.3-2.1.4, 4.5.2): deal source, the 231-bit
+observation and its inverse, the auction view a bidding agent may read, the result (the final contract scored with
+its declarer's DD tricks, and par) and the text rendering. The Gymnasium, OpenSpiel, PettingZoo and JAX versions
+import only this module (and the core it builds on).
 
 Rewards: ``par_imps`` gives NS the IMPs of (NS score - NS par) and EW the negative; ``points`` gives NS its raw
 score and EW the negative.
+
+The observation, relative to the player to act: [0] we are vulnerable, [1] they are vulnerable; [2..3] passes
+before the first bid (0-3), most significant bit first; then for each bid b = 0..34 a 5-bit number (MSB first) at
+4 + 5 b whose value is code + 8 x passes_after; [179 + c] card c is in our hand. Codes: 0 bid not made, 1 made and
+not doubled, 2 X, 3 X XX, 4 X P P XX, 5 P P X, 6 P P X XX, 7 P P X P P XX; passes_after (0-2) counts the passes
+after the bid and its doubling calls before the next bid.
 """
 
 from __future__ import annotations
@@ -11,13 +20,277 @@ from dataclasses import dataclass
 import numpy as np
 
 from .auction import Auction
-from .board import is_vulnerable, parse_vul
+from .board import dealer_for_board, is_vulnerable, parse_vul, vul_for_board
+from .calls import BID_OFFSET, DOUBLE, NUM_BIDS, NUM_CALLS, NUM_UNCONTESTED_ACTIONS, PASS, REDOUBLE, call_name
+from .cards import SEATS, hand_text, parse_seat
 from .contract import Contract
+from .dataset import Dataset
+from .dd import solve_dd_table
+from .deals import check_nonempty, check_reset_options, check_row
+from .hand import HCP_PER_CARD
 from .imps import imps
 from .par import par_score
+from .pbn import parse_deal_option
 from .scoring import SCORE_TABLE
+from .uncontested import encode_observation, opening_mask_from_features
 
 REWARDS = ("par_imps", "points")
+
+
+# -- the observation (thesis 4.5.2, figures 4.5-4.8) ------------------------------------------------------------
+OBSERVATION_SIZE = 231
+AUCTION_OFFSET = 4
+HAND_OFFSET = 179
+# doubling pattern after a bid (passes written as 0, X as 1, XX as 2) -> code
+_CODES = {(): 1, (DOUBLE,): 2, (DOUBLE, REDOUBLE): 3, (DOUBLE, PASS, PASS, REDOUBLE): 4,
+          (PASS, PASS, DOUBLE): 5, (PASS, PASS, DOUBLE, REDOUBLE): 6, (PASS, PASS, DOUBLE, PASS, PASS, REDOUBLE): 7}
+_PATTERNS = {code: pattern for pattern, code in _CODES.items()}
+
+
+def bid_values(calls) -> tuple[int, np.ndarray]:
+    """(leading passes, int[35] value per bid) for a call sequence."""
+    values = np.zeros(NUM_BIDS, dtype=np.int64)
+    calls = list(calls)
+    first_bid = next((i for i, c in enumerate(calls) if c >= BID_OFFSET), len(calls))
+    leading = first_bid
+    i = first_bid
+    while i < len(calls):
+        bid = calls[i] - BID_OFFSET
+        j = i + 1
+        while j < len(calls) and calls[j] < BID_OFFSET:
+            j += 1
+        # the doubling part ends at the last X/XX; the passes after it are passes_after
+        values[bid] = _doubling_value(bid, calls[i + 1:j])
+        i = j
+    return leading, values
+
+
+def encode_auction(calls) -> np.ndarray:
+    """int8[177]: bits 2..178 of the observation (leading passes and the 35 bid fields)."""
+    leading, values = bid_values(calls)
+    bits = np.zeros(2 + 5 * NUM_BIDS, dtype=np.int8)
+    bits[0], bits[1] = (min(leading, 3) >> 1) & 1, min(leading, 3) & 1
+    shifts = np.array([4, 3, 2, 1, 0])
+    bits[2:] = ((values[:, None] >> shifts) & 1).reshape(-1)
+    return bits
+
+
+def encode(calls, we_vulnerable: bool, they_vulnerable: bool, hand_bits: np.ndarray) -> np.ndarray:
+    """The 231 values for the player to act after ``calls``."""
+    obs = np.empty(OBSERVATION_SIZE, dtype=np.int8)
+    obs[0], obs[1] = we_vulnerable, they_vulnerable
+    obs[2:HAND_OFFSET] = encode_auction(calls)
+    obs[HAND_OFFSET:] = hand_bits
+    return obs
+
+
+_FIELD_BITS = ((np.arange(32)[:, None] >> np.array([4, 3, 2, 1, 0])) & 1).astype(np.int8)  # value -> 5 bits
+
+
+def _doubling_value(bid: int, between) -> int:
+    """The 5-bit value of a bid followed by the calls ``between`` it and the next bid."""
+    last_double = max((k for k, c in enumerate(between) if c != PASS), default=-1)
+    pattern = tuple(between[:last_double + 1])
+    passes_after = len(between) - (last_double + 1)
+    if pattern not in _CODES or passes_after > 2:
+        raise ValueError(f"not a legal auction: after bid {bid} come {list(between)}")
+    return _CODES[pattern] + 8 * passes_after
+
+
+class AuctionEncoder:
+    """Bits 2..178 of the observation kept up to date one call at a time: what `encode_auction` computes from the
+    whole sequence, at a cost that does not grow with the auction (the Gymnasium env's step uses it, as the JAX env
+    updates its bits in place). Add every call except the one that ends the auction: the terminal observation is
+    the encoding before the final pass."""
+
+    __slots__ = ("bits", "_leading", "_bid", "_between")
+
+    def __init__(self):
+        self.bits = np.zeros(2 + 5 * NUM_BIDS, dtype=np.int8)
+        self._leading, self._bid, self._between = 0, -1, []
+
+    def add(self, call: int) -> None:
+        if call >= BID_OFFSET:
+            self._bid, self._between = call - BID_OFFSET, []
+            value = 1
+        elif self._bid < 0:
+            self._leading = min(self._leading + 1, 3)
+            self.bits[0], self.bits[1] = (self._leading >> 1) & 1, self._leading & 1
+            return
+        else:
+            self._between.append(call)
+            value = _doubling_value(self._bid, self._between)
+        start = 2 + 5 * self._bid
+        self.bits[start:start + 5] = _FIELD_BITS[value]
+
+    def observation(self, we_vulnerable: bool, they_vulnerable: bool, hand_bits: np.ndarray) -> np.ndarray:
+        """The 231 values for the player to act (a new array)."""
+        obs = np.empty(OBSERVATION_SIZE, dtype=np.int8)
+        obs[0], obs[1] = we_vulnerable, they_vulnerable
+        obs[2:HAND_OFFSET] = self.bits
+        obs[HAND_OFFSET:] = hand_bits
+        return obs
+
+
+def decode_auction(observation) -> list[tuple[int, int]]:
+    """Rebuild the calls from a 231-value observation: [(relative seat, call)], seat 0 = the player to act,
+    1 = left-hand opponent, 2 = partner, 3 = right-hand opponent; calls in competitive indices."""
+    obs = np.asarray(observation).astype(np.int64)
+    if obs.shape != (OBSERVATION_SIZE,):
+        raise ValueError(f"a competitive observation has 231 values, got shape {obs.shape}")
+    leading = int(obs[2] * 2 + obs[3])
+    fields = obs[AUCTION_OFFSET:HAND_OFFSET].reshape(NUM_BIDS, 5)
+    values = fields @ np.array([16, 8, 4, 2, 1])
+    calls = [PASS] * leading
+    for bid in np.flatnonzero(values):
+        code, passes_after = int(values[bid] % 8), int(values[bid] // 8)
+        if code == 0 or code not in _PATTERNS or passes_after > 2:
+            raise ValueError(f"bid field {bid} holds {values[bid]}, which no legal auction produces")
+        calls += [BID_OFFSET + int(bid), *_PATTERNS[code], *([PASS] * passes_after)]
+    n = len(calls)
+    return [((i - n) % 4, call) for i, call in enumerate(calls)]
+
+
+def opponents_have_bid(observation) -> bool:
+    """Whether the opponents of the player to act have made a bid (not only passes or doubles)."""
+    return any(seat in (1, 3) and call >= BID_OFFSET for seat, call in decode_auction(observation))
+
+
+# -- the auction view: what a bidding agent may read -----------------------------------------------------------
+ME, LEFT, PARTNER, RIGHT = 0, 1, 2, 3
+
+
+class AuctionView:
+    """What the player to act sees of an auction: the bidding counterpart of `PlayerView`.
+
+    ``calls``: the auction so far as (relative seat, call), oldest first; relative seats 0 = the player to act,
+    1 = left-hand opponent, 2 = partner, 3 = right-hand opponent; calls are competitive indices (0 Pass, 1 X, 2 XX,
+    3 + bid). ``hand``: the player's 13 cards, lowest first. ``legal``: the legal calls. ``seat``: the absolute seat
+    (N=0 ... W=3) when known, ``None`` when the view was read back from an observation (which is relative).
+
+    Treat it as immutable (its arrays are handed out as copies); the envs build one at every step, so its tuples
+    are made on first use."""
+
+    __slots__ = ("_calls", "_auction_calls", "_hand", "_hand_bits", "_legal", "_legal_mask", "we_vulnerable",
+                 "they_vulnerable", "seat")
+
+    def __init__(self, calls, hand, we_vulnerable: bool, they_vulnerable: bool, legal, seat: int | None = None):
+        self._set(tuple((int(s), int(c)) for s, c in calls), None, tuple(int(c) for c in hand), None,
+                  tuple(int(c) for c in legal), None, we_vulnerable, they_vulnerable, seat)
+
+    def _set(self, calls, auction_calls, hand, hand_bits, legal, legal_mask, we, they, seat):
+        self._calls, self._auction_calls, self._hand, self._hand_bits = calls, auction_calls, hand, hand_bits
+        self._legal, self._legal_mask = legal, legal_mask
+        self.we_vulnerable, self.they_vulnerable, self.seat = bool(we), bool(they), seat
+
+    @classmethod
+    def of(cls, auction: Auction, hand_bits: np.ndarray, we_vulnerable: bool, they_vulnerable: bool,
+           legal_mask: np.ndarray | None = None) -> "AuctionView":
+        """The view of the player to act in ``auction`` holding ``hand_bits`` (int8[52])."""
+        view = cls.__new__(cls)
+        mask = auction.legal_mask() if legal_mask is None else np.asarray(legal_mask, dtype=bool)
+        view._set(None, auction.calls, None, np.asarray(hand_bits, dtype=np.int8), None, mask, we_vulnerable,
+                  they_vulnerable, auction.to_act)
+        return view
+
+    @classmethod
+    def from_observation(cls, observation, action_mask) -> "AuctionView":
+        """The view behind a 231-value observation and a 38-call mask (``seat`` unknown)."""
+        observation = np.asarray(observation)
+        mask = np.asarray(action_mask)
+        if observation.shape != (OBSERVATION_SIZE,) or mask.shape != (NUM_CALLS,):
+            raise ValueError(f"a competitive bidder takes {OBSERVATION_SIZE} observation values and {NUM_CALLS} "
+                             f"actions, got {observation.shape} and {mask.shape}")
+        view = cls.__new__(cls)
+        view._set(tuple(decode_auction(observation)), None, None, observation[HAND_OFFSET:].astype(np.int8), None,
+                  mask.astype(bool), observation[0], observation[1], None)
+        return view
+
+    @property
+    def calls(self) -> tuple[tuple[int, int], ...]:
+        if self._calls is None:
+            n = len(self._auction_calls)
+            self._calls = tuple(((i - n) % 4, call) for i, call in enumerate(self._auction_calls))
+        return self._calls
+
+    @property
+    def hand(self) -> tuple[int, ...]:
+        if self._hand is None:
+            self._hand = tuple(np.flatnonzero(self._hand_bits).tolist())
+        return self._hand
+
+    @property
+    def legal(self) -> tuple[int, ...]:
+        if self._legal is None:
+            self._legal = tuple(np.flatnonzero(self._legal_mask).tolist())
+        return self._legal
+
+    def __eq__(self, other) -> bool:
+        if not isinstance(other, AuctionView):
+            return NotImplemented
+        return (self.calls, self.hand, self.legal, self.we_vulnerable, self.they_vulnerable) == (
+            other.calls, other.hand, other.legal, other.we_vulnerable, other.they_vulnerable) and (
+            self.seat is None or other.seat is None or self.seat == other.seat)
+
+    __hash__ = None
+
+    def __repr__(self) -> str:
+        calls = " ".join(f"{'MLPR'[seat]}:{call_name(call)}" for seat, call in self.calls) or "-"
+        hand = hand_text(np.where(self.hand_bits > 0, 0, 1), 0)  # an owner array where seat 0 holds our cards
+        return (f"AuctionView(seat={self.seat}, calls=[{calls}], hand={hand}, vulnerable we={self.we_vulnerable} "
+                f"they={self.they_vulnerable}, legal={len(self.legal)} calls)")
+
+    @property
+    def hand_bits(self) -> np.ndarray:
+        """int8[52] (a copy)."""
+        if self._hand_bits is None:
+            bits = np.zeros(52, dtype=np.int8)
+            bits[list(self._hand)] = 1
+            self._hand_bits = bits
+        return self._hand_bits.copy()
+
+    @property
+    def legal_mask(self) -> np.ndarray:
+        """bool[38] (a copy)."""
+        if self._legal_mask is None:
+            mask = np.zeros(NUM_CALLS, dtype=bool)
+            mask[list(self._legal)] = True
+            self._legal_mask = mask
+        return self._legal_mask.copy()
+
+    @property
+    def hcp(self) -> int:
+        return int(HCP_PER_CARD[list(self.hand)].sum())
+
+    @property
+    def suit_lengths(self) -> np.ndarray:
+        """int[4]: clubs, diamonds, hearts, spades."""
+        return np.bincount(np.asarray(self.hand, dtype=np.int64) // 13, minlength=4)
+
+    def observation(self) -> np.ndarray:
+        """The 231-value observation of this view."""
+        return encode([call for _, call in self.calls], self.we_vulnerable, self.they_vulnerable, self.hand_bits)
+
+    @property
+    def opponents_have_bid(self) -> bool:
+        """Whether the opponents have made a bid (not only passes or doubles)."""
+        return any(seat in (LEFT, RIGHT) and call >= BID_OFFSET for seat, call in self.calls)
+
+    def uncontested(self) -> tuple[np.ndarray, np.ndarray]:
+        """The auction as uncontested bidding sees it (thesis 4.4, fig. 4.4): (89-bit observation, bool[36] mask),
+        keeping only our side's bids. Before our side's first bid the thesis 4.4.5 opening rules restrict the mask;
+        an all-False mask means the rules leave only a pass."""
+        ours = [call for seat, call in self.calls if seat in (ME, PARTNER)]
+        our_bids = [call - BID_OFFSET for call in ours if call >= BID_OFFSET]
+        first_bid = next((i for i, call in enumerate(ours) if call >= BID_OFFSET), len(ours))
+        hand_bits = self.hand_bits
+        view = encode_observation(self.we_vulnerable, first_bid > 0, our_bids, hand_bits)  # one of us passed first
+        mask = self.legal_mask
+        mask36 = np.concatenate([mask[PASS:PASS + 1], mask[BID_OFFSET:]])
+        if not our_bids:  # the opening: thesis 4.4.5 rules
+            mask36 &= opening_mask_from_features(self.suit_lengths, self.hcp)
+        assert mask36.shape == (NUM_UNCONTESTED_ACTIONS,)
+        return view, mask36
 
 
 @dataclass(frozen=True)
@@ -55,3 +328,91 @@ def result(auction: Auction, dd: np.ndarray, vul: str, par_ns: int | None = None
     if par_ns is None:
         par_ns = par_score(dd, vul, auction.dealer)
     return CompetitiveResult(contract, tricks, points, int(par_ns))
+
+
+# -- deal source ---------------------------------------------------------------------------------------------------
+RESET_OPTIONS = {"index", "deal", "dealer", "vul"}
+_SEAT_COLUMN = np.arange(4)[:, None]
+
+
+class CompetitiveDeal:
+    """Everything fixed for one competitive episode; par is computed once, on first use."""
+
+    __slots__ = ("owner", "dd", "dealer", "vul", "board", "index", "_par", "_vulnerable", "_cache")
+
+    def __init__(self, owner, dd, dealer: int, vul: str, board: int, index: int | None, par_ns: int | None = None,
+                 par_cache: dict | None = None):
+        """``par_cache``: a dict row -> par that a deal source shares among its deals of ``index``."""
+        self.owner, self.dd, self.dealer, self.vul = owner, dd, int(dealer), parse_vul(vul)
+        self.board, self.index, self._cache = int(board), index, par_cache
+        self._par = par_ns if par_ns is not None or par_cache is None else par_cache.get(index)
+        self._vulnerable = tuple(is_vulnerable(self.vul, seat) for seat in range(4))
+
+    @property
+    def par_ns(self) -> int:
+        if self._par is None:
+            self._par = par_score(self.dd, self.vul, self.dealer)
+            if self._cache is not None:
+                self._cache[self.index] = self._par
+        return self._par
+
+    def vulnerable(self, seat: int) -> bool:
+        return self._vulnerable[seat % 4]
+
+    def hands(self) -> np.ndarray:
+        """int8[4, 52]: the card bits of each seat N, E, S, W."""
+        return (np.asarray(self.owner)[None, :] == _SEAT_COLUMN).astype(np.int8)
+
+
+class CompetitiveDealSource:
+    """Deals of one dataset for competitive bidding: dealer and vulnerability from the board number.
+
+    ``deal_for_reset(rng, options)`` takes "index", "deal" (PBN; its Dealer/Vulnerable tags are used, DD solved
+    with DDS), "dealer" and "vul"; without "index"/"deal" it samples a row uniformly."""
+
+    def __init__(self, dataset: Dataset):
+        check_nonempty(dataset)
+        self.dataset = dataset
+        self._par: dict[int, int] = {}  # NS par of the rows played with their board's own dealer and vulnerability
+
+    def deal_at(self, row: int, dealer: int | None = None, vul: str | None = None) -> CompetitiveDeal:
+        row = check_row(self.dataset, row)
+        board = int(self.dataset.boards[row])
+        cache = self._par if dealer is None and vul is None else None
+        return CompetitiveDeal(self.dataset.owner[row], self.dataset.dd[row],
+                               dealer_for_board(board) if dealer is None else dealer,
+                               vul_for_board(board) if vul is None else vul, board, row, par_cache=cache)
+
+    def deal_for_reset(self, rng: np.random.Generator, options: dict) -> CompetitiveDeal:
+        check_reset_options(options, RESET_OPTIONS)
+        dealer = parse_seat(options["dealer"]) if options.get("dealer") is not None else None
+        vul = parse_vul(options["vul"]) if options.get("vul") is not None else None
+        if "deal" in options:
+            owner, board, tag_vul, tag_dealer = parse_deal_option(options["deal"])
+            dealer = dealer if dealer is not None else (tag_dealer if tag_dealer is not None else dealer_for_board(board))
+            vul = vul or tag_vul or vul_for_board(board)
+            return CompetitiveDeal(owner, solve_dd_table(owner), dealer, vul, board, None)
+        row = options["index"] if "index" in options else int(rng.integers(len(self.dataset)))
+        return self.deal_at(row, dealer, vul)
+
+
+# -- text ----------------------------------------------------------------------------------------------------------
+contract_text = Contract.name_of
+
+
+def render_text(deal: CompetitiveDeal, auction: Auction, outcome: CompetitiveResult | None = None) -> str:
+    """Four hands and the auction in the usual W N E S columns."""
+    lines = [f"Board {deal.board}{'' if deal.index is None else f' (row {deal.index})'}: dealer "
+             f"{SEATS[deal.dealer]}, vulnerable {deal.vul}"]
+    for seat in range(4):
+        lines.append(f"  {SEATS[seat]}: {hand_text(deal.owner, seat)}")
+    order = [3, 0, 1, 2]
+    cells = [""] * order.index(deal.dealer) + [call_name(c) for c in auction.calls]
+    lines.append("  " + "".join(f"{SEATS[s]:<6}" for s in order))
+    for row in range(0, len(cells), 4):
+        lines.append("  " + "".join(f"{c:<6}" for c in cells[row:row + 4]))
+    if outcome is not None:
+        what = "passed out" if outcome.contract is None else (
+            f"{contract_text(outcome.contract)} by {SEATS[outcome.contract.declarer]}, {outcome.tricks} tricks")
+        lines.append(f"  Result: {what}, NS {outcome.score_ns}, par NS {outcome.par_ns}")
+    return "\n".join(lines) + "\n"

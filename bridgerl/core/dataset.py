@@ -7,13 +7,14 @@ optional ``board`` int32[N]. Extra arrays (such as ``seed``) are accepted and ig
 from __future__ import annotations
 
 import os
-import tempfile
 import zipfile
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
 import numpy as np
+
+from .files import atomic_write_with
 
 
 class DatasetError(ValueError):
@@ -121,22 +122,7 @@ def _from_mapping(arrays: dict, source: str) -> Dataset:
 
 def atomic_savez(path: str | os.PathLike, compressed: bool = True, **arrays) -> None:
     """Write an .npz so that readers see either the old file or the complete new one."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            (np.savez_compressed if compressed else np.savez)(handle, **arrays)
-            handle.flush()
-            os.fsync(handle.fileno())
-        umask = os.umask(0)
-        os.umask(umask)
-        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600 files; give the usual permissions
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    atomic_write_with(path, lambda handle: (np.savez_compressed if compressed else np.savez)(handle, **arrays))
 
 
 def save_dataset(path: str | os.PathLike, dataset: Dataset, **extra) -> None:

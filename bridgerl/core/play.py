@@ -100,8 +100,20 @@ class Trick:
         return f"{'NESW'[self.leader]}: " + " ".join(card_name(c) for c in self.cards)
 
 
+class ContractSeats:
+    """``declarer`` and ``dummy`` of an object with a ``contract`` (the play state and a player's view)."""
+
+    @property
+    def declarer(self) -> int:
+        return self.contract.declarer
+
+    @property
+    def dummy(self) -> int:
+        return partner(self.contract.declarer)
+
+
 @dataclass(frozen=True)
-class PlayState:
+class PlayState(ContractSeats):
     """A hand in play: the deal, the contract (with declarer), the completed tricks and the trick in progress."""
 
     owner: np.ndarray = field(compare=False, repr=False)
@@ -125,14 +137,6 @@ class PlayState:
             except IllegalPlayError as exc:
                 raise IllegalPlayError(f"played card {i + 1}: {exc}") from None
         return state
-
-    @property
-    def declarer(self) -> int:
-        return self.contract.declarer
-
-    @property
-    def dummy(self) -> int:
-        return partner(self.contract.declarer)
 
     @property
     def strain(self) -> int:

@@ -37,11 +37,15 @@ def permute_suits(owner: np.ndarray, dd: np.ndarray, perm) -> tuple[np.ndarray, 
     return new_owner, new_dd
 
 
+def rotate_owner(owner: np.ndarray, turns: int) -> np.ndarray:
+    """Give seat p's cards to seat (p + turns) % 4 (any shape of owner array)."""
+    owner = np.asarray(owner)
+    return ((owner.astype(np.int64) + int(turns) % 4) % 4).astype(owner.dtype)
+
+
 def rotate_seats(owner: np.ndarray, dd: np.ndarray, turns: int) -> tuple[np.ndarray, np.ndarray]:
     """Give seat p's cards (and DD row) to seat (p + turns) % 4."""
-    owner, dd = np.asarray(owner), np.asarray(dd)
-    turns = int(turns) % 4
-    return ((owner.astype(np.int64) + turns) % 4).astype(owner.dtype), np.roll(dd, turns, axis=1)
+    return rotate_owner(owner, turns), np.roll(np.asarray(dd), int(turns) % 4, axis=1)
 
 
 def augment(dataset: Dataset, suit_permutations: int = 24, rotations: int = 1) -> Dataset:

@@ -14,16 +14,25 @@ from dataclasses import dataclass
 import numpy as np
 
 from .auction import Auction, AuctionOverError, IllegalCallError
-from .calls import NUM_UNCONTESTED_ACTIONS, PASS, bid_name, uncontested_to_call
-from .cards import SEATS
+from .board import is_vulnerable, parse_vul, vul_codes_for_boards, vul_for_board
+from .calls import NUM_UNCONTESTED_ACTIONS, PASS, bid_name, call_name, uncontested_to_call
+from .cards import SEATS, hand_text
 from .contract import DOUBLED, UNDOUBLED, Contract
+from .dataset import Dataset
+from .dd import solve_dd_table
+from .deals import check_nonempty, check_reset_options, check_row
 from .hand import hcp, is_balanced_lengths, suit_lengths
 from .imps import imps
 from .par import constructive_par
+from .pbn import parse_deal_option
 from .scoring import SCORE_TABLE
 
 OBSERVATION_SIZE = 89
 """[0] our side vulnerable, [1] an initial pass happened, [2 + b] bid b made, [37 + c] card c in our hand."""
+VULNERABLE_BIT = 0
+INITIAL_PASS_BIT = 1
+BIDS_OFFSET = 2
+HAND_OFFSET = 37
 SIDES = ("NS", "EW")
 FIRST_BIDDER = (0, 3)  # North for NS, West for EW (thesis fig. 4.3)
 REWARDS = ("imps", "points")
@@ -160,10 +169,10 @@ def encode_observation(vulnerable: bool, initial_pass: bool, bids, hand_bits: np
     """int8[89] (thesis fig. 4.4) from the side's vulnerability, whether it passed before its first bid, its bids
     (indices 0-34) and the hand's 52 card bits."""
     obs = np.zeros(OBSERVATION_SIZE, dtype=np.int8)
-    obs[0] = vulnerable
-    obs[1] = initial_pass
-    obs[2 + np.asarray(bids, dtype=np.int64)] = 1
-    obs[37:] = hand_bits
+    obs[VULNERABLE_BIT] = vulnerable
+    obs[INITIAL_PASS_BIT] = initial_pass
+    obs[BIDS_OFFSET + np.asarray(bids, dtype=np.int64)] = 1
+    obs[HAND_OFFSET:] = hand_bits
     return obs
 
 
@@ -192,3 +201,96 @@ def result(deal: UncontestedDeal, auction: Auction) -> UncontestedResult:
     points = int(SCORE_TABLE[contract.bid, penalty, int(deal.vulnerable), tricks])
     return UncontestedResult(contract, tricks, points, par, points - par, int(imps(points - par)))
 
+
+
+# -- deal source ---------------------------------------------------------------------------------------------------
+SIDE_OPTIONS = ("thesis", "NS", "EW")
+RESET_OPTIONS = {"index", "deal", "vulnerable", "side"}
+
+
+def parse_side_option(side) -> str:
+    """'thesis', 'NS' or 'EW' from a string (any case) or 0/1."""
+    if isinstance(side, str) and side.strip().lower() == "thesis":
+        return "thesis"
+    if isinstance(side, str) and side.strip().upper() in SIDES:
+        return side.strip().upper()
+    if side in (0, 1) and not isinstance(side, bool):
+        return SIDES[side]
+    raise ValueError(f"side must be one of {SIDE_OPTIONS}, got {side!r}")
+
+
+class UncontestedDealSource:
+    """Deals of one dataset for uncontested bidding, with the side rule of thesis 4.4.6.
+
+    ``deal_for_reset(rng, options)`` takes the reset options "index", "deal" (PBN, DD solved with DDS),
+    "vulnerable" and "side"; without "index"/"deal" it samples a row (with the thesis side rule, among the deals
+    where someone can make something)."""
+
+    def __init__(self, dataset: Dataset, side: str = "thesis", opening_rules: bool = True):
+        check_nonempty(dataset)
+        self.dataset = dataset
+        self.side = parse_side_option(side)
+        self.opening_rules = bool(opening_rules)
+        self.vuls = vul_codes_for_boards(dataset.boards)
+        self.thesis_sides = np.asarray(thesis_side(dataset.dd), dtype=np.int8).reshape(len(dataset))
+        self.makeable_rows = np.flatnonzero(np.asarray(can_make_anything(dataset.dd)).reshape(len(dataset)))
+        if self.side == "thesis" and len(self.makeable_rows) == 0:
+            raise ValueError(f"{dataset.source}: no deal where either side can make a contract")
+
+    def eligible_rows(self, side: str) -> np.ndarray:
+        """Rows an episode may sample: with the thesis side rule, deals where someone can make something."""
+        return self.makeable_rows if side == "thesis" else np.arange(len(self.dataset))
+
+    def row_side(self, row: int, side: str) -> int:
+        return int(self.thesis_sides[row]) if side == "thesis" else SIDES.index(side)
+
+    def deal_at(self, row: int, side: str | None = None, vulnerable: bool | None = None) -> UncontestedDeal:
+        row = check_row(self.dataset, row)
+        side = self.side if side is None else parse_side_option(side)
+        bidding = self.row_side(row, side)
+        if vulnerable is None:
+            vulnerable = bool(self.vuls[row] & (1 << bidding))
+        return UncontestedDeal(self.dataset.owner[row], self.dataset.dd[row], bidding, bool(vulnerable),
+                               int(self.dataset.boards[row]), row, self.opening_rules)
+
+    def deal_from_pbn(self, text: str, side: str | None = None, vulnerable: bool | None = None) -> UncontestedDeal:
+        owner, board, vul, _dealer = parse_deal_option(text)
+        dd = solve_dd_table(owner)
+        side = self.side if side is None else parse_side_option(side)
+        bidding = int(thesis_side(dd)) if side == "thesis" else SIDES.index(side)
+        if vulnerable is None:
+            vulnerable = is_vulnerable(parse_vul(vul) if vul else vul_for_board(board), bidding)
+        return UncontestedDeal(owner, dd, bidding, bool(vulnerable), board, None, self.opening_rules)
+
+    def deal_for_reset(self, rng: np.random.Generator, options: dict) -> UncontestedDeal:
+        check_reset_options(options, RESET_OPTIONS)
+        side = parse_side_option(options.get("side", self.side))
+        vulnerable = options.get("vulnerable")
+        if vulnerable is not None:
+            vulnerable = bool(vulnerable)
+        if "deal" in options:
+            return self.deal_from_pbn(options["deal"], side, vulnerable)
+        if "index" in options:
+            return self.deal_at(options["index"], side, vulnerable)
+        rows = self.eligible_rows(side)
+        return self.deal_at(int(rows[rng.integers(len(rows))]), side, vulnerable)
+
+
+# -- text ----------------------------------------------------------------------------------------------------------
+contract_text = Contract.name_of
+
+
+def render_text(deal: UncontestedDeal, auction: Auction, outcome: UncontestedResult | None = None) -> str:
+    """Both hands of the bidding side and the auction, as a bridge player writes them."""
+    lines = [f"Board {deal.board}{'' if deal.index is None else f' (row {deal.index})'}: "
+             f"{SIDES[deal.side]} bidding, {'vulnerable' if deal.vulnerable else 'not vulnerable'}"]
+    for seat in (deal.first_bidder, (deal.first_bidder + 2) % 4):
+        lines.append(f"  {SEATS[seat]}: {hand_text(deal.owner, seat)}")
+    own = [f"{SEATS[(deal.first_bidder + i) % 4]} {call_name(c)}" for i, c in enumerate(auction.calls) if i % 2 == 0]
+    lines.append("  Auction: " + ("  ".join(own) if own else "(none yet)"))
+    if outcome is not None:
+        contract = "passed out" if outcome.contract is None else (
+            f"{contract_text(outcome.contract)} by {SEATS[outcome.contract.declarer]}, {outcome.tricks} tricks")
+        lines.append(f"  Result: {contract}, score {outcome.score}, par {outcome.par}, "
+                     f"{outcome.reward_imps} IMPs")
+    return "\n".join(lines) + "\n"

@@ -13,7 +13,7 @@ from __future__ import annotations
 import jax.numpy as jnp
 
 from bridgerl.core import load_dataset
-from bridgerl.envs.deal_source import parse_side_option
+from bridgerl.core.uncontested import parse_side_option
 from bridgerl.envs.jaxenv.competitive import CompetitiveBidding
 from bridgerl.envs.jaxenv.competitive import State as CompetitiveState
 from bridgerl.envs.jaxenv.tables import competitive_tables, uncontested_tables

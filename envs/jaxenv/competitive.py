@@ -11,10 +11,10 @@ import jax
 import jax.numpy as jnp
 from flax import struct
 
+from bridgerl.core.calls import NUM_CALLS as NUM_ACTIONS
+from bridgerl.core.competitive import OBSERVATION_SIZE
 from bridgerl.envs.jaxenv.rules import imps, score
 
-NUM_ACTIONS = 38
-OBSERVATION_SIZE = 231
 _SHIFTS = jnp.array([4, 3, 2, 1, 0])
 
 

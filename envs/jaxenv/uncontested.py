@@ -12,11 +12,11 @@ import jax
 import jax.numpy as jnp
 from flax import struct
 
+from bridgerl.core.calls import NUM_UNCONTESTED_ACTIONS as NUM_ACTIONS
+from bridgerl.core.uncontested import OBSERVATION_SIZE
 from bridgerl.envs.jaxenv.rules import imps, score
 from bridgerl.envs.jaxenv.tables import OPENING_ACTIONS, PASS_BIT
 
-NUM_ACTIONS = 36
-OBSERVATION_SIZE = 89
 _OPENING_ACTIONS = jnp.asarray(OPENING_ACTIONS)
 
 

@@ -16,11 +16,10 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from bridgerl.core import Auction, load_dataset
+from bridgerl.core.actions import action_index
 from bridgerl.core.calls import NUM_CALLS
-from bridgerl.core.competitive import REWARDS, result
-from bridgerl.envs.competitive import render_text
-from bridgerl.envs.competitive_encoding import OBSERVATION_SIZE, encode
-from bridgerl.envs.deal_source import CompetitiveDealSource
+from bridgerl.core.competitive import (OBSERVATION_SIZE, REWARDS, CompetitiveDealSource, encode, render_text,
+                                       result)
 
 AGENTS = ["north", "east", "south", "west"]
 
@@ -73,7 +72,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming)
                 options.pop(key)
         self.deal = self.source.deal_for_reset(self._np_random, options)
         self.auction = Auction(self.deal.dealer)
-        self._hands = [(self.deal.owner == seat).astype(np.int8) for seat in range(4)]
+        self._hands = self.deal.hands()
         self.agents = AGENTS[:]
         self.rewards = dict.fromkeys(self.agents, 0.0)
         self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
@@ -95,7 +94,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming)
         if self.terminations[self.agent_selection] or self.truncations[self.agent_selection]:
             return self._was_dead_step(action)
         self._cumulative_rewards[self.agent_selection] = 0.0
-        self.auction = self.auction.add(int(action))  # IllegalCallError (a ValueError) names the call
+        self.auction = self.auction.add(action_index(action, NUM_CALLS))  # IllegalCallError names the call
         self.rewards = dict.fromkeys(self.agents, 0.0)
         if self.auction.is_over:
             outcome = result(self.auction, self.deal.dd, self.deal.vul, self.deal.par_ns)

@@ -1,0 +1,76 @@
+"""`SilentOpponents`: a competitive bidder that hands the auction to a constructive (uncontested) bidder while the
+opponents have not bid.
+
+While the opponents have only passed (or doubled), the auction is the uncontested one of thesis 4.4 for our side:
+the constructive bidder sees the 89-bit view of our side's calls (`AuctionView.uncontested`, thesis 4.4.5 opening
+rules included) and chooses among its 36 actions; once the opponents have bid, the competitive bidder takes over.
+The competitive rule baseline and a competitive DQN with an uncontested DQN beside it are both built this way.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from bridgerl.core.calls import PASS, uncontested_to_call
+from bridgerl.envs import AuctionView
+
+
+def constructive_calls(constructive, views: list[AuctionView]) -> np.ndarray:
+    """The competitive calls (int64) ``constructive`` (an uncontested bidder: ``act``/``act_batch`` on 89 bits and
+    36 actions) makes on the uncontested view of each auction. Where the opening rules leave no legal action, the
+    call is a pass."""
+    pairs = [view.uncontested() for view in views]
+    observations = np.stack([obs for obs, _ in pairs])
+    masks = np.stack([mask for _, mask in pairs])
+    masks[~masks.any(1), 0] = True  # the opening rules leave only a pass
+    if hasattr(constructive, "act_batch"):
+        chosen = np.asarray(constructive.act_batch(observations, masks.astype(np.int8)))
+    else:
+        chosen = np.array([constructive.act(o, m.astype(np.int8)) for o, m in zip(observations, masks)])
+    return np.array([uncontested_to_call(int(a)) if masks[i, int(a)] else PASS for i, a in enumerate(chosen)],
+                    dtype=np.int64)
+
+
+class SilentOpponents:
+    """``constructive`` bids while the opponents have not bid; ``competitive`` (``act_batch`` on 231 bits and 38
+    calls, or ``act_view``) once they have.
+
+    A subclass may leave ``competitive`` out and define ``contested_call(view) -> call`` instead."""
+
+    def __init__(self, constructive, competitive=None):
+        if not callable(getattr(constructive, "act", None)):
+            raise TypeError("constructive must be an uncontested bidder with act(observation, action_mask)")
+        self.constructive = constructive
+        self.competitive = competitive
+
+    def act(self, observation, action_mask) -> int:
+        return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
+
+    def act_view(self, view: AuctionView) -> int:
+        return int(self._calls([view], None, None)[0])
+
+    def act_batch(self, observations, action_masks) -> np.ndarray:
+        observations, action_masks = np.asarray(observations), np.asarray(action_masks)
+        if not action_masks.astype(bool).any(-1).all():
+            raise ValueError("no legal action in the mask: the auction is over")
+        views = [AuctionView.from_observation(o, m) for o, m in zip(observations, action_masks)]
+        return self._calls(views, observations, action_masks)
+
+    def _calls(self, views, observations, action_masks) -> np.ndarray:
+        calls = np.zeros(len(views), dtype=np.int64)
+        silent = np.array([not view.opponents_have_bid for view in views], dtype=bool)
+        if silent.any():
+            calls[silent] = constructive_calls(self.constructive, [v for v, s in zip(views, silent) if s])
+        if (~silent).any():
+            contested = [v for v, s in zip(views, silent) if not s]
+            if self.competitive is None:
+                calls[~silent] = [self.contested_call(view) for view in contested]
+            elif observations is not None and hasattr(self.competitive, "act_batch"):
+                calls[~silent] = self.competitive.act_batch(observations[~silent], action_masks[~silent])
+            else:
+                calls[~silent] = [self.competitive.act(v.observation(), v.legal_mask.astype(np.int8))
+                                  for v in contested]
+        return calls
+
+    def contested_call(self, view: AuctionView) -> int:
+        raise NotImplementedError("give a competitive bidder or define contested_call(view)")

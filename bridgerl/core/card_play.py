@@ -1,0 +1,272 @@
+"""Card play, the rules module of the game (thesis 2.1.5): deal source, what one player may see (the `PlayerView`
+every play agent acts on), the observation vector, the reward at the end and the text rendering, over the play
+rules of `bridgerl.core.play` (`PlayState`). The Gymnasium and OpenSpiel versions import only this module (and the
+core it builds on).
+
+The decision belongs to the seat to play, except dummy's cards, which declarer chooses: then ``seat`` is dummy's
+seat, ``player`` is declarer, ``hand`` is dummy's remaining cards and ``own_cards`` declarer's.
+
+The observation (`encode`, `LAYOUT`): seats are relative to ``view.player`` (0 = the player, 1 = left-hand
+opponent, 2 = partner, 3 = right-hand opponent). When declarer plays dummy's card, ``hand`` is dummy's and
+``visible`` declarer's own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Mapping
+
+import numpy as np
+
+from .board import is_vulnerable, parse_vul, turn_vul, vul_for_board
+from .cards import SEATS, card_name, hand_text, parse_card, parse_seat
+from .constraints import HandConstraint
+from .contract import Contract
+from .dataset import Dataset
+from .deals import check_nonempty, check_reset_options, check_row
+from .pbn import parse_deal_option
+from .play import ContractSeats, PlayState, Trick, cards_of, equivalent_groups, mask_of
+from .scoring import score
+from .symmetry import rotate_owner
+
+REWARDS = ("tricks", "score", "make")
+DEFAULT_CONTRACT = "3NT"
+DEFAULT_DECLARER = "S"
+
+
+# -- what one player may see -----------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class PlayerView(ContractSeats):
+    """The information available to the player choosing the next card."""
+
+    seat: int
+    player: int
+    hand: tuple[int, ...]
+    own_cards: tuple[int, ...]
+    dummy_cards: tuple[int, ...] | None
+    contract: Contract
+    tricks: tuple[Trick, ...]
+    current_trick: Trick
+    voids: np.ndarray = field(compare=False, repr=False)
+    legal: tuple[int, ...] = ()
+    declarer_tricks: int = 0
+    constraints: Mapping[int, HandConstraint] = field(default_factory=lambda: MappingProxyType({}))
+
+    @property
+    def defence_tricks(self) -> int:
+        return len(self.tricks) - self.declarer_tricks
+
+    @property
+    def is_declaring_side(self) -> bool:
+        return self.player % 2 == self.declarer % 2
+
+    @property
+    def tricks_needed(self) -> int:
+        """Tricks the player's side needs in all: the contract for declarer, enough to beat it for the defence."""
+        return self.contract.tricks_needed if self.is_declaring_side else 14 - self.contract.tricks_needed
+
+    @property
+    def tricks_won(self) -> int:
+        """Tricks the player's side has won so far."""
+        return self.declarer_tricks if self.is_declaring_side else self.defence_tricks
+
+    def all_tricks(self) -> tuple[Trick, ...]:
+        return self.tricks + ((self.current_trick,) if self.current_trick.cards else ())
+
+    def played_by(self, seat: int) -> list[int]:
+        """Cards ``seat`` has played so far."""
+        return [c for t in self.all_tricks() for s, c in zip(t.seats, t.cards) if s == seat]
+
+    def known_hands(self) -> dict[int, tuple[int, ...]]:
+        """Remaining cards of the seats this player can see: its own, and dummy's once visible."""
+        known = {self.player: self.own_cards}
+        if self.dummy_cards is not None:
+            known[self.dummy] = self.dummy_cards
+        return known
+
+    def unseen_cards(self) -> list[int]:
+        """Cards neither played nor in a visible hand, lowest first."""
+        seen = mask_of(c for t in self.all_tricks() for c in t.cards)
+        for cards in self.known_hands().values():
+            seen |= mask_of(cards)
+        return cards_of(((1 << 52) - 1) & ~seen)
+
+    def equivalent_groups(self) -> list[list[int]]:
+        """Legal cards in groups of equals: the same suit, with only cards of completed tricks between them (a card
+        in the trick in progress still separates: it may beat one and not the other). Lowest first."""
+        return equivalent_groups(self.legal, mask_of(c for t in self.tricks for c in t.cards))
+
+    def __str__(self) -> str:
+        hand = " ".join(card_name(c) for c in sorted(self.hand, reverse=True))
+        trick = str(self.current_trick) if self.current_trick.cards else "(new trick)"
+        return (f"{SEATS[self.seat]} to play ({SEATS[self.player]} chooses) in {self.contract}: {hand} | {trick} | "
+                f"tricks {self.declarer_tricks}-{self.defence_tricks}")
+
+
+def view_of(state: PlayState, constraints: Mapping[int, HandConstraint] | None = None,
+            player: int | None = None) -> PlayerView:
+    """The view of the player choosing the next card in ``state``.
+
+    With ``player`` given and not the one to choose (an observer, as OpenSpiel's observation tensors need), the
+    view is that player's with its own hand as ``hand`` and no legal cards."""
+    if state.is_over and player is None:
+        raise ValueError("the hand is over: no card to choose")
+    acting = player is None or (not state.is_over and player == state.controller)
+    seat = state.to_play if acting else player
+    player = state.controller if acting else player
+    dummy_cards = tuple(cards_of(state.hands[state.dummy])) if state.dummy_visible else None
+    return PlayerView(
+        seat=seat, player=player, hand=tuple(cards_of(state.hands[seat])),
+        own_cards=tuple(cards_of(state.hands[player])), dummy_cards=dummy_cards, contract=state.contract,
+        tricks=state.tricks, current_trick=state.trick, voids=state.shown_voids(),
+        legal=tuple(state.legal_cards()) if acting else (), declarer_tricks=state.declarer_tricks,
+        constraints=MappingProxyType(dict(constraints or {})))
+
+
+# -- the observation vector (`docs/play.md`) -------------------------------------------------------------------
+LAYOUT = (
+    ("played", 4 * 52),  # cards each relative seat has played, including the current trick
+    ("trick", 4 * 52),   # the current trick: the card each relative seat has played to it
+    ("level", 7),        # contract level 1-7
+    ("strain", 5),       # C, D, H, S, NT
+    ("penalty", 3),      # undoubled, doubled, redoubled
+    ("declarer", 4),     # declarer's relative seat
+    ("hand_seat", 4),    # relative seat of the hand to play from (2 when declarer plays from dummy)
+    ("declarer_tricks", 14),  # tricks won by the declaring side, one-hot 0-13
+    ("defence_tricks", 14),   # tricks won by the defence, one-hot 0-13
+    ("hand", 52),        # remaining cards of the hand to play from
+    ("visible", 52),     # the other hand this player sees: dummy's (once exposed), or declarer's own when on dummy
+)
+"""Public pieces first, then the private ``hand`` and ``visible`` (the order of OpenSpiel's observer too)."""
+OFFSETS = {}
+_start = 0
+for _name, _size in LAYOUT:
+    OFFSETS[_name] = slice(_start, _start + _size)
+    _start += _size
+OBSERVATION_SIZE = _start
+
+
+def encode_pieces(view: PlayerView) -> dict[str, np.ndarray]:
+    """Each named piece of the observation as float32."""
+    pieces = {name: np.zeros(size, np.float32) for name, size in LAYOUT}
+    me = view.player
+    pieces["hand"][list(view.hand)] = 1
+    visible = [c for seat, cards in view.known_hands().items() if seat != view.seat for c in cards]
+    pieces["visible"][visible] = 1
+    for trick in view.all_tricks():
+        for seat, card in zip(trick.seats, trick.cards):
+            pieces["played"][((seat - me) % 4) * 52 + card] = 1
+    trick = view.current_trick
+    for seat, card in zip(trick.seats, trick.cards):
+        pieces["trick"][((seat - me) % 4) * 52 + card] = 1
+    contract = view.contract
+    pieces["level"][contract.level - 1] = 1
+    pieces["strain"][contract.strain] = 1
+    pieces["penalty"][contract.penalty] = 1
+    pieces["declarer"][(contract.declarer - me) % 4] = 1
+    pieces["hand_seat"][(view.seat - me) % 4] = 1
+    pieces["declarer_tricks"][view.declarer_tricks] = 1
+    pieces["defence_tricks"][view.defence_tricks] = 1
+    return pieces
+
+
+def encode(view: PlayerView) -> np.ndarray:
+    """int8[OBSERVATION_SIZE] observation vector."""
+    return np.concatenate([encode_pieces(view)[name] for name, _ in LAYOUT]).astype(np.int8)
+
+
+# -- contract, cards already played, reward ---------------------------------------------------------------------
+def parse_played(played) -> list[int]:
+    """Card indices from names ('SA', 'H7', 'CT') or indices, or from one space-separated string."""
+    if isinstance(played, str):
+        played = played.split()
+    return [parse_card(c) if isinstance(c, str) else int(c) for c in played]
+
+
+def parse_contract(contract, declarer) -> Contract:
+    """A `Contract` from '3NT', '4SX' or a Contract, with the declarer seat (letter or 0-3)."""
+    if isinstance(contract, Contract):
+        return Contract(contract.level, contract.strain, contract.penalty, parse_seat(declarer))
+    return Contract.parse(str(contract), parse_seat(declarer))
+
+
+def final_reward(state: PlayState, mode: str, vulnerable: bool, declarer_tricks: int | None = None) -> float:
+    """Declarer's reward at the end of the play (``declarer_tricks`` overrides the tricks won, e.g. for a hand
+    forfeited before its end)."""
+    tricks = state.declarer_tricks if declarer_tricks is None else int(declarer_tricks)
+    if mode == "tricks":
+        return float(tricks)
+    if mode == "make":
+        return float(tricks >= state.contract.tricks_needed)
+    c = state.contract
+    return float(score(c.level, c.strain, c.penalty, vulnerable, tricks))
+
+
+def notify_deal(agent, owner) -> None:
+    """Show the deal to an agent that sees it (the double-dummy oracle)."""
+    if hasattr(agent, "see_deal"):
+        agent.see_deal(owner)
+
+
+# -- deal source ---------------------------------------------------------------------------------------------------
+RESET_OPTIONS = {"index", "deal", "contract", "declarer", "played"}
+
+
+@dataclass(frozen=True)
+class CardPlayDeal:
+    """The cards and the board of one card-play episode (the contract is chosen separately)."""
+
+    owner: np.ndarray         # uint8[52]
+    board: int
+    vul: str
+    index: int | None = None  # dataset row, None for a deal given as PBN
+
+    def vulnerable(self, seat: int) -> bool:
+        return is_vulnerable(parse_vul(self.vul), seat)
+
+    def turned(self, turns: int) -> "CardPlayDeal":
+        """The deal with the table turned by ``turns`` seats: seat p's cards go to seat (p + turns) % 4, and the
+        vulnerability turns with them (a deal's play is the same with the players renamed)."""
+        return CardPlayDeal(rotate_owner(self.owner, turns), self.board, turn_vul(self.vul, turns), self.index)
+
+
+class CardPlayDealSource:
+    """Deals of one dataset for card play: vulnerability from the board number (PBN tags for a PBN deal).
+
+    ``deal_for_reset(rng, options)`` checks the reset options ("index", "deal", "contract", "declarer", "played")
+    and returns the deal; without "index"/"deal" it samples a row uniformly."""
+
+    def __init__(self, dataset: Dataset):
+        check_nonempty(dataset)
+        self.dataset = dataset
+
+    def deal_at(self, row: int) -> CardPlayDeal:
+        row = check_row(self.dataset, row)
+        board = int(self.dataset.boards[row])
+        return CardPlayDeal(self.dataset.owner[row], board, vul_for_board(board), row)
+
+    @staticmethod
+    def deal_from_pbn(text: str) -> CardPlayDeal:
+        owner, board, vul, _dealer = parse_deal_option(text)
+        return CardPlayDeal(owner, board, vul or vul_for_board(board), None)
+
+    def deal_for_reset(self, rng: np.random.Generator, options: dict) -> CardPlayDeal:
+        check_reset_options(options, RESET_OPTIONS)
+        if "deal" in options:
+            return self.deal_from_pbn(options["deal"])
+        row = options["index"] if "index" in options else int(rng.integers(len(self.dataset)))
+        return self.deal_at(row)
+
+
+# -- text ----------------------------------------------------------------------------------------------------------
+def render_text(state: PlayState) -> str:
+    """The four hands still held, the tricks so far and the trick in progress."""
+    lines = [f"Contract {state.contract}  tricks declarer {state.declarer_tricks} defence {state.defence_tricks}"]
+    remaining = state.remaining_owner()
+    for seat in range(4):
+        lines.append(f"  {SEATS[seat]} {hand_text(remaining, seat)}")
+    for i, trick in enumerate(state.all_tricks()):
+        lines.append(f"  trick {i + 1}: " + " ".join(f"{SEATS[s]}:{card_name(c)}" for s, c in
+                                                     zip(trick.seats, trick.cards)))
+    return "\n".join(lines)

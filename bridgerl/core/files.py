@@ -1,0 +1,55 @@
+"""Writing files safely: one atomic write for every output (datasets, checkpoints, JSON reports), and the
+"never overwrite without --force" check every command uses."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+from typing import BinaryIO, Callable, Iterator
+
+
+@contextlib.contextmanager
+def atomic_open(path: str | os.PathLike) -> Iterator[BinaryIO]:
+    """A binary handle to a temporary file beside ``path`` that replaces ``path`` only when the block ends without
+    an error, so readers see either the old file or the complete new one (never a half-written file)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            yield handle
+            handle.flush()
+            os.fsync(handle.fileno())
+        umask = os.umask(0)
+        os.umask(umask)
+        os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes 0600 files; give the usual permissions
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def atomic_write_bytes(path: str | os.PathLike, data: bytes) -> None:
+    """Replace ``path`` with ``data`` atomically."""
+    with atomic_open(path) as handle:
+        handle.write(data)
+
+
+def atomic_write_text(path: str | os.PathLike, text: str) -> None:
+    """Replace ``path`` with ``text`` (UTF-8) atomically."""
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_with(path: str | os.PathLike, write: Callable[[BinaryIO], None]) -> None:
+    """Replace ``path`` atomically with what ``write(handle)`` writes."""
+    with atomic_open(path) as handle:
+        write(handle)
+
+
+def refuse_overwrite(path: str | os.PathLike, force: bool = False, what: str = "output") -> None:
+    """Raise FileExistsError naming ``path`` when it exists and ``force`` is not set."""
+    if not force and Path(path).exists():
+        raise FileExistsError(f"{path}: the {what} exists; pass --force to replace it")

@@ -1,0 +1,28 @@
+"""Registers the Gymnasium envs with string entry points; run once by ``import bridgerl``, so nothing heavy loads
+until ``gymnasium.make`` asks for an env.
+
+OpenSpiel games register when their module is imported, as OpenSpiel's own python games do:
+``import bridgerl.envs.openspiel`` registers every bridgerl game (``bridgerl_uncontested_bidding``,
+``bridgerl_competitive_bidding``, ``bridgerl_card_play``).
+"""
+
+from __future__ import annotations
+
+UNCONTESTED_ID = "bridgerl/UncontestedBidding-v0"
+COMPETITIVE_ID = "bridgerl/CompetitiveBidding-v0"
+CARD_PLAY_ID = "bridgerl/CardPlay-v0"
+
+ENTRY_POINTS = {
+    UNCONTESTED_ID: "bridgerl.envs.uncontested:UncontestedBiddingEnv",
+    COMPETITIVE_ID: "bridgerl.envs.competitive:CompetitiveBiddingEnv",
+    # the default PIMC defenders are an agent: the factory that supplies them sits in the agents layer
+    CARD_PLAY_ID: "bridgerl.agents.card_play_env:make_card_play_env",
+}
+
+
+def register_gymnasium() -> None:
+    import gymnasium
+
+    for env_id, entry_point in ENTRY_POINTS.items():
+        if env_id not in gymnasium.registry:
+            gymnasium.register(env_id, entry_point=entry_point)

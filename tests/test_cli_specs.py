@@ -1,0 +1,81 @@
+"""Agent specs on the command line: the one parser of play spec settings (typed by the agent's constructor), the
+documented `worlds` defaults, and `module:attr` agents imported from the current directory."""
+
+import re
+import sys
+
+import pytest
+
+from bridgerl.agents import AlphaMuAgent, PIMCAgent
+from bridgerl.cli import main
+from bridgerl.evaluation.specs import PLAY_SPEC_HELP, load_agent, load_play_agent, spec_keywords
+
+
+def test_play_spec_values_take_their_keys_types():
+    agent = load_play_agent("pimc:worlds=3,objective=make", seed=1)
+    assert isinstance(agent, PIMCAgent) and agent.worlds == 3 and agent.objective == "make"
+    agent = load_play_agent("alphamu:max_moves=2,worlds=4,transposition=false", seed=1)
+    assert (agent.max_moves, agent.worlds) == (2, 4)
+
+
+@pytest.mark.parametrize("spec, message", [
+    ("pimc:worlds=abc", "worlds needs an integer, got 'abc'"),
+    ("alphamu:worlds=2.5", "worlds needs an integer, got '2.5'"),
+    ("alphamu:transposition=maybe", "transposition needs true or false, got 'maybe'"),
+    ("pimc:world=20", "unknown key 'world' (keys: worlds, objective, max_tries)"),
+    ("pimc:worlds", "expected key=value, got 'worlds'"),
+    ("pimc:worlds=0", "worlds must be at least 1"),
+    ("pimc:seed=3", "unknown key 'seed'"),
+])
+def test_bad_play_spec_settings_are_named(spec, message):
+    with pytest.raises(ValueError, match=re.escape(message)):
+        load_play_agent(spec)
+
+
+def test_bad_play_spec_on_the_command_line_is_one_line(capsys):
+    assert main(["evaluate", "play", "--declarer", "pimc:worlds=abc", "--defenders", "dd", "--deals", "1"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "worlds needs an integer" in err[0]
+
+
+def test_help_states_each_play_agents_default_worlds():
+    """PLAY_SPEC_HELP's defaults are the constructors' (read from their signatures)."""
+    pimc = re.search(r"pimc\[[^]]*\] \(defaults ([^)]*)\)", PLAY_SPEC_HELP).group(1)
+    alphamu = re.search(r"alphamu\[[^]]*\] \(defaults ([^)]*)\)", PLAY_SPEC_HELP).group(1)
+    assert f"worlds={spec_keywords(PIMCAgent)['worlds']}" in pimc == "worlds=100, objective=tricks"
+    assert f"objective={spec_keywords(PIMCAgent)['objective']}" in pimc
+    defaults = spec_keywords(AlphaMuAgent)
+    assert f"worlds={defaults['worlds']}" in alphamu and f"max_moves={defaults['max_moves']}" in alphamu
+    assert defaults["transposition"] and defaults["early_cut"] and defaults["root_cut"] and "all true" in alphamu
+
+
+AGENT_MODULE = """
+import numpy as np
+
+
+class LowestCall:
+    def act(self, observation, action_mask):
+        return int(np.flatnonzero(action_mask)[0])
+
+
+class FirstCard:
+    def act(self, view):
+        return int(np.flatnonzero(view.legal_mask())[0])
+"""
+
+
+def test_module_attr_agents_come_from_the_current_directory(tmp_path, monkeypatch, capsys):
+    (tmp_path / "my_cli_agents.py").write_text(AGENT_MODULE)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delitem(sys.modules, "my_cli_agents", raising=False)
+    path_before = list(sys.path)
+    assert type(load_agent("my_cli_agents:LowestCall")).__name__ == "LowestCall"
+    assert type(load_play_agent("my_cli_agents:FirstCard")).__name__ == "FirstCard"
+    assert sys.path == path_before  # the current directory was searched only for the import
+    monkeypatch.delitem(sys.modules, "my_cli_agents")
+    assert main(["evaluate", "uncontested", "--agent", "my_cli_agents:LowestCall", "--deals", "20"]) == 0
+    assert "my_cli_agents:LowestCall:" in capsys.readouterr().out
+    with pytest.raises(ValueError, match="cannot import 'Nothing' from 'my_cli_agents'"):
+        load_agent("my_cli_agents:Nothing")
+    with pytest.raises(ValueError, match="cannot import 'Nothing' from 'no_such_module_here'"):
+        load_play_agent("no_such_module_here:Nothing")

@@ -1,0 +1,208 @@
+"""The command line's rough edges: every numeric flag range-checked (one-line error, exit 2), help for every
+option, --version, no silent overwrite without --force, --resume only on a saved run, PBN files and empty
+datasets named in one line, and the interrupted message naming the command that continues."""
+
+import argparse
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from bridgerl import __version__
+from bridgerl.cli import build_parser, main
+from bridgerl.core.dataset import load_dataset, make_dataset, save_dataset
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _parsers(parser: argparse.ArgumentParser, path=("bridgerl",)):
+    yield path, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, sub in action.choices.items():
+                yield from _parsers(sub, path + (name,))
+
+
+def test_every_option_of_every_command_has_help():
+    missing = []
+    for path, parser in _parsers(build_parser()):
+        for action in parser._actions:
+            if isinstance(action, (argparse._HelpAction, argparse._SubParsersAction)):
+                continue
+            if not (action.help or "").strip():
+                missing.append(f"{' '.join(path)} {'/'.join(action.option_strings) or action.dest}")
+    assert not missing, missing
+
+
+def test_version(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--version"])
+    assert exit_info.value.code == 0
+    assert capsys.readouterr().out.strip() == f"bridgerl {__version__}" == "bridgerl 0.1.0"
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["train", "uncontested", "--out", "x", "--steps", "-5"], "--steps"),
+    (["train", "uncontested", "--out", "x", "--batch-size", "-1"], "--batch-size"),
+    (["train", "uncontested", "--out", "x", "--learning-rate", "nan"], "--learning-rate"),
+    (["train", "uncontested", "--out", "x", "--eps-start", "1.5"], "--eps-start"),
+    (["train", "uncontested", "--out", "x", "--hidden", "64", "0"], "--hidden"),
+    (["train", "competitive", "--out", "x", "--pool-prob", "2"], "--pool-prob"),
+    (["train", "competitive", "--out", "x", "--demo-weight", "inf"], "--demo-weight"),
+    (["train", "competitive", "--out", "x", "--eval-deals", "0"], "--eval-deals"),
+    (["evaluate", "uncontested", "--agent", "rules", "--deals", "0"], "--deals"),
+    (["evaluate", "compare", "--a", "pass", "--b", "rules", "--deals", "-3"], "--deals"),
+    (["evaluate", "competitive", "--ns", "pass", "--ew", "rules", "--seed", "-1"], "--seed"),
+    (["evaluate", "play", "--declarer", "dd", "--defenders", "dd", "--start", "-1"], "--start"),
+    (["data", "generate", "--deals", "0", "--seed", "1", "--out", "x.npz"], "--deals"),
+    (["data", "generate", "--deals", "10", "--seed", "1", "--out", "x.npz", "--workers", "0"], "--workers"),
+    (["data", "augment", "test", "--out", "x.npz", "--suit-permutations", "25"], "--suit-permutations"),
+    (["data", "augment", "test", "--out", "x.npz", "--suit-permutations", "many"], "--suit-permutations"),
+])
+def test_bad_numbers_are_refused_in_one_line(argv, flag, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv)
+    assert exit_info.value.code == 2
+    captured = capsys.readouterr()
+    lines = captured.err.strip().splitlines()
+    assert len(lines) == 1 and f"argument {flag}" in lines[0] and "error" in lines[0], captured.err
+    assert not list(tmp_path.iterdir())  # nothing was written
+
+
+def _tiny_dataset(path: Path, rows: int = 4) -> Path:
+    test = load_dataset("test")
+    save_dataset(path, make_dataset(test.owner[:rows], test.dd[:rows], test.boards[:rows]))
+    return path
+
+
+def test_pbn_data_is_named_with_the_command_converting_it(tmp_path, capsys):
+    pbn = tmp_path / "deals.pbn"
+    pbn.write_text('[Board "1"]\n[Deal "N:AKQJ.T98.765.432 T98.765.432.AKQJ 765.432.AKQJ.T98 432.AKQJ.T98.765"]\n')
+    disguised = tmp_path / "deals.npz"
+    disguised.write_bytes(pbn.read_bytes())
+    for argv in (["evaluate", "uncontested", "--agent", "rules", "--data", str(pbn)],
+                 ["train", "uncontested", "--out", str(tmp_path / "run"), "--data", str(disguised)],
+                 ["data", "info", str(pbn)]):
+        with pytest.raises(SystemExit) as exit_info:
+            main(argv)
+        assert exit_info.value.code == 2
+        err = capsys.readouterr().err.strip().splitlines()
+        assert len(err) == 1 and "is PBN; convert it first: bridgerl data from-pbn" in err[0], err
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("argv", [
+    ["evaluate", "uncontested", "--agent", "pass", "--data", "EMPTY"],
+    ["evaluate", "competitive", "--ns", "pass", "--ew", "rules", "--data", "EMPTY"],
+    ["evaluate", "play", "--declarer", "random", "--defenders", "random", "--data", "EMPTY"],
+    ["data", "info", "EMPTY"],
+    ["data", "augment", "EMPTY", "--out", "OUT"],
+    ["train", "uncontested", "--out", "OUT", "--data", "EMPTY", "--quiet"],
+])
+def test_an_empty_dataset_is_a_one_line_error(argv, tmp_path, capsys):
+    empty = tmp_path / "empty.npz"
+    test = load_dataset("test")
+    save_dataset(empty, make_dataset(test.owner[:0], test.dd[:0]))
+    argv = [str(empty) if a == "EMPTY" else str(tmp_path / "out") if a == "OUT" else a for a in argv]
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("bridgerl: error:"), err
+    assert "no deal" in err[0] or "no board" in err[0], err
+    assert not (tmp_path / "out").exists()
+
+
+def test_data_outputs_are_not_replaced_without_force(tmp_path, capsys):
+    small = _tiny_dataset(tmp_path / "small.npz")
+    commands = {
+        "merge": (["data", "merge", str(small), str(small), "--out"], "merged.npz"),
+        "augment": (["data", "augment", str(small), "--suit-permutations", "2", "--out"], "augmented.npz"),
+        "to-pbn": (["data", "to-pbn", str(small)], "small.pbn"),
+    }
+    for name, (argv, out) in commands.items():
+        target = tmp_path / out
+        target.write_text("keep me")
+        assert main(argv + [str(target)]) == 2, name
+        assert "pass --force" in capsys.readouterr().err
+        assert target.read_text() == "keep me"
+        assert main(argv + [str(target), "--force"]) == 0, name
+        assert target.read_bytes() != b"keep me"
+    assert len(load_dataset(tmp_path / "merged.npz")) == 8 and len(load_dataset(tmp_path / "augmented.npz")) == 8
+    # from-pbn: the output is checked before any DDS work
+    (tmp_path / "from.npz").write_text("keep me")
+    assert main(["data", "from-pbn", str(tmp_path / "small.pbn"), str(tmp_path / "from.npz")]) == 2
+    assert (tmp_path / "from.npz").read_text() == "keep me"
+    assert main(["data", "from-pbn", str(tmp_path / "small.pbn"), str(tmp_path / "from.npz"), "--force"]) == 0
+    assert np.array_equal(load_dataset(tmp_path / "from.npz").dd, load_dataset(small).dd)
+
+
+def test_generate_refuses_an_existing_final_file(tmp_path, capsys):
+    out = tmp_path / "deals.npz"
+    out.write_text("keep me")
+    assert main(["data", "generate", "--deals", "2", "--seed", "1", "--out", str(out), "--quiet"]) == 2
+    assert "pass --force" in capsys.readouterr().err and out.read_text() == "keep me"
+    assert main(["data", "generate", "--deals", "2", "--seed", "1", "--out", str(out), "--quiet", "--force"]) == 0
+    assert len(load_dataset(out)) == 2
+
+
+def test_train_export_refuses_to_replace_a_release(tmp_path, capsys):
+    model = ROOT / "models" / "uncontested-dqn"
+    out = tmp_path / "release"
+    assert main(["train", "export", str(model), "--out", str(out), "--dtype", "float32"]) == 0
+    before = (out / "model.msgpack").read_bytes()
+    assert main(["train", "export", str(model), "--out", str(out)]) == 2
+    assert "pass --force" in capsys.readouterr().err and (out / "model.msgpack").read_bytes() == before
+    assert main(["train", "export", str(model), "--out", str(out), "--force"]) == 0
+    assert (out / "model.msgpack").read_bytes() != before  # bfloat16 now
+
+
+def test_resume_needs_a_saved_run(tmp_path, capsys):
+    out = tmp_path / "nothing"
+    assert main(["train", "uncontested", "--out", str(out), "--resume", "--quiet"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "no run to resume" in err[0] and "train_state.msgpack" in err[0]
+    assert not out.exists()
+
+
+def test_json_output_is_written(tmp_path):
+    out = tmp_path / "nested" / "summary.json"
+    assert main(["evaluate", "uncontested", "--agent", "pass", "--deals", "30", "--json", str(out)]) == 0
+    summary = json.loads(out.read_text())
+    assert summary["agent"] == "pass" and summary["deals"] > 0
+    assert [p.name for p in out.parent.iterdir()] == ["summary.json"]  # no temporary file left
+
+
+def _interrupt(args):
+    raise KeyboardInterrupt
+
+
+@pytest.mark.parametrize("argv, saved, expected", [
+    (["train", "uncontested", "--out", "RUN", "--steps", "64"], False,
+     "bridgerl train uncontested --out RUN --steps 64"),
+    (["train", "uncontested", "--out", "RUN", "--steps", "64"], True,
+     "bridgerl train uncontested --out RUN --steps 64 --resume"),
+    (["train", "competitive", "--out", "RUN", "--resume"], True, "bridgerl train competitive --out RUN --resume"),
+    (["data", "generate", "--deals", "5", "--seed", "2", "--out", "d.npz"], False,
+     "bridgerl data generate --deals 5 --seed 2 --out d.npz"),
+    (["evaluate", "play", "--declarer", "pimc:worlds=2", "--defenders", "dd", "--out", "p.jsonl"], False,
+     "bridgerl evaluate play --declarer pimc:worlds=2 --defenders dd --out p.jsonl"),
+    (["evaluate", "uncontested", "--agent", "rules"], False, None),
+])
+def test_interrupted_message_names_the_command_that_continues(argv, saved, expected, tmp_path, monkeypatch, capsys):
+    import bridgerl.cli as cli
+
+    for name in ("_train_uncontested", "_train_competitive", "_data_generate", "_evaluate_play",
+                 "_evaluate_uncontested"):
+        monkeypatch.setattr(cli, name, _interrupt)
+    run = tmp_path / "run"
+    if saved:
+        run.mkdir()
+        (run / "train_state.msgpack").write_bytes(b"")
+    argv = [str(run) if a == "RUN" else a for a in argv]
+    assert main(argv) == 130
+    err = capsys.readouterr().err.strip()
+    if expected is None:
+        assert err == "bridgerl: interrupted"
+    else:
+        assert err.endswith("continue with: " + expected.replace("RUN", str(run)))

@@ -1,0 +1,185 @@
+"""The house rules of `../docs` (design): layers core <- envs <- agents <- training / evaluation <- CLI, no import
+upward (lazy imports inside functions included), training and evaluation never import each other, no import circle,
+envs never name agents, agents read only what `bridgerl.envs` exports, and ``import bridgerl`` stays light."""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = {"bridgerl": ROOT / "bridgerl", "bridgerl.envs": ROOT / "envs", "bridgerl.agents": ROOT / "agents",
+            "bridgerl.training": ROOT / "training", "bridgerl.evaluation": ROOT / "evaluation"}
+LAYERS = [("bridgerl.core", 0), ("bridgerl.envs", 1), ("bridgerl.agents", 2), ("bridgerl.training", 3),
+          ("bridgerl.evaluation", 3), ("bridgerl", 4)]
+AGENT_ENV_FACTORIES = {"bridgerl.agents.card_play_env"}  # the Gymnasium factory that supplies default defenders
+
+
+def _modules() -> dict[str, Path]:
+    found = {}
+    for package, directory in PACKAGES.items():
+        for path in directory.rglob("*.py"):
+            rel = path.relative_to(directory).with_suffix("")
+            parts = [p for p in rel.parts if p != "__init__"]
+            if package == "bridgerl" and parts and parts[0] in ("data",):
+                continue
+            name = ".".join([package, *parts])
+            if any(name.startswith(other + ".") or name == other for other in PACKAGES if other != package
+                   and other.startswith(package + ".")):
+                continue  # a subpackage mapped elsewhere
+            found[name] = path
+    return found
+
+
+MODULES = _modules()
+
+
+def _resolve(module: str, path: Path, node: ast.ImportFrom) -> str:
+    if not node.level:
+        return node.module or ""
+    package = module if path.name == "__init__.py" else module.rsplit(".", 1)[0]
+    for _ in range(node.level - 1):
+        package = package.rsplit(".", 1)[0]
+    return f"{package}.{node.module}" if node.module else package
+
+
+def imports_of(module: str) -> set[str]:
+    """Every bridgerl module ``module`` imports, at the top or inside a function; ``from pkg import sub`` counts as
+    importing the submodule."""
+    path = MODULES[module]
+    targets = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = _resolve(module, path, node)
+            names = [f"{base}.{alias.name}" if f"{base}.{alias.name}" in MODULES else base for alias in node.names]
+        else:
+            continue
+        for name in names:
+            while name and name not in MODULES:  # `import bridgerl.core.cards as c` or an attribute
+                name = name.rsplit(".", 1)[0] if "." in name else ""
+            if name.startswith("bridgerl") and name != module:
+                targets.add(name)
+    return targets
+
+
+def layer(module: str) -> tuple[str, int]:
+    for prefix, level in LAYERS:
+        if module == prefix or module.startswith(prefix + "."):
+            return prefix, level
+    raise AssertionError(module)
+
+
+def test_the_walk_sees_every_layer():
+    names = set(MODULES)
+    for expected in ("bridgerl.core.uncontested", "bridgerl.envs.competitive", "bridgerl.agents.dqn",
+                     "bridgerl.training.run", "bridgerl.evaluation.competitive", "bridgerl.cli",
+                     "bridgerl.envs.pettingzoo.competitive_bidding_v0", "bridgerl.envs.jaxenv.tables"):
+        assert expected in names
+    assert "bridgerl.core.competitive" in imports_of("bridgerl.envs.competitive")
+    assert "bridgerl.core.uncontested" in imports_of("bridgerl.core.competitive")  # relative import resolved
+
+
+def test_no_upward_import():
+    upward = []
+    for module in MODULES:
+        group, level = layer(module)
+        for target in imports_of(module):
+            target_group, target_level = layer(target)
+            if target_level > level or {group, target_group} == {"bridgerl.training", "bridgerl.evaluation"}:
+                upward.append(f"{module} -> {target}")
+    assert not upward, "imports against the layers: " + "; ".join(sorted(upward))
+
+
+def test_no_import_circle():
+    graph = {module: imports_of(module) for module in MODULES}
+    index, low, stack, on_stack, circles = {}, {}, [], set(), []
+
+    def visit(node):  # Tarjan's strongly connected components
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for nxt in graph[node]:
+            if nxt not in index:
+                visit(nxt)
+                low[node] = min(low[node], low[nxt])
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                circles.append(sorted(component))
+
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
+    for module in graph:
+        if module not in index:
+            visit(module)
+    assert not circles, f"import circles: {circles}"
+
+
+def test_envs_never_name_agents_and_agents_read_what_envs_export():
+    for module, path in MODULES.items():
+        if module.startswith("bridgerl.envs"):
+            assert "bridgerl.agents" not in path.read_text(), f"{module} names bridgerl.agents"
+        if module.startswith("bridgerl.agents") and module not in AGENT_ENV_FACTORIES:
+            deep = [t for t in imports_of(module) if t.startswith("bridgerl.envs.")]
+            assert not deep, f"{module} imports {deep}; agents import only what bridgerl.envs exports"
+
+
+def test_the_circle_and_upward_checks_catch_a_violation(tmp_path, monkeypatch):
+    """The walk is not vacuous: a core module importing an agent is upward, and two modules importing each other
+    are a circle."""
+    fake_core = tmp_path / "fake_core.py"
+    fake_core.write_text("from bridgerl.agents import dqn\n")
+    fake_other = tmp_path / "fake_other.py"
+    fake_other.write_text("import bridgerl.core.fake\n")
+    monkeypatch.setitem(MODULES, "bridgerl.core.fake", fake_core)
+    monkeypatch.setitem(MODULES, "bridgerl.agents.fake", fake_other)
+    assert "bridgerl.agents.dqn" in imports_of("bridgerl.core.fake")
+    with pytest.raises(AssertionError, match="bridgerl.core.fake -> bridgerl.agents.dqn"):
+        test_no_upward_import()
+    fake_core.write_text("import bridgerl.agents.fake\n")
+    with pytest.raises(AssertionError, match="import circles"):
+        test_no_import_circle()
+
+
+HEAVY = ("pyspiel", "open_spiel", "jax", "jaxlib", "flax", "optax", "rlax", "pettingzoo", "ray", "fastapi",
+         "uvicorn", "bridgerl.envs", "bridgerl.agents", "bridgerl.training", "bridgerl.evaluation")
+
+
+@pytest.mark.parametrize("statement", ["import bridgerl.core", "import bridgerl",
+                                       "import bridgerl.core.uncontested, bridgerl.core.competitive, "
+                                       "bridgerl.core.card_play"])
+def test_light_import(statement):
+    code = (f"import sys\n{statement}\n"
+            f"heavy = {HEAVY!r}\n"
+            "loaded = sorted(m for m in sys.modules if any(m == h or m.startswith(h + '.') for h in heavy))\n"
+            "print(','.join(loaded))\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=ROOT / "tests")
+    assert out.stdout.strip() == "", f"{statement!r} loaded {out.stdout.strip()}"
+
+
+def test_gymnasium_ids_point_at_modules_that_exist():
+    import importlib
+
+    import gymnasium
+
+    import bridgerl
+    from bridgerl.registration import ENTRY_POINTS
+
+    for env_id, entry_point in ENTRY_POINTS.items():
+        assert gymnasium.registry[env_id].entry_point == entry_point
+        module, _, attr = entry_point.partition(":")
+        assert callable(getattr(importlib.import_module(module), attr))
+    assert bridgerl.__version__

@@ -1,0 +1,163 @@
+"""All three bridgerl OpenSpiel games under OpenSpiel's own machinery: MCTS (which clones states), serialization,
+clone/deserialize round trips, and ``rl_environment`` with one JAX DQN a player on card play."""
+
+import numpy as np
+import pyspiel
+import pytest
+
+import bridgerl.envs.openspiel_card_play  # noqa: F401  (importing a game's module registers it)
+import bridgerl.envs.openspiel_competitive  # noqa: F401
+import bridgerl.envs.openspiel_uncontested  # noqa: F401
+from bridgerl.core import load_dataset
+from bridgerl.core.board import vul_for_board
+from bridgerl.core.cards import card_name
+
+
+def _played_prefix(cards: int, index: int = 0) -> str:
+    """The first ``cards`` cards of a legal play of row ``index`` of the test set (lowest legal card each time)."""
+    state = pyspiel.load_game("bridgerl_card_play", {"dataset": "test", "index": index}).new_initial_state()
+    names = []
+    for _ in range(cards):
+        card = min(state.legal_actions())
+        names.append(card_name(card))
+        state.apply_action(card)
+    return " ".join(names)
+
+
+SHORT_PLAY = _played_prefix(40)  # 12 cards left to play
+GAMES = [
+    ("bridgerl_uncontested_bidding", {"dataset": "test"}),
+    ("bridgerl_competitive_bidding", {"dataset": "test"}),
+    ("bridgerl_card_play", {"dataset": "test", "index": 0, "played": SHORT_PLAY, "reward": "score"}),
+    ("bridgerl_card_play", {"dataset": "test", "index": 0, "played": SHORT_PLAY, "rotate": True}),
+]
+IDS = ["uncontested", "competitive", "card_play", "card_play_rotate"]
+
+
+def _chance(state, rng):
+    actions, probs = zip(*state.chance_outcomes())
+    state.apply_action(int(rng.choice(actions, p=probs)))
+
+
+@pytest.mark.parametrize("name,params", GAMES, ids=IDS)
+def test_mcts_plays_full_games(name, params):
+    from open_spiel.python.algorithms import mcts
+
+    game = pyspiel.load_game(name, params)
+    rng = np.random.RandomState(0)
+    bot = mcts.MCTSBot(game, uct_c=2.0, max_simulations=4, evaluator=mcts.RandomRolloutEvaluator(1, rng),
+                       random_state=rng)
+    for _ in range(2):
+        state = game.new_initial_state()
+        while not state.is_terminal():
+            if state.is_chance_node():
+                _chance(state, rng)
+            else:
+                state.apply_action(bot.step(state))
+        returns = state.returns()
+        assert len(returns) == game.num_players()
+        if game.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM:
+            assert sum(returns) == 0 and returns[0] == returns[2]
+
+
+@pytest.mark.parametrize("name,params", GAMES + [("bridgerl_card_play", {"dataset": "test", "rotate": True})],
+                         ids=IDS + ["card_play_whole_deal"])
+def test_random_sim_with_serialization(name, params):
+    pyspiel.random_sim_test(pyspiel.load_game(name, params), num_sims=2, serialize=True, verbose=False)
+
+
+def _same(original, copy, game):
+    assert str(copy) == str(original)
+    assert copy.history() == original.history() and copy.current_player() == original.current_player()
+    assert copy.is_terminal() == original.is_terminal() and copy.returns() == original.returns()
+    assert copy.legal_actions() == original.legal_actions()
+    for player in range(game.num_players()):
+        assert copy.legal_actions(player) == original.legal_actions(player)
+        assert copy.observation_tensor(player) == original.observation_tensor(player)
+        assert copy.observation_string(player) == original.observation_string(player)
+        assert copy.information_state_string(player) == original.information_state_string(player)
+        if game.get_type().provides_information_state_tensor:
+            assert copy.information_state_tensor(player) == original.information_state_tensor(player)
+
+
+@pytest.mark.parametrize("name,params", GAMES, ids=IDS)
+def test_clone_and_deserialize_match_the_original(name, params):
+    game = pyspiel.load_game(name, params)
+    rng = np.random.default_rng(1)
+    state = game.new_initial_state()
+    while True:
+        # The game is read through state.get_game(), never kept in the state: a pickled pyspiel.Game comes back
+        # without the attributes our Game.__init__ set, and game-wide data would ride along in every copy.
+        assert not any(isinstance(value, pyspiel.Game) for value in vars(state).values())
+        serialized = state.serialize()
+        assert len(serialized) < 10_000
+        _same(state, state.clone(), game)
+        _same(state, game.deserialize_state(serialized), game)
+        other_game, other = pyspiel.deserialize_game_and_state(pyspiel.serialize_game_and_state(game, state))
+        _same(state, other, other_game)
+        if state.is_terminal():
+            break
+        if state.is_chance_node():
+            _chance(state, rng)
+        else:
+            state.apply_action(int(rng.choice(state.legal_actions())))
+    # a clone made mid-game plays on independently of its original
+    assert state.returns() == state.clone().returns()
+
+
+def test_card_play_rotate_turns_the_table():
+    boards = load_dataset("test").boards
+    index = next(row for row in range(len(boards)) if vul_for_board(int(boards[row])) == "NS")
+    params = {"dataset": "test", "index": index, "played": _played_prefix(40, index), "reward": "score"}
+    plain = pyspiel.load_game("bridgerl_card_play", params)
+    game = pyspiel.load_game("bridgerl_card_play", {**params, "rotate": True})
+    assert plain.max_chance_outcomes() * 4 == game.max_chance_outcomes()
+    base = plain.new_initial_state()
+    start = game.new_initial_state()
+    assert start.is_chance_node() and [a for a, _ in start.chance_outcomes()] == [0, 1, 2, 3]
+    for turns in range(4):
+        # the plain game with the players renamed: seat p's cards, role and vulnerability go to seat p + turns
+        state, same = start.child(turns), base.clone()
+        assert state.play_state.declarer == (2 + turns) % 4 and (state.deal == (same.deal + turns) % 4).all()
+        assert state.vulnerable and same.vulnerable and state.play_state.history == same.play_state.history
+        while not state.is_terminal():
+            assert state.current_player() == (same.current_player() + turns) % 4 != state.play_state.dummy
+            assert state.legal_actions() == same.legal_actions()
+            card = min(state.legal_actions())
+            state.apply_action(card)
+            same.apply_action(card)
+        assert same.is_terminal() and state.returns() == np.roll(same.returns(), turns).tolist()
+    assert "turned 3" in start.action_to_string(pyspiel.PlayerId.CHANCE, 3)
+
+
+def test_open_spiel_jax_dqn_runs_on_card_play():
+    """The standard loop of OpenSpiel's examples: one DQN a player, only the player to act steps during the game,
+    every agent steps on the final time step. Dummy never acts, so with a fixed declarer dummy's DQN never gets a
+    transition and its learn() fails on an empty replay buffer; ``rotate`` gives every player turns."""
+    from open_spiel.python import rl_environment
+    from open_spiel.python.jax import dqn
+
+    game = pyspiel.load_game("bridgerl_card_play", {"dataset": "test", "index": 0, "played": _played_prefix(36),
+                                                    "rotate": True})
+    env = rl_environment.Environment(game, enable_legality_check=True)
+    env.seed(0)
+    size = env.observation_spec()["info_state"][0]
+    agents = [dqn.DQN(player, size, env.action_spec()["num_actions"], hidden_layers_sizes=[16],
+                      replay_buffer_capacity=200, batch_size=8, min_buffer_size_to_learn=16, learn_every=10,
+                      allow_checkpointing=False, seed=player) for player in range(4)]
+    steps, acted = 0, set()
+    while steps < 300:
+        time_step = env.reset()
+        dummy = env.get_state.play_state.dummy
+        while not time_step.last():
+            player = time_step.observations["current_player"]
+            assert player != dummy
+            acted.add(player)
+            output = agents[player].step(time_step)
+            assert time_step.observations["legal_actions"][player].count(output.action) == 1
+            time_step = env.step([output.action])
+            steps += 1
+        for agent in agents:
+            agent.step(time_step)
+        assert sum(time_step.rewards) == 0
+    assert acted == {0, 1, 2, 3} and all(agent.loss is not None for agent in agents)
