@@ -1,6 +1,6 @@
 """Environment steps per second with random legal actions, beside OpenSpiel's C++ bridge games in the same run.
 
-    python benchmarks/env_steps.py [--seconds 5] [--dataset train]
+    python benchmarks/env_steps.py [--seconds 5] [--rounds 3] [--dataset train]
 
 Anchors: OpenSpiel's C++ ``bridge_uncontested_bidding`` with ``num_redeals=1`` (its default, 10, runs DDS ten times
 per episode; with 1 it still runs DDS once per deal, which dominates its time) for the uncontested env, and the
@@ -70,23 +70,37 @@ def openspiel_steps(game_name: str, seconds: float, params: dict, stop_at_cards:
     return steps / (time.perf_counter() - start)
 
 
+def _rounds(pairs, rounds: int) -> list[tuple[str, float, float]]:
+    """Measure each (name, function) in turn, ``rounds`` times over (anchor and env alternate, so a slow moment of
+    the machine hits both); (name, median steps/s, median ratio to the first of ``pairs`` in the same round)."""
+    rates = {name: [] for name, _ in pairs}
+    for _ in range(rounds):
+        for name, measure in pairs:
+            rates[name].append(measure())
+    anchor = np.asarray(rates[pairs[0][0]])
+    return [(name, float(np.median(values)), float(np.median(np.asarray(values) / anchor)))
+            for name, values in rates.items()]
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--seconds", type=float, default=5.0, help="seconds per measurement")
+    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds; medians are reported")
     parser.add_argument("--dataset", default="train")
     args = parser.parse_args()
-    anchor = openspiel_steps("bridge_uncontested_bidding", args.seconds, {"num_redeals": 1})
-    rows = [("OpenSpiel C++ bridge_uncontested_bidding, num_redeals=1 (anchor)", anchor),
-            ("bridgerl/UncontestedBidding-v0 (Gymnasium, unwrapped)",
-             gym_steps("bridgerl/UncontestedBidding-v0", args.dataset, args.seconds))]
-    bridge = openspiel_steps("bridge", args.seconds, {"use_double_dummy_result": False}, stop_at_cards=True)
-    competitive = [("OpenSpiel C++ bridge, bidding phase (anchor)", bridge),
+    t, d = args.seconds, args.dataset
+    uncontested = [("OpenSpiel C++ bridge_uncontested_bidding, num_redeals=1 (anchor)",
+                    lambda: openspiel_steps("bridge_uncontested_bidding", t, {"num_redeals": 1})),
+                   ("bridgerl/UncontestedBidding-v0 (Gymnasium, unwrapped)",
+                    lambda: gym_steps("bridgerl/UncontestedBidding-v0", d, t))]
+    competitive = [("OpenSpiel C++ bridge, bidding phase (anchor)",
+                    lambda: openspiel_steps("bridge", t, {"use_double_dummy_result": False}, stop_at_cards=True)),
                    ("bridgerl/CompetitiveBidding-v0 (Gymnasium, unwrapped, agent_seats='all')",
-                    gym_steps("bridgerl/CompetitiveBidding-v0", args.dataset, args.seconds))]
-    print(f"{'env':76s} {'steps/s':>10s} {'ratio':>8s}")
-    for table in (rows, competitive):
-        for name, rate in table:
-            print(f"{name:76s} {rate:10.0f} {rate / table[0][1]:8.2f}")
+                    lambda: gym_steps("bridgerl/CompetitiveBidding-v0", d, t))]
+    print(f"{'env':76s} {'steps/s':>10s} {'ratio':>8s}   (medians of {args.rounds} alternating rounds of {t:g} s)")
+    for table in (uncontested, competitive):
+        for name, rate, ratio in _rounds(table, args.rounds):
+            print(f"{name:76s} {rate:10.0f} {ratio:8.2f}")
 
 
 if __name__ == "__main__":

@@ -62,9 +62,12 @@ class CompetitiveBiddingEnv(gym.Env):
         self.auction = Auction(self.deal.dealer)
         self._encoder = AuctionEncoder()  # the observation's auction bits, updated call by call
         self._hands = self.deal.hands()
+        self._deal_info = {"dealer": self.deal.dealer, "vul": self.deal.vul, "index": self.deal.index,
+                           "board": self.deal.board}
         self.outcome = None
+        self._returns = None
         self._play_opponents()
-        return self._observe(), self._info()
+        return self._step_result()
 
     def step(self, action):
         if self.auction is None:
@@ -75,9 +78,10 @@ class CompetitiveBiddingEnv(gym.Env):
         reward = 0.0
         if self.auction.is_over:
             self.outcome = result(self.auction, self.deal.dd, self.deal.vul, self.deal.par_ns)
-            returns = self.outcome.returns(self.reward_mode)
-            reward = returns[caller] if self.agent_seats == "all" else returns[self._agent_side()]
-        return self._observe(), reward, self.auction.is_over, False, self._info()
+            self._returns = self.outcome.returns(self.reward_mode)
+            reward = self._returns[caller] if self.agent_seats == "all" else self._returns[self._agent_side()]
+        obs, info = self._step_result()
+        return obs, reward, self.auction.is_over, False, info
 
     def legal_action_mask(self) -> np.ndarray | None:
         return None if self.auction is None else self.auction.legal_mask()
@@ -112,17 +116,19 @@ class CompetitiveBiddingEnv(gym.Env):
         seat = self.auction.to_act
         return self._encoder.observation(self.deal.vulnerable(seat), self.deal.vulnerable(seat + 1), self._hands[seat])
 
-    def _info(self) -> dict:
-        mask = self.auction.legal_mask()
-        seat = self.auction.to_act
-        view = None if self.auction.is_over else AuctionView.of(self.auction, self._hands[seat],
-                                                                self.deal.vulnerable(seat),
-                                                                self.deal.vulnerable(seat + 1), mask)
-        info = {"action_mask": mask.astype(np.int8), "seat": seat, "view": view,
-                "dealer": self.deal.dealer, "vul": self.deal.vul, "index": self.deal.index, "board": self.deal.board}
+    def _step_result(self) -> tuple[np.ndarray, dict]:
+        """(observation, info) of the current state: the seat to act (after the end, the seat that would act)."""
+        auction, deal = self.auction, self.deal
+        seat = auction.to_act
+        we, they = deal.vulnerable(seat), deal.vulnerable(seat + 1)
+        obs = self._encoder.observation(we, they, self._hands[seat])
+        mask = auction.legal_mask()
+        over = auction.is_over
+        info = {"action_mask": mask.astype(np.int8), "seat": seat,
+                "view": None if over else AuctionView.of(auction, self._hands[seat], we, they, mask),
+                **self._deal_info}
         if self.outcome is not None:
             r = self.outcome
             info.update(contract=contract_text(r.contract), declarer=None if r.contract is None else r.contract.declarer,
-                        tricks=r.tricks, score_ns=r.score_ns, par_ns=r.par_ns, returns=r.returns(self.reward_mode))
-        return info
-
+                        tricks=r.tricks, score_ns=r.score_ns, par_ns=r.par_ns, returns=self._returns)
+        return obs, info

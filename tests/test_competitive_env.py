@@ -219,3 +219,24 @@ def test_doubled_sacrifice_that_beats_par():
         obs, reward, done, _, info = env.step(call)
     assert info["par_ns"] == 450 and info["contract"] == "5CX" and info["score_ns"] == 300
     assert info["returns"] == [-4.0, 4.0, -4.0, 4.0]
+
+
+def test_incremental_encoder_matches_the_whole_sequence_encoding():
+    """The env's AuctionEncoder (one call at a time) gives the bits of encode_auction on the whole sequence, in
+    auctions rich in doubles and redoubles."""
+    from bridgerl.core.competitive import AuctionEncoder, encode_auction
+
+    rng = np.random.default_rng(5)
+    for _ in range(1500):
+        auction, encoder = Auction(int(rng.integers(4))), AuctionEncoder()
+        while True:
+            mask = auction.legal_mask()
+            call = int(rng.choice(np.flatnonzero(mask)))
+            if rng.random() < 0.6:
+                call = int(rng.choice([c for c in (0, 1, 2) if mask[c]]))
+            after = auction.add(call)
+            if after.is_over:
+                break
+            encoder.add(call)
+            auction = after
+            assert (encoder.bits == encode_auction(auction.calls)).all(), str(auction)

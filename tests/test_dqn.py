@@ -10,6 +10,7 @@ from bridgerl.agents.dqn import DQNAgent
 from bridgerl.agents.networks import QNetwork, masked_argmax
 from bridgerl.training.dqn import DQNConfig, DQNTrainer
 from bridgerl.training.run import train_uncontested
+from helper_games import TinyState
 
 
 def test_network_shapes():
@@ -25,15 +26,6 @@ def test_masked_argmax_never_picks_illegal():
     q = jnp.array([[5.0, 1.0, 9.0], [0.0, -1.0, -2.0]])
     mask = jnp.array([[True, True, False], [False, True, True]])
     assert masked_argmax(q, mask).tolist() == [0, 1]
-
-
-@struct.dataclass
-class TinyState:
-    current_player: jnp.ndarray
-    observation: jnp.ndarray
-    legal_action_mask: jnp.ndarray
-    rewards: jnp.ndarray
-    terminated: jnp.ndarray
 
 
 @struct.dataclass

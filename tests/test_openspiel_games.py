@@ -134,30 +134,19 @@ def test_open_spiel_jax_dqn_runs_on_card_play():
     """The standard loop of OpenSpiel's examples: one DQN a player, only the player to act steps during the game,
     every agent steps on the final time step. Dummy never acts, so with a fixed declarer dummy's DQN never gets a
     transition and its learn() fails on an empty replay buffer; ``rotate`` gives every player turns."""
-    from open_spiel.python import rl_environment
-    from open_spiel.python.jax import dqn
+    from helper_games import openspiel_dqn_loop
 
     game = pyspiel.load_game("bridgerl_card_play", {"dataset": "test", "index": 0, "played": _played_prefix(36),
                                                     "rotate": True})
-    env = rl_environment.Environment(game, enable_legality_check=True)
-    env.seed(0)
-    size = env.observation_spec()["info_state"][0]
-    agents = [dqn.DQN(player, size, env.action_spec()["num_actions"], hidden_layers_sizes=[16],
-                      replay_buffer_capacity=200, batch_size=8, min_buffer_size_to_learn=16, learn_every=10,
-                      allow_checkpointing=False, seed=player) for player in range(4)]
-    steps, acted = 0, set()
-    while steps < 300:
-        time_step = env.reset()
-        dummy = env.get_state.play_state.dummy
-        while not time_step.last():
-            player = time_step.observations["current_player"]
-            assert player != dummy
-            acted.add(player)
-            output = agents[player].step(time_step)
-            assert time_step.observations["legal_actions"][player].count(output.action) == 1
-            time_step = env.step([output.action])
-            steps += 1
-        for agent in agents:
-            agent.step(time_step)
+    acted = set()
+
+    def turn(env, player):
+        assert player != env.get_state.play_state.dummy
+        acted.add(player)
+
+    def end(time_step):
         assert sum(time_step.rewards) == 0
+
+    agents = openspiel_dqn_loop(game, players=4, steps=300, hidden=16, batch_size=8, learn_every=10, on_turn=turn,
+                                on_end=end)
     assert acted == {0, 1, 2, 3} and all(agent.loss is not None for agent in agents)

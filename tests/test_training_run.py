@@ -16,6 +16,7 @@ from bridgerl.agents.checkpoint import load_weights
 from bridgerl.training import demonstrations, dqn, run
 from bridgerl.training.dqn import DQNConfig, DQNTrainer
 from bridgerl.training.run import RunConfig, TrainingDiverged, train, train_competitive, train_uncontested
+from helper_games import TinyState
 
 ROOT = Path(__file__).resolve().parent.parent
 TINY = {"hidden": (8,), "num_envs": 16, "min_replay": 32, "replay_size": 2000, "batch_size": 16}
@@ -62,15 +63,6 @@ def test_large_margin_loss_by_hand():
 
 
 @struct.dataclass
-class _State:
-    current_player: jnp.ndarray
-    observation: jnp.ndarray
-    legal_action_mask: jnp.ndarray
-    rewards: jnp.ndarray
-    terminated: jnp.ndarray
-
-
-@struct.dataclass
 class _OneCall:
     """One call by seat 2 ends the episode; only seat 2 is rewarded (-1 for action 0, -2 for action 1)."""
 
@@ -78,12 +70,12 @@ class _OneCall:
     num_actions: int = struct.field(pytree_node=False, default=2)
 
     def init(self, key, index=None):
-        return _State(jnp.int32(2), jnp.array([1, 0], jnp.int8), jnp.array([True, True]), jnp.zeros(4, jnp.float32),
+        return TinyState(jnp.int32(2), jnp.array([1, 0], jnp.int8), jnp.array([True, True]), jnp.zeros(4, jnp.float32),
                       jnp.bool_(False))
 
     def step(self, state, action):
         rewards = jnp.zeros(4, jnp.float32).at[2].set(-1.0 - action)
-        return _State(jnp.int32(2), jnp.array([0, 1], jnp.int8), jnp.array([False, False]), rewards, jnp.bool_(True))
+        return TinyState(jnp.int32(2), jnp.array([0, 1], jnp.int8), jnp.array([False, False]), rewards, jnp.bool_(True))
 
 
 def test_the_trainer_is_told_whose_return_it_reports():

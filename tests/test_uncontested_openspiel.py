@@ -57,26 +57,9 @@ def test_same_bits_and_rewards_as_gymnasium(dataset_path):
 
 
 def test_open_spiel_jax_dqn_runs(dataset_path):
-    from open_spiel.python import rl_environment
-    from open_spiel.python.jax import dqn
+    from helper_games import openspiel_dqn_loop
 
     game = pyspiel.load_game("bridgerl_uncontested_bidding", {"dataset": dataset_path})
-    env = rl_environment.Environment(game, enable_legality_check=True)
-    env.seed(0)
-    size = env.observation_spec()["info_state"][0]
-    agents = [dqn.DQN(player, size, env.action_spec()["num_actions"], hidden_layers_sizes=[32],
-                      replay_buffer_capacity=200, batch_size=16, min_buffer_size_to_learn=32, learn_every=4,
-                      allow_checkpointing=False, seed=player) for player in range(2)]
-    steps = 0
-    while steps < 300:
-        time_step = env.reset()
-        while not time_step.last():
-            player = time_step.observations["current_player"]
-            output = agents[player].step(time_step)
-            assert time_step.observations["legal_actions"][player].count(output.action) == 1
-            time_step = env.step([output.action])
-            steps += 1
-        for agent in agents:
-            agent.step(time_step)
-        assert all(-24 <= r <= 0 for r in time_step.rewards)
-    assert steps >= 300
+    ends = []
+    openspiel_dqn_loop(game, players=2, steps=300, on_end=ends.append)
+    assert ends and all(-24 <= r <= 0 for end in ends for r in end.rewards)

@@ -14,6 +14,12 @@ from .cards import SEATS
 from .contract import Contract
 
 
+_BIDS_ABOVE = np.zeros((NUM_CALLS - BID_OFFSET + 1, NUM_CALLS), dtype=bool)  # row b + 1: Pass and the bids above b
+for _last in range(-1, NUM_CALLS - BID_OFFSET):
+    _BIDS_ABOVE[_last + 1, PASS] = True
+    _BIDS_ABOVE[_last + 1, BID_OFFSET + _last + 1:] = True
+
+
 class IllegalCallError(ValueError):
     """A call that the rules do not allow at this point of the auction."""
 
@@ -36,10 +42,15 @@ class Auction:
     trailing_passes: int = 0    # consecutive passes at the end
     # first seat of each side (NS, EW) to name each strain: index side * 5 + strain, -1 if none
     first_namer: tuple[int, ...] = field(default=(-1,) * 10)
+    # derived once at construction (read at every step of an env, so plain attributes rather than properties)
+    to_act: int = field(init=False, repr=False, compare=False)        # seat whose turn it is
+    is_over: bool = field(init=False, repr=False, compare=False)      # four passes, or a bid and three passes
 
     def __post_init__(self):
         if not 0 <= self.dealer <= 3:
             raise ValueError(f"dealer {self.dealer} is outside 0..3 (N, E, S, W)")
+        object.__setattr__(self, "to_act", (self.dealer + len(self.calls)) % 4)
+        object.__setattr__(self, "is_over", self.trailing_passes >= (4 if self.last_bid < 0 else 3))
 
     @classmethod
     def from_calls(cls, dealer: int, calls) -> "Auction":
@@ -51,16 +62,6 @@ class Auction:
             auction = auction.add(parse_call(call) if isinstance(call, str) else int(call))
         return auction
 
-    @property
-    def to_act(self) -> int:
-        """Seat whose turn it is."""
-        return (self.dealer + len(self.calls)) % 4
-
-    @property
-    def is_over(self) -> bool:
-        if self.last_bid < 0:
-            return self.trailing_passes >= 4
-        return self.trailing_passes >= 3
 
     @property
     def is_passout(self) -> bool:
@@ -87,13 +88,13 @@ class Auction:
 
     def legal_mask(self) -> np.ndarray:
         """bool[38] over competitive call indices."""
-        mask = np.zeros(NUM_CALLS, dtype=bool)
         if self.is_over:
-            return mask
-        mask[PASS] = True
-        mask[DOUBLE] = self.can_double()
-        mask[REDOUBLE] = self.can_redouble()
-        mask[BID_OFFSET + self.last_bid + 1:] = True
+            return np.zeros(NUM_CALLS, dtype=bool)
+        mask = _BIDS_ABOVE[self.last_bid + 1].copy()
+        if self.last_bid >= 0:
+            opponents_bid = (self.last_bidder - self.to_act) % 2 == 1
+            mask[DOUBLE] = self.penalty == 0 and opponents_bid
+            mask[REDOUBLE] = self.penalty == 1 and not opponents_bid
         return mask
 
     def legal_calls(self) -> list[int]:

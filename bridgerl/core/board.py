@@ -44,8 +44,13 @@ def dealers_for_boards(boards):
     return ((np.asarray(boards, dtype=np.int64) - 1) % 4).astype(np.int8)
 
 
+_CANONICAL = frozenset(VULS)
+
+
 def parse_vul(vul: str | int) -> str:
     """Normalise 'none'/'NS'/'EW'/'both' (also '-', 'None', 'All', 'Love', 0-3) to a VULS name."""
+    if vul in _CANONICAL:  # already a VULS name: the common case, fast
+        return vul
     if isinstance(vul, int) and not isinstance(vul, bool):
         if 0 <= vul < 4:
             return VULS[vul]

@@ -240,10 +240,11 @@ class CardPlayDealSource:
     def __init__(self, dataset: Dataset):
         check_nonempty(dataset)
         self.dataset = dataset
+        self._boards = dataset.boards.tolist()
 
     def deal_at(self, row: int) -> CardPlayDeal:
         row = check_row(self.dataset, row)
-        board = int(self.dataset.boards[row])
+        board = self._boards[row]
         return CardPlayDeal(self.dataset.owner[row], board, vul_for_board(board), row)
 
     @staticmethod

@@ -20,7 +20,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from .auction import Auction
-from .board import dealer_for_board, is_vulnerable, parse_vul, vul_for_board
+from .board import (VULS, dealer_for_board, dealers_for_boards, is_vulnerable, parse_vul, vul_codes_for_boards,
+                    vul_for_board)
 from .calls import BID_OFFSET, DOUBLE, NUM_BIDS, NUM_CALLS, NUM_UNCONTESTED_ACTIONS, PASS, REDOUBLE, call_name
 from .cards import SEATS, hand_text, parse_seat
 from .contract import Contract
@@ -103,25 +104,29 @@ class AuctionEncoder:
     updates its bits in place). Add every call except the one that ends the auction: the terminal observation is
     the encoding before the final pass."""
 
-    __slots__ = ("bits", "_leading", "_bid", "_between")
+    __slots__ = ("bits", "_leading", "_bid", "_pattern", "_passes")
 
     def __init__(self):
         self.bits = np.zeros(2 + 5 * NUM_BIDS, dtype=np.int8)
-        self._leading, self._bid, self._between = 0, -1, []
+        self._leading, self._bid, self._pattern, self._passes = 0, -1, (), 0
 
     def add(self, call: int) -> None:
-        if call >= BID_OFFSET:
-            self._bid, self._between = call - BID_OFFSET, []
-            value = 1
+        if call >= BID_OFFSET:  # a new bid: its doubling pattern starts empty
+            self._bid, self._pattern, self._passes = call - BID_OFFSET, (), 0
         elif self._bid < 0:
             self._leading = min(self._leading + 1, 3)
             self.bits[0], self.bits[1] = (self._leading >> 1) & 1, self._leading & 1
             return
-        else:
-            self._between.append(call)
-            value = _doubling_value(self._bid, self._between)
+        elif call == PASS:
+            self._passes += 1
+        else:  # X or XX: the passes before it join the pattern
+            self._pattern, self._passes = self._pattern + (PASS,) * self._passes + (call,), 0
+        code = _CODES.get(self._pattern)
+        if code is None or self._passes > 2:
+            raise ValueError(f"not a legal auction: after bid {self._bid} come {list(self._pattern)} and "
+                             f"{self._passes} passes")
         start = 2 + 5 * self._bid
-        self.bits[start:start + 5] = _FIELD_BITS[value]
+        self.bits[start:start + 5] = _FIELD_BITS[code + 8 * self._passes]
 
     def observation(self, we_vulnerable: bool, they_vulnerable: bool, hand_bits: np.ndarray) -> np.ndarray:
         """The 231 values for the player to act (a new array)."""
@@ -186,11 +191,13 @@ class AuctionView:
     @classmethod
     def of(cls, auction: Auction, hand_bits: np.ndarray, we_vulnerable: bool, they_vulnerable: bool,
            legal_mask: np.ndarray | None = None) -> "AuctionView":
-        """The view of the player to act in ``auction`` holding ``hand_bits`` (int8[52])."""
+        """The view of the player to act in ``auction`` holding ``hand_bits`` (int8[52], kept, not copied: the envs
+        pass arrays they never change)."""
         view = cls.__new__(cls)
         mask = auction.legal_mask() if legal_mask is None else np.asarray(legal_mask, dtype=bool)
-        view._set(None, auction.calls, None, np.asarray(hand_bits, dtype=np.int8), None, mask, we_vulnerable,
-                  they_vulnerable, auction.to_act)
+        view._calls, view._auction_calls, view._hand, view._hand_bits = None, auction.calls, None, hand_bits
+        view._legal, view._legal_mask, view.seat = None, mask, auction.to_act
+        view.we_vulnerable, view.they_vulnerable = bool(we_vulnerable), bool(they_vulnerable)
         return view
 
     @classmethod
@@ -332,7 +339,7 @@ def result(auction: Auction, dd: np.ndarray, vul: str, par_ns: int | None = None
 
 # -- deal source ---------------------------------------------------------------------------------------------------
 RESET_OPTIONS = {"index", "deal", "dealer", "vul"}
-_SEAT_COLUMN = np.arange(4)[:, None]
+_SEAT_BITS = np.eye(4, dtype=np.int8)  # column s: the one-hot bits of seat s
 
 
 class CompetitiveDeal:
@@ -346,7 +353,8 @@ class CompetitiveDeal:
         self.owner, self.dd, self.dealer, self.vul = owner, dd, int(dealer), parse_vul(vul)
         self.board, self.index, self._cache = int(board), index, par_cache
         self._par = par_ns if par_ns is not None or par_cache is None else par_cache.get(index)
-        self._vulnerable = tuple(is_vulnerable(self.vul, seat) for seat in range(4))
+        ns, ew = is_vulnerable(self.vul, 0), is_vulnerable(self.vul, 1)
+        self._vulnerable = (ns, ew, ns, ew)
 
     @property
     def par_ns(self) -> int:
@@ -361,7 +369,7 @@ class CompetitiveDeal:
 
     def hands(self) -> np.ndarray:
         """int8[4, 52]: the card bits of each seat N, E, S, W."""
-        return (np.asarray(self.owner)[None, :] == _SEAT_COLUMN).astype(np.int8)
+        return _SEAT_BITS[:, self.owner]
 
 
 class CompetitiveDealSource:
@@ -373,15 +381,18 @@ class CompetitiveDealSource:
     def __init__(self, dataset: Dataset):
         check_nonempty(dataset)
         self.dataset = dataset
+        self._boards = dataset.boards.tolist()
+        self._dealers = dealers_for_boards(dataset.boards).tolist()
+        self._vuls = [VULS[code] for code in vul_codes_for_boards(dataset.boards).tolist()]
         self._par: dict[int, int] = {}  # NS par of the rows played with their board's own dealer and vulnerability
 
     def deal_at(self, row: int, dealer: int | None = None, vul: str | None = None) -> CompetitiveDeal:
         row = check_row(self.dataset, row)
-        board = int(self.dataset.boards[row])
         cache = self._par if dealer is None and vul is None else None
         return CompetitiveDeal(self.dataset.owner[row], self.dataset.dd[row],
-                               dealer_for_board(board) if dealer is None else dealer,
-                               vul_for_board(board) if vul is None else vul, board, row, par_cache=cache)
+                               self._dealers[row] if dealer is None else dealer,
+                               self._vuls[row] if vul is None else vul, self._boards[row], row,
+                               par_cache=cache)
 
     def deal_for_reset(self, rng: np.random.Generator, options: dict) -> CompetitiveDeal:
         check_reset_options(options, RESET_OPTIONS)

@@ -22,6 +22,7 @@ def strain_to_endplay(strain: int) -> int:
 
 
 strain_from_endplay = strain_to_endplay
+_STRAINS_FROM_ENDPLAY = [strain_from_endplay(e) for e in range(5)]  # our strain of each endplay strain row
 
 
 def vul_to_endplay(vul: str):
@@ -45,16 +46,18 @@ def dd_from_endplay(table) -> np.ndarray:
 
 def dd_to_endplay(dd: np.ndarray):
     """endplay ``DDTable`` holding our uint8[4, 5] table."""
+    import ctypes
+
     import endplay._dds as _dds
     from endplay.dds.ddtable import DDTable
 
     dd = np.asarray(dd)
     if dd.shape != (4, 5):
         raise ValueError(f"a DD table has shape (4, 5), got {dd.shape}")
+    # DDS's ddTableResults is int resTable[strain][seat] with endplay's strain order (S H D C NT)
+    table = np.ascontiguousarray(dd.T[_STRAINS_FROM_ENDPLAY], dtype=np.int32)
     raw = _dds.ddTableResults()
-    for strain in range(5):
-        for seat in range(4):
-            raw.resTable[strain_to_endplay(strain)][seat] = int(dd[seat, strain])
+    ctypes.memmove(ctypes.addressof(raw), table.ctypes.data, table.nbytes)
     return DDTable(raw)
 
 

@@ -7,11 +7,15 @@ comes from a dataset row (sampled, or given by ``index``) or from PBN text (``de
 
 from __future__ import annotations
 
+import numpy as np
+
 from .dataset import Dataset
 
 
 def check_reset_options(options: dict, known: set[str]) -> None:
     """Raise ValueError for unknown reset options, or for both 'index' and 'deal'."""
+    if not options:
+        return
     unknown = set(options) - known
     if unknown:
         raise ValueError(f"unknown reset option(s) {sorted(unknown)}; known: {sorted(known)}")
@@ -26,9 +30,10 @@ def check_nonempty(dataset: Dataset) -> None:
 
 def check_row(dataset: Dataset, row) -> int:
     """``row`` as an int, or ValueError when it is not a row of ``dataset``."""
-    if isinstance(row, bool) or int(row) != row:
-        raise ValueError(f"index must be an integer row, got {row!r}")
-    row = int(row)
+    if type(row) is not int:
+        if isinstance(row, bool) or not isinstance(row, (int, np.integer)) and int(row) != row:
+            raise ValueError(f"index must be an integer row, got {row!r}")
+        row = int(row)
     if not 0 <= row < len(dataset):
         raise ValueError(f"index {row} is outside the dataset's rows 0..{len(dataset) - 1}")
     return row

@@ -231,6 +231,7 @@ class UncontestedDealSource:
         self.dataset = dataset
         self.side = parse_side_option(side)
         self.opening_rules = bool(opening_rules)
+        self._boards = dataset.boards.tolist()
         self.vuls = vul_codes_for_boards(dataset.boards)
         self.thesis_sides = np.asarray(thesis_side(dataset.dd), dtype=np.int8).reshape(len(dataset))
         self.makeable_rows = np.flatnonzero(np.asarray(can_make_anything(dataset.dd)).reshape(len(dataset)))
@@ -251,7 +252,7 @@ class UncontestedDealSource:
         if vulnerable is None:
             vulnerable = bool(self.vuls[row] & (1 << bidding))
         return UncontestedDeal(self.dataset.owner[row], self.dataset.dd[row], bidding, bool(vulnerable),
-                               int(self.dataset.boards[row]), row, self.opening_rules)
+                               self._boards[row], row, self.opening_rules)
 
     def deal_from_pbn(self, text: str, side: str | None = None, vulnerable: bool | None = None) -> UncontestedDeal:
         owner, board, vul, _dealer = parse_deal_option(text)

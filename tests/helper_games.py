@@ -1,0 +1,49 @@
+"""Pieces several test files share: a state pytree for hand-made JAX envs, and OpenSpiel's DQN example loop."""
+
+from __future__ import annotations
+
+import jax.numpy as jnp
+from flax import struct
+
+
+@struct.dataclass
+class TinyState:
+    """The fields of a bridgerl JAX env state that the DQN trainer reads."""
+
+    current_player: jnp.ndarray
+    observation: jnp.ndarray
+    legal_action_mask: jnp.ndarray
+    rewards: jnp.ndarray
+    terminated: jnp.ndarray
+
+
+def openspiel_dqn_loop(game, players: int, steps: int = 300, hidden: int = 32, batch_size: int = 16,
+                       learn_every: int = 4, on_turn=None, on_end=None) -> list:
+    """The loop of OpenSpiel's examples with one JAX DQN a player: only the player to act steps during the game,
+    every agent steps on the final time step. ``on_turn(env, player)`` and ``on_end(time_step)`` see each turn and
+    each end. Runs until ``steps`` actions were taken; returns the agents."""
+    from open_spiel.python import rl_environment
+    from open_spiel.python.jax import dqn
+
+    env = rl_environment.Environment(game, enable_legality_check=True)
+    env.seed(0)
+    size = env.observation_spec()["info_state"][0]
+    agents = [dqn.DQN(player, size, env.action_spec()["num_actions"], hidden_layers_sizes=[hidden],
+                      replay_buffer_capacity=200, batch_size=batch_size, min_buffer_size_to_learn=2 * batch_size,
+                      learn_every=learn_every, allow_checkpointing=False, seed=player) for player in range(players)]
+    taken = 0
+    while taken < steps:
+        time_step = env.reset()
+        while not time_step.last():
+            player = time_step.observations["current_player"]
+            if on_turn is not None:
+                on_turn(env, player)
+            output = agents[player].step(time_step)
+            assert time_step.observations["legal_actions"][player].count(output.action) == 1
+            time_step = env.step([output.action])
+            taken += 1
+        for agent in agents:
+            agent.step(time_step)
+        if on_end is not None:
+            on_end(time_step)
+    return agents
