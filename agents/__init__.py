@@ -1,7 +1,8 @@
 """Agents that act through the environments' interfaces (`docs/agents.md`).
 
 Bidding agents implement ``act(observation, action_mask) -> action`` and ``act_batch`` (competitive bidders may
-also implement ``act_view(view: AuctionView)``, which evaluation prefers); play agents implement
+also implement ``act_view(view: AuctionView)``, which evaluation prefers to ``act``; ``act_batch``, the batched
+fast path, comes first); play agents implement
 ``act(view: PlayerView) -> card``. ``RuleBidder`` is a factory: ``RuleBidder()`` is a `ConstructiveRuleBidder`,
 ``RuleBidder(competitive=True)`` a `CompetitiveRuleBidder`.
 JAX-dependent agents (``DQNAgent``) load on first use.

@@ -32,8 +32,8 @@ def constructive_calls(constructive, views: list[AuctionView]) -> np.ndarray:
 
 
 class SilentOpponents:
-    """``constructive`` bids while the opponents have not bid; ``competitive`` (``act_batch`` on 231 bits and 38
-    calls, or ``act_view``) once they have.
+    """``constructive`` bids while the opponents have not bid; ``competitive`` (any competitive bidder: ``act_batch``
+    on 231 bits and 38 calls, ``act_view`` on an `AuctionView`, or ``act``) once they have.
 
     A subclass may leave ``competitive`` out and define ``contested_call(view) -> call`` instead."""
 
@@ -63,14 +63,24 @@ class SilentOpponents:
             calls[silent] = constructive_calls(self.constructive, [v for v, s in zip(views, silent) if s])
         if (~silent).any():
             contested = [v for v, s in zip(views, silent) if not s]
-            if self.competitive is None:
-                calls[~silent] = [self.contested_call(view) for view in contested]
-            elif observations is not None and hasattr(self.competitive, "act_batch"):
-                calls[~silent] = self.competitive.act_batch(observations[~silent], action_masks[~silent])
-            else:
-                calls[~silent] = [self.competitive.act(v.observation(), v.legal_mask.astype(np.int8))
-                                  for v in contested]
+            calls[~silent] = self._contested_calls(contested, None if observations is None else observations[~silent],
+                                                   None if action_masks is None else action_masks[~silent])
         return calls
+
+    def _contested_calls(self, views, observations, action_masks) -> list[int] | np.ndarray:
+        """The competitive bidder's calls: ``act_batch`` on the bits when it has one (the views give them when the
+        caller had views only), else ``act_view``, else ``act``."""
+        competitive = self.competitive
+        if competitive is None:
+            return [self.contested_call(view) for view in views]
+        if hasattr(competitive, "act_batch"):
+            if observations is None:
+                observations = np.stack([view.observation() for view in views])
+                action_masks = np.stack([view.legal_mask for view in views]).astype(np.int8)
+            return np.asarray(competitive.act_batch(observations, action_masks))
+        if hasattr(competitive, "act_view"):
+            return [int(competitive.act_view(view)) for view in views]
+        return [int(competitive.act(view.observation(), view.legal_mask.astype(np.int8))) for view in views]
 
     def contested_call(self, view: AuctionView) -> int:
         raise NotImplementedError("give a competitive bidder or define contested_call(view)")

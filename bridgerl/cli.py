@@ -6,86 +6,15 @@ output file without ``--force``; ``--json`` and ``--report`` files are written a
 from __future__ import annotations
 
 import argparse
-import math
 import shlex
 import sys
 from pathlib import Path
 
 from . import __version__
-from .core.dataset import BUNDLED_SPLITS, DatasetError
+from .core.argtypes import (OneLineParser, dataset_arg, int_range, non_negative_float, non_negative_int,
+                            positive_float, positive_int, probability)
+from .core.dataset import DatasetError
 from .core.files import atomic_write_text, refuse_overwrite
-
-
-class _Parser(argparse.ArgumentParser):
-    """An argument parser whose errors are one line (the usage is one ``--help`` away)."""
-
-    def error(self, message: str):
-        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
-
-
-# -- argument types: each rejects a bad value with a one-line argparse error --------------------------------------
-def _number(kind, check, text: str, value: str):
-    try:
-        number = kind(value)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected {text}, got {value!r}") from None
-    if not check(number):
-        raise argparse.ArgumentTypeError(f"expected {text}, got {value!r}")
-    return number
-
-
-def positive_int(value: str) -> int:
-    return _number(int, lambda n: n >= 1, "an integer >= 1", value)
-
-
-def non_negative_int(value: str) -> int:
-    return _number(int, lambda n: n >= 0, "an integer >= 0", value)
-
-
-def finite_float(value: str) -> float:
-    return _number(float, math.isfinite, "a finite number", value)
-
-
-def positive_float(value: str) -> float:
-    return _number(float, lambda x: math.isfinite(x) and x > 0, "a finite number > 0", value)
-
-
-def non_negative_float(value: str) -> float:
-    return _number(float, lambda x: math.isfinite(x) and x >= 0, "a finite number >= 0", value)
-
-
-def probability(value: str) -> float:
-    return _number(float, lambda x: 0.0 <= x <= 1.0, "a probability between 0 and 1", value)
-
-
-def int_range(low: int, high: int):
-    """An argparse type accepting integers from ``low`` to ``high``."""
-    def check(value: str) -> int:
-        return _number(int, lambda n: low <= n <= high, f"an integer from {low} to {high}", value)
-
-    check.__name__ = f"integer {low}-{high}"
-    return check
-
-
-def _looks_like_pbn(path: Path) -> bool:
-    if path.suffix.lower() == ".pbn":
-        return True
-    try:
-        with open(path, "rb") as handle:
-            head = handle.read(64).lstrip()
-    except OSError:
-        return False
-    return head[:1] in (b"%", b"[")  # PBN is text: comments and [Tag "value"] lines; .npz is a zip archive
-
-
-def dataset_arg(value: str) -> str:
-    """A dataset: a bundled split ('train', 'test') or a path; a PBN file is refused with the command converting it."""
-    if value in BUNDLED_SPLITS:
-        return value
-    if _looks_like_pbn(Path(value)):
-        raise argparse.ArgumentTypeError(f"{value} is PBN; convert it first: bridgerl data from-pbn {value} "
-                                         f"{Path(value).with_suffix('.npz')}")
-    return value
 
 
 def _load_deals(data):
@@ -115,11 +44,11 @@ def _data_generate(args) -> int:
 
 
 def _data_to_pbn(args) -> int:
-    from .core.pbn import dataset_to_pbn
+    from .core.pbn import write_pbn
 
     refuse_overwrite(args.out, args.force, "PBN file")
     dataset = _load_deals(args.dataset)
-    atomic_write_text(args.out, dataset_to_pbn(dataset))
+    write_pbn(args.out, dataset)
     print(f"wrote {len(dataset)} boards to {args.out}")
     return 0
 
@@ -164,7 +93,7 @@ def _train_uncontested(args) -> int:
 
     result = train_uncontested(args.out, preset=args.preset, steps=args.steps, seed=args.seed, data=args.data,
                                eval_data=args.eval_data, resume=args.resume, overrides=_train_overrides(args),
-                               eval_every_steps=args.eval_every,
+                               eval_every_steps=args.eval_every, force=args.force,
                                progress=not args.quiet)
     print(f"held-out IMPs/deal vs constructive par: {result['imps_per_deal']:.2f} +/- {result['ci95']:.2f} "
           f"(95% CI, {result['deals']} deals, {result['env_steps']} env steps, {result['updates']} updates)")
@@ -184,7 +113,8 @@ def _train_competitive(args) -> int:
                                eval_data=args.eval_data, resume=args.resume, overrides=_train_overrides(args),
                                eval_every_steps=args.eval_every, eval_deals=args.eval_deals,
                                progress=not args.quiet, pretrain=pretrain, constructive=args.constructive,
-                               evaluate_agent=rule_baseline_evaluator(args.eval_data, args.eval_deals))
+                               evaluate_agent=rule_baseline_evaluator(args.eval_data, args.eval_deals),
+                               force=args.force)
     print(f"vs the competitive rule baseline: {result['vs_rules_imps_per_board']:+.2f} +/- {result['ci95']:.2f} "
           f"IMPs/board (95% CI, duplicate, {result['deals']} held-out boards, {result['env_steps']} env steps, "
           f"{result['updates']} updates)")
@@ -331,7 +261,7 @@ def _train_export(args) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    parser = _Parser(prog="bridgerl", description="Contract bridge environments, agents and evaluation.")
+    parser = OneLineParser(prog="bridgerl", description="Contract bridge environments, agents and evaluation.")
     parser.add_argument("--version", action="version", version=f"bridgerl {__version__}",
                         help="print the version and exit")
     commands = parser.add_subparsers(dest="command", required=True)
@@ -404,6 +334,9 @@ def build_parser() -> argparse.ArgumentParser:
                          help="held-out deals for evaluation: " + data_help + " (default test)")
         sub.add_argument("--resume", action="store_true",
                          help="continue the run saved in --out (with the same settings)")
+        sub.add_argument("--force", action="store_true",
+                         help="start a new run in an --out that holds one, deleting its model, state, log and "
+                              "snapshots")
         sub.add_argument("--eval-every", type=positive_int, default=None,
                          help="env steps between held-out evaluations (default: a tenth of the run)")
         sub.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -515,7 +448,7 @@ def _resume_hint(args, argv: list[str]) -> str:
         from .training.run import STATE_FILE
 
         if (Path(args.out) / STATE_FILE).exists() and "--resume" not in argv:
-            command.append("--resume")
+            command = [word for word in command if word != "--force"] + ["--resume"]  # continue, do not replace
         return f"; continue with: {shlex.join(command)}"
     if (args.command == "data" and args.data_command == "generate") or \
             (args.command == "evaluate" and args.evaluate_command == "play" and args.out):

@@ -69,7 +69,9 @@ class CardPlayEnv(gym.Env):
         return self.state.owner
 
     def legal_action_mask(self) -> np.ndarray | None:
-        return self.state.legal_mask() if self.state is not None else None
+        if self.state is None:
+            return None
+        return np.zeros(52, np.int8) if self._forfeited is not None else self.state.legal_mask()
 
     def reset(self, *, seed=None, options=None):
         super().reset(seed=seed)
@@ -104,6 +106,8 @@ class CardPlayEnv(gym.Env):
         if self._forfeited is not None:
             raise RuntimeError("the hand is over (an illegal card ended it); call reset()")
         card = action_index(action, 52)
+        if not 0 <= card < 52:
+            raise ValueError(f"action must be a card index in 0..51, got {card}")
         try:
             self.state = self.state.play(card)
         except IllegalPlayError as exc:
@@ -124,18 +128,18 @@ class CardPlayEnv(gym.Env):
         self._forfeited = card
         reward = final_reward(self.state, self.reward_mode, self.vulnerable, declarer_tricks=self.state.declarer_tricks)
         info = self._info()
-        info.update(action_mask=np.zeros(52, np.int8), view=None, illegal_card=card_name(card))
+        info["illegal_card"] = card_name(card)
         return self._observation(), reward, True, False, info
 
     def current_view(self) -> PlayerView | None:
-        return None if self.state.is_over else view_of(self.state)
+        return None if self.state.is_over or self._forfeited is not None else view_of(self.state)
 
     def _observation(self) -> np.ndarray:
         view = view_of(self.state, player=self.state.declarer) if self.state.is_over else view_of(self.state)
         return encode(view)
 
     def _info(self) -> dict:
-        info = {"action_mask": self.state.legal_mask(), "seat": self.state.to_play,
+        info = {"action_mask": self.legal_action_mask(), "seat": self.state.to_play,
                 "view": self.current_view(), "declarer_tricks": self.state.declarer_tricks,
                 "board": self.board}
         return info

@@ -6,11 +6,12 @@ A chance node picks a dataset row (uniformly) unless ``index`` >= 0 or ``deal`` 
 Parameters: ``dataset``, ``index``, ``deal``, ``contract`` ("3NT", "4SX"), ``declarer`` ("S"), ``played``
 (space-separated cards already played), ``reward``, ``rotate``. Observation tensor: `play_encoding` for that player.
 
-With a fixed declarer one player (dummy's) never acts in any game, and OpenSpiel's DQN cannot train an agent that
-never acts (its replay buffer only starts with the agent's first transition, and ``learn()`` fails on it after
-``learn_every`` steps). ``rotate=True`` makes the chance node also turn the table by 0-3 seats (deal, declarer and
-vulnerability alike), so every player is declarer, dummy or a defender over the deals, as in OpenSpiel's ``bridge``
-where the auction picks the declarer; dummy still never acts. Use it for ``rl_environment`` with one agent a player.
+``rotate`` (default True) makes the chance node also turn the table by 0-3 seats (deal, declarer and vulnerability
+alike): every player is declarer, dummy or a defender over the deals, as in OpenSpiel's ``bridge`` where the auction
+picks the declarer, and dummy still never acts. ``declarer`` names the declarer before the turn. With
+``rotate=False`` the seats are fixed, and one player (dummy's) never acts in any game: OpenSpiel's DQN cannot train
+an agent that never acts (its replay buffer only starts with the agent's first transition, and ``learn()`` fails on
+it after ``learn_every`` steps), so keep the default for ``rl_environment`` with one agent a player.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from bridgerl.envs.openspiel_common import TensorObserver
 
 _NUM_PLAYERS = 4
 _DEFAULT_PARAMS = {"dataset": "train", "index": -1, "deal": "", "contract": "3NT", "declarer": "S", "played": "",
-                   "reward": "tricks", "rotate": False}
+                   "reward": "tricks", "rotate": True}
 _PUBLIC = [(name, size) for name, size in LAYOUT if name not in ("hand", "visible")]
 _PRIVATE = [(name, size) for name, size in LAYOUT if name in ("hand", "visible")]
 _GAME_TYPE = pyspiel.GameType(

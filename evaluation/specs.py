@@ -68,9 +68,10 @@ def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
     raise ValueError(f"unknown agent spec {spec!r}; expected {SPEC_HELP}")
 
 
-PLAY_SPEC_HELP = ("random | dd | pimc[:worlds=N,objective=tricks|make] (defaults worlds=100, objective=tricks) | "
-                  "alphamu[:max_moves=M,worlds=N,transposition=true|false,early_cut=true|false,root_cut=true|false] "
-                  "(defaults max_moves=3, worlds=20, all true) | module:attr (an object, or a class to instantiate, "
+PLAY_SPEC_HELP = ("random | dd | pimc[:worlds=N,objective=tricks|make,max_tries=T] (defaults worlds=100, "
+                  "objective=tricks, max_tries=200000 world draws) | "
+                  "alphamu[:max_moves=M,worlds=N,transposition=true|false,early_cut=true|false,root_cut=true|false,"
+                  "max_tries=T] (defaults max_moves=3, worlds=20, all true) | module:attr (an object, or a class to instantiate, "
                   "with act(view); the module may be a .py file in the current directory)")
 _PLAY_CLASSES = {"random": "RandomAgent", "dd": "DoubleDummyAgent", "pimc": "PIMCAgent", "alphamu": "AlphaMuAgent"}
 

@@ -42,7 +42,8 @@ def test_help_states_each_play_agents_default_worlds():
     """PLAY_SPEC_HELP's defaults are the constructors' (read from their signatures)."""
     pimc = re.search(r"pimc\[[^]]*\] \(defaults ([^)]*)\)", PLAY_SPEC_HELP).group(1)
     alphamu = re.search(r"alphamu\[[^]]*\] \(defaults ([^)]*)\)", PLAY_SPEC_HELP).group(1)
-    assert f"worlds={spec_keywords(PIMCAgent)['worlds']}" in pimc == "worlds=100, objective=tricks"
+    assert f"worlds={spec_keywords(PIMCAgent)['worlds']}" in pimc
+    assert f"max_tries={spec_keywords(PIMCAgent)['max_tries']}" in pimc
     assert f"objective={spec_keywords(PIMCAgent)['objective']}" in pimc
     defaults = spec_keywords(AlphaMuAgent)
     assert f"worlds={defaults['worlds']}" in alphamu and f"max_moves={defaults['max_moves']}" in alphamu
@@ -60,7 +61,7 @@ class LowestCall:
 
 class FirstCard:
     def act(self, view):
-        return int(np.flatnonzero(view.legal_mask())[0])
+        return view.legal[0]
 """
 
 

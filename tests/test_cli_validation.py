@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from bridgerl import __version__
-from bridgerl.cli import build_parser, main
+from bridgerl.cli import main
 from bridgerl.core.dataset import load_dataset, make_dataset, save_dataset
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,15 +24,39 @@ def _parsers(parser: argparse.ArgumentParser, path=("bridgerl",)):
                 yield from _parsers(sub, path + (name,))
 
 
-def test_every_option_of_every_command_has_help():
+@pytest.mark.parametrize("module", ["bridgerl.cli", "bridgerl.evaluation.alphamu_experiment"])
+def test_every_option_of_every_command_has_help(module):
+    import importlib
+
     missing = []
-    for path, parser in _parsers(build_parser()):
+    for path, parser in _parsers(importlib.import_module(module).build_parser()):
         for action in parser._actions:
             if isinstance(action, (argparse._HelpAction, argparse._SubParsersAction)):
                 continue
             if not (action.help or "").strip():
                 missing.append(f"{' '.join(path)} {'/'.join(action.option_strings) or action.dest}")
     assert not missing, missing
+
+
+def test_the_alphamu_runner_checks_its_numbers(capsys):
+    from bridgerl.evaluation.alphamu_experiment import main as runner
+
+    for argv in (["deals", "--out", "x.jsonl", "--keep", "-3"], ["play", "--deals", "d", "--declarer", "pimc",
+                                                                  "--out", "o", "--runs", "0"]):
+        with pytest.raises(SystemExit) as exit_info:
+            runner(argv)
+        assert exit_info.value.code == 2
+        err = capsys.readouterr().err
+        assert "expected an integer >= 1" in err and len(err.strip().splitlines()) == 1
+
+
+def test_run_and_report_directories_are_git_ignored():
+    import subprocess
+
+    if not (ROOT / ".git").exists():
+        pytest.skip("not a git checkout: .gitignore does not apply")
+    for path in ("runs/small/model.msgpack", "reports/rules/report.md"):
+        assert subprocess.run(["git", "check-ignore", "-q", path], cwd=ROOT).returncode == 0, path
 
 
 def test_version(capsys):
@@ -183,6 +207,7 @@ def _interrupt(args):
     (["train", "uncontested", "--out", "RUN", "--steps", "64"], True,
      "bridgerl train uncontested --out RUN --steps 64 --resume"),
     (["train", "competitive", "--out", "RUN", "--resume"], True, "bridgerl train competitive --out RUN --resume"),
+    (["train", "uncontested", "--out", "RUN", "--force"], True, "bridgerl train uncontested --out RUN --resume"),
     (["data", "generate", "--deals", "5", "--seed", "2", "--out", "d.npz"], False,
      "bridgerl data generate --deals 5 --seed 2 --out d.npz"),
     (["evaluate", "play", "--declarer", "pimc:worlds=2", "--defenders", "dd", "--out", "p.jsonl"], False,

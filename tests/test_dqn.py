@@ -135,8 +135,28 @@ def test_resume_gives_the_same_run(tiny_run, tmp_path):
     b = DQNAgent.load(half)
     for x, y in zip(jax.tree.leaves(a._params), jax.tree.leaves(b._params)):
         assert np.array_equal(np.asarray(x), np.asarray(y))
-    with pytest.raises(ValueError, match="pass --resume"):
+    with pytest.raises(FileExistsError, match="pass --resume"):
         train_uncontested(half, preset="small", steps=3200, data="test", overrides=overrides, progress=False)
+
+
+def test_a_directory_holding_a_model_is_not_overwritten(tiny_run, tmp_path):
+    """A released model copied into --out (model.msgpack, no train state) is not replaced without --force; --force
+    starts a fresh run and drops the old log."""
+    out, overrides, _ = tiny_run
+    target = tmp_path / "release"
+    target.mkdir()
+    (target / "model.msgpack").write_bytes((out / "model.msgpack").read_bytes())
+    (target / "log.jsonl").write_text('{"old": true}\n')
+    before = (target / "model.msgpack").read_bytes()
+    with pytest.raises(FileExistsError, match="--force to replace it"):
+        train_uncontested(target, preset="small", steps=64, data="test", overrides=overrides, progress=False)
+    assert (target / "model.msgpack").read_bytes() == before
+    with pytest.raises(ValueError, match="give one of them"):
+        train_uncontested(target, preset="small", steps=64, data="test", overrides=overrides, progress=False,
+                          resume=True, force=True)
+    train_uncontested(target, preset="small", steps=64, data="test", eval_data="test", overrides=overrides,
+                      chunk=2, progress=False, command="pytest", force=True)
+    assert '"old"' not in (target / "log.jsonl").read_text() and (target / "train_state.msgpack").exists()
 
 
 def test_eval_every_sets_the_held_out_evaluations(tmp_path):

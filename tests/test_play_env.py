@@ -58,10 +58,15 @@ def test_an_illegal_card_forfeits_the_rest_of_the_hand():
         _, reward, done, truncated, info = env.step(illegal)
     assert done and not truncated and reward == won and env.state.history == history
     assert info["illegal_card"] == card_name(illegal) and not info["action_mask"].any() and info["view"] is None
+    assert not env.legal_action_mask().any() and env.current_view() is None
     with pytest.raises(RuntimeError, match="call reset"):
         env.step(0)
     _, info = env.reset(seed=2)
     assert info["action_mask"].any()
+    for outside in (52, -1):  # not a card at all: refused, and the hand goes on
+        with pytest.raises(ValueError, match="card index in 0..51"):
+            env.step(outside)
+    assert env.legal_action_mask().any()
 
 
 def test_observation_layout():
@@ -159,7 +164,7 @@ def test_one_agent_plays_unchanged_in_gymnasium_openspiel_and_a_match_loop():
         _, reward, done, _, info = env.step(declarer.act(info["view"]))
     assert reward == expected
     # OpenSpiel: the agent reads state.view().
-    game = pyspiel.load_game("bridgerl_card_play", {"dataset": "test", "index": row, "contract": "4H"})
+    game = pyspiel.load_game("bridgerl_card_play", {"dataset": "test", "index": row, "contract": "4H", "rotate": False})
     state = game.new_initial_state()
     agents = [DoubleDummyAgent(seed=s) for s in range(4)]
     for agent in agents:
@@ -177,7 +182,7 @@ def test_openspiel_checks_and_observation_matches_gymnasium():
     assert game.observation_tensor_shape() == [OBSERVATION_SIZE]
     pyspiel.random_sim_test(game, num_sims=5, serialize=False, verbose=False)
     lead = card_name(int(np.flatnonzero(load_dataset("test").owner[2] == 3)[0]))
-    fixed = pyspiel.load_game("bridgerl_card_play", {"dataset": "test", "index": 2, "played": lead})
+    fixed = pyspiel.load_game("bridgerl_card_play", {"dataset": "test", "index": 2, "played": lead, "rotate": False})
     state = fixed.new_initial_state()
     assert state.current_player() == 2 and state.view().seat == 0  # declarer South plays dummy's card
     env = gym.make(ENV_ID, dataset="test", defenders=LowestCard()).unwrapped

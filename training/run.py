@@ -7,6 +7,7 @@ import dataclasses
 import json
 import math
 import shlex
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -30,6 +31,7 @@ MODEL_FILE = "model.msgpack"
 LOG_FILE = "log.jsonl"
 SNAPSHOT_DIR = "snapshots"
 CONSTRUCTIVE_FILE = "constructive.msgpack"
+RUN_FILES = (STATE_FILE, MODEL_FILE, LOG_FILE, SNAPSHOT_DIR, CONSTRUCTIVE_FILE)
 ENV_ID = "uncontested_bidding"
 COMPETITIVE_ENV_ID = "competitive_bidding"
 
@@ -50,6 +52,7 @@ class RunConfig:
     data: Any = "train"                      # training deals: bundled split name, .npz path or Dataset
     eval_data: Any = "test"                  # held-out deals of the evaluations
     resume: bool = False                     # continue the run saved in ``out`` (it must exist)
+    force: bool = False                      # start afresh in an ``out`` that holds a run, deleting that run's files
     overrides: Mapping[str, Any] | None = None   # DQNConfig fields replacing the preset's
     chunk: int = 100                         # compiled env steps per Python iteration (one log line)
     eval_every: int | None = None            # iterations (of num_envs calls) between evaluations
@@ -112,14 +115,14 @@ def train_uncontested(out: str | Path, preset: str = "small", steps: int | None 
                       data="train", eval_data="test", resume: bool = False, overrides: dict | None = None,
                       chunk: int = 100, eval_every: int | None = None, checkpoint_seconds: float = 180.0,
                       progress: bool = True, command: str | None = None, env_options: dict | None = None,
-                      eval_every_steps: int | None = None) -> dict:
+                      eval_every_steps: int | None = None, force: bool = False) -> dict:
     """Train a DQN on uncontested bidding; writes ``out``/model.msgpack, train_state.msgpack and log.jsonl.
 
     Returns the final held-out evaluation (IMPs/deal vs constructive par, 95% CI)."""
     return train(RunConfig(out=out, env_id=ENV_ID, preset=preset, steps=steps, seed=seed, data=data,
                            eval_data=eval_data, resume=resume, overrides=overrides, chunk=chunk, eval_every=eval_every,
                            eval_every_steps=eval_every_steps, checkpoint_seconds=checkpoint_seconds,
-                           progress=progress, command=command, env_options=env_options))
+                           progress=progress, command=command, env_options=env_options, force=force))
 
 
 def train_competitive(out: str | Path, preset: str = "small", steps: int | None = None, seed: int = 0,
@@ -128,7 +131,7 @@ def train_competitive(out: str | Path, preset: str = "small", steps: int | None 
                       progress: bool = True, command: str | None = None, eval_every_steps: int | None = None,
                       eval_deals: int = 1000, pretrain: "PretrainConfig | None" = None,
                       constructive: str | Path | None = None,
-                      evaluate_agent: Callable[[Any], dict] | None = None) -> dict:
+                      evaluate_agent: Callable[[Any], dict] | None = None, force: bool = False) -> dict:
     """Self-play DQN on competitive bidding (one network for all four seats, per-seat transitions, optional pool
     of frozen past networks as opponents: ``overrides={"pool_size": K}``).
 
@@ -146,7 +149,7 @@ def train_competitive(out: str | Path, preset: str = "small", steps: int | None 
                            eval_data=eval_data, resume=resume, overrides=overrides, chunk=chunk, eval_every=eval_every,
                            eval_every_steps=eval_every_steps, checkpoint_seconds=checkpoint_seconds,
                            progress=progress, command=command, eval_deals=eval_deals, pretrain=pretrain,
-                           constructive=constructive, evaluate_agent=evaluate_agent))
+                           constructive=constructive, evaluate_agent=evaluate_agent, force=force))
 
 
 def train(run: RunConfig) -> dict:
@@ -176,10 +179,18 @@ def train(run: RunConfig) -> dict:
     if constructive is not None and not competitive:
         raise ValueError("a constructive bidder serves the competitive env")
     state_path = out / STATE_FILE
+    if run.resume and run.force:
+        raise ValueError("--resume continues the run in --out and --force replaces it: give one of them")
     if run.resume and not state_path.exists():
         raise FileNotFoundError(f"{out}: no run to resume (no {STATE_FILE}); leave out --resume to start a new run")
-    if not run.resume and state_path.exists():
-        raise ValueError(f"{state_path} exists: pass --resume to continue that run, or choose another --out")
+    existing = [out / name for name in RUN_FILES if (out / name).exists()]
+    if not run.resume and existing:
+        if not run.force:
+            what = "a run" if state_path.exists() else "the files of a run"
+            raise FileExistsError(f"{out} holds {what} ({', '.join(p.name for p in existing)}): pass --resume to "
+                                  f"continue it, --force to replace it, or choose another --out")
+        for path in existing:
+            shutil.rmtree(path) if path.is_dir() else path.unlink()
     resuming = run.resume
     env_options = dict(run.env_options or {})
     env = jaxenv.make(env_id, dataset=data, **env_options)
@@ -284,6 +295,11 @@ def train(run: RunConfig) -> dict:
                         else f"no checkpoint had been saved in {out} yet")
                 raise TrainingDiverged(f"training loss became {float(losses[bad])} at env step "
                                        f"{steps_before + (bad + 1) * config.num_envs}; {kept}")
+            if not all(np.isfinite(np.asarray(leaf)).all() for leaf in jax.tree.leaves(ts.params)):
+                kept = (f"the last good checkpoint (env step {saved_steps}) is kept in {out}" if saved_steps is not None
+                        else f"no checkpoint had been saved in {out} yet")
+                raise TrainingDiverged(f"the network's weights became non-finite between env steps {steps_before} and "
+                                       f"{int(ts.env_steps)}; {kept}")
             done_iterations += n
             episodes, total = int(metrics.episodes.sum()), float(metrics.return_sum.sum())
             if episodes:

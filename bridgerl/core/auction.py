@@ -62,7 +62,6 @@ class Auction:
             auction = auction.add(parse_call(call) if isinstance(call, str) else int(call))
         return auction
 
-
     @property
     def is_passout(self) -> bool:
         return self.last_bid < 0 and self.trailing_passes >= 4
@@ -92,9 +91,8 @@ class Auction:
             return np.zeros(NUM_CALLS, dtype=bool)
         mask = _BIDS_ABOVE[self.last_bid + 1].copy()
         if self.last_bid >= 0:
-            opponents_bid = (self.last_bidder - self.to_act) % 2 == 1
-            mask[DOUBLE] = self.penalty == 0 and opponents_bid
-            mask[REDOUBLE] = self.penalty == 1 and not opponents_bid
+            mask[DOUBLE] = self.can_double()
+            mask[REDOUBLE] = self.can_redouble()
         return mask
 
     def legal_calls(self) -> list[int]:

@@ -156,11 +156,6 @@ def decode_auction(observation) -> list[tuple[int, int]]:
     return [((i - n) % 4, call) for i, call in enumerate(calls)]
 
 
-def opponents_have_bid(observation) -> bool:
-    """Whether the opponents of the player to act have made a bid (not only passes or doubles)."""
-    return any(seat in (1, 3) and call >= BID_OFFSET for seat, call in decode_auction(observation))
-
-
 # -- the auction view: what a bidding agent may read -----------------------------------------------------------
 ME, LEFT, PARTNER, RIGHT = 0, 1, 2, 3
 
@@ -235,9 +230,10 @@ class AuctionView:
     def __eq__(self, other) -> bool:
         if not isinstance(other, AuctionView):
             return NotImplemented
+        # what the player sees, relative to its seat: a view read back from an observation (seat None) equals the
+        # env's view of the same position
         return (self.calls, self.hand, self.legal, self.we_vulnerable, self.they_vulnerable) == (
-            other.calls, other.hand, other.legal, other.we_vulnerable, other.they_vulnerable) and (
-            self.seat is None or other.seat is None or self.seat == other.seat)
+            other.calls, other.hand, other.legal, other.we_vulnerable, other.they_vulnerable)
 
     __hash__ = None
 
@@ -363,6 +359,15 @@ class CompetitiveDeal:
             if self._cache is not None:
                 self._cache[self.index] = self._par
         return self._par
+
+    def __getstate__(self) -> dict:
+        """Copies and pickles (OpenSpiel's clone and serialize) leave the source's shared par cache behind."""
+        return {name: getattr(self, name) for name in self.__slots__ if name != "_cache"}
+
+    def __setstate__(self, state: dict) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
+        self._cache = None
 
     def vulnerable(self, seat: int) -> bool:
         return self._vulnerable[seat % 4]

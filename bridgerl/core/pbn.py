@@ -16,6 +16,7 @@ from .board import dealer_for_board, vul_for_board
 from .cards import SEATS, STRAINS, owner_to_pbn, pbn_to_owner
 from .dataset import Dataset, make_dataset
 from .dd import solve_dd_tables
+from .files import atomic_write_text
 
 _PBN_VUL = {"none": "None", "NS": "NS", "EW": "EW", "both": "All"}
 
@@ -39,7 +40,8 @@ def dataset_to_pbn(dataset: Dataset) -> str:
 
 
 def write_pbn(path: str | os.PathLike, dataset: Dataset) -> None:
-    Path(path).write_text(dataset_to_pbn(dataset), encoding="utf-8")
+    """Write ``dataset`` as PBN, atomically."""
+    atomic_write_text(path, dataset_to_pbn(dataset))
 
 
 def read_pbn_deals(text: str, source: str = "<pbn>") -> tuple[np.ndarray, np.ndarray]:

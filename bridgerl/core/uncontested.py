@@ -15,7 +15,7 @@ import numpy as np
 
 from .auction import Auction, AuctionOverError, IllegalCallError
 from .board import is_vulnerable, parse_vul, vul_codes_for_boards, vul_for_board
-from .calls import NUM_UNCONTESTED_ACTIONS, PASS, bid_name, call_name, uncontested_to_call
+from .calls import BID_OFFSET, NUM_UNCONTESTED_ACTIONS, PASS, bid_name, call_name, uncontested_to_call
 from .cards import SEATS, hand_text
 from .contract import DOUBLED, UNDOUBLED, Contract
 from .dataset import Dataset
@@ -160,7 +160,7 @@ def initial_pass(auction: Auction) -> bool:
 
 def observation(deal: UncontestedDeal, auction: Auction, seat: int, hand_bits: np.ndarray | None = None) -> np.ndarray:
     """int8[89] from ``seat``'s point of view (thesis fig. 4.4)."""
-    bids = [call - 3 for call in auction.calls if call >= 3]
+    bids = [call - BID_OFFSET for call in auction.calls if call >= BID_OFFSET]
     return encode_observation(deal.vulnerable, initial_pass(auction), bids,
                               deal.hand_bits(seat) if hand_bits is None else hand_bits)
 
