@@ -50,7 +50,7 @@ class UncontestedBiddingEnv(gym.Env):
         self.deal = self.source.deal_for_reset(self.np_random, options or {})
         self.auction = self.deal.new_auction()
         self._hands = {seat: self.deal.hand_bits(seat) for seat in (self.deal.side, self.deal.side + 2)}
-        self._openings = {seat: self.deal.opening_mask(seat) for seat in self._hands}
+        self._openings = {}  # each partner's opening mask (thesis 4.4.5), made when first needed
         self.outcome = None
         return self._observe(), self._info()
 
@@ -82,6 +82,10 @@ class UncontestedBiddingEnv(gym.Env):
 
     def _mask(self) -> np.ndarray:
         seat = self._seat()
+        if self.auction.last_bid >= 0:
+            return legal_actions_mask(self.deal, self.auction)
+        if seat not in self._openings:
+            self._openings[seat] = self.deal.opening_mask(seat)
         return legal_actions_mask(self.deal, self.auction, self._openings[seat])
 
     def _observe(self) -> np.ndarray:

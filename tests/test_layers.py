@@ -137,6 +137,29 @@ def test_envs_never_name_agents_and_agents_read_what_envs_export():
             assert not deep, f"{module} imports {deep}; agents import only what bridgerl.envs exports"
 
 
+FRAMEWORKS = {  # the thin files over the rules modules, by framework
+    "gymnasium": ("bridgerl.envs.uncontested", "bridgerl.envs.competitive", "bridgerl.envs.card_play",
+                  "bridgerl.envs.spaces"),
+    "openspiel": ("bridgerl.envs.openspiel",),  # openspiel, openspiel_common, openspiel_<game>
+    "pettingzoo": ("bridgerl.envs.pettingzoo",),
+    "jax": ("bridgerl.envs.jaxenv",),
+}
+
+
+def framework(module: str) -> str | None:
+    for name, prefixes in FRAMEWORKS.items():
+        if any(module == p or module.startswith(p + ".") or module.startswith(p + "_") for p in prefixes):
+            return name
+    return None
+
+
+def test_no_framework_file_imports_another_frameworks_file():
+    assert framework("bridgerl.envs.openspiel_card_play") == "openspiel" and framework("bridgerl.envs.worlds") is None
+    crossing = [f"{module} -> {target}" for module in MODULES if framework(module)
+                for target in imports_of(module) if framework(target) not in (None, framework(module))]
+    assert not crossing, crossing
+
+
 def test_the_circle_and_upward_checks_catch_a_violation(tmp_path, monkeypatch):
     """The walk is not vacuous: a core module importing an agent is upward, and two modules importing each other
     are a circle."""

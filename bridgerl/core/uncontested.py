@@ -9,7 +9,7 @@ with its declarer's DD tricks, doubled when it goes down two or more (4.4.3); th
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -97,6 +97,7 @@ class UncontestedDeal:
     board: int
     index: int | None = None    # dataset row, None for a deal given directly
     opening_rules: bool = True
+    known_par: int | None = field(default=None, compare=False, repr=False)  # par, when the source computed it
 
     @property
     def first_bidder(self) -> int:
@@ -105,6 +106,8 @@ class UncontestedDeal:
     @property
     def par(self) -> int:
         """Constructive par of the bidding side."""
+        if self.known_par is not None:
+            return self.known_par
         return constructive_par(self.dd, self.side, self.vulnerable)
 
     def hand_bits(self, seat: int) -> np.ndarray:
@@ -235,6 +238,9 @@ class UncontestedDealSource:
         self.vuls = vul_codes_for_boards(dataset.boards)
         self.thesis_sides = np.asarray(thesis_side(dataset.dd), dtype=np.int8).reshape(len(dataset))
         self.makeable_rows = np.flatnonzero(np.asarray(can_make_anything(dataset.dd)).reshape(len(dataset)))
+        # constructive par of each side with its board's vulnerability, for every row at once
+        self._par = [np.asarray(constructive_par(dataset.dd, np.full(len(dataset), side), (self.vuls >> side) & 1 == 1))
+                     .reshape(len(dataset)).tolist() for side in (0, 1)]
         if self.side == "thesis" and len(self.makeable_rows) == 0:
             raise ValueError(f"{dataset.source}: no deal where either side can make a contract")
 
@@ -249,10 +255,11 @@ class UncontestedDealSource:
         row = check_row(self.dataset, row)
         side = self.side if side is None else parse_side_option(side)
         bidding = self.row_side(row, side)
-        if vulnerable is None:
-            vulnerable = bool(self.vuls[row] & (1 << bidding))
-        return UncontestedDeal(self.dataset.owner[row], self.dataset.dd[row], bidding, bool(vulnerable),
-                               self._boards[row], row, self.opening_rules)
+        own_vul = bool(self.vuls[row] & (1 << bidding))
+        vulnerable = own_vul if vulnerable is None else bool(vulnerable)
+        return UncontestedDeal(self.dataset.owner[row], self.dataset.dd[row], bidding, vulnerable,
+                               self._boards[row], row, self.opening_rules,
+                               self._par[bidding][row] if vulnerable == own_vul else None)
 
     def deal_from_pbn(self, text: str, side: str | None = None, vulnerable: bool | None = None) -> UncontestedDeal:
         owner, board, vul, _dealer = parse_deal_option(text)
