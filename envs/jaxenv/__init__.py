@@ -38,7 +38,6 @@ def make(env_id: str, dataset="train", **options):
             raise ValueError(f"reward must be 'imps' or 'points', got {reward!r}")
         tables = uncontested_tables(data, parse_side_option(options.get("side", "thesis")),
                                     bool(options.get("opening_rules", True)))
-        tables.pop("opening_rules")
         return UncontestedBidding(**{k: jnp.asarray(v) for k, v in tables.items()}, reward_points=reward == "points")
     if env_id == "competitive_bidding":
         unknown = set(options) - {"reward"}

@@ -1,15 +1,15 @@
 """Lookup tables for the JAX envs, built from the rules core (never re-derived by hand).
 
 Per dataset row: DD tables, hands, board-derived dealer and vulnerability, constructive par and bidding side
-(uncontested), opening-rule codes (uncontested), standard par (competitive). Shared: the score table and the IMP
-edges of `bridgerl.core`.
+(uncontested), opening-rule codes (uncontested), standard par (competitive). The score table and the IMP edges
+come straight from `bridgerl.core` (`rules.py`).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from bridgerl.core import IMP_EDGES, SCORE_TABLE, Dataset
+from bridgerl.core import Dataset
 from bridgerl.core.board import VULS, dealers_for_boards, vul_codes_for_boards
 from bridgerl.core.par import constructive_par, par_score
 from bridgerl.core.uncontested import FIRST_BIDDER, can_make_anything, opening_action_mask, thesis_side
@@ -54,7 +54,7 @@ def uncontested_tables(dataset: Dataset, side: str, opening_rules: bool) -> dict
                 else np.arange(n))
     return {"owner": dataset.owner, "dd": dataset.dd, "side": sides, "vulnerable": vulnerable,
             "par": np.asarray(constructive_par(dataset.dd, sides, vulnerable), dtype=np.int32).reshape(n),
-            "opening": codes, "eligible": eligible.astype(np.int32), "opening_rules": np.bool_(opening_rules)}
+            "opening": codes, "eligible": eligible.astype(np.int32)}
 
 
 def competitive_tables(dataset: Dataset) -> dict[str, np.ndarray]:
@@ -66,6 +66,3 @@ def competitive_tables(dataset: Dataset) -> dict[str, np.ndarray]:
     return {"owner": dataset.owner, "dd": dataset.dd, "dealer": dealers.astype(np.int32),
             "vul": vul_codes.astype(np.int32), "par": par}
 
-
-SCORES = SCORE_TABLE
-IMPS = IMP_EDGES
