@@ -314,14 +314,19 @@ class CompetitiveResult:
         return [ns, -ns, ns, -ns]
 
 
+def score_ns_for_tricks(contract: Contract, tricks: int, vul: str) -> int:
+    """NS's duplicate score of ``contract`` when declarer takes ``tricks`` (NS negative when EW score)."""
+    vulnerable = is_vulnerable(parse_vul(vul), contract.declarer)
+    points = int(SCORE_TABLE[contract.bid, contract.penalty, int(vulnerable), int(tricks)])
+    return points if contract.declarer % 2 == 0 else -points
+
+
 def score_ns(contract: Contract | None, dd: np.ndarray, vul: str) -> tuple[int, int]:
     """(declarer's DD tricks, NS score) of a final contract; a pass-out scores 0."""
     if contract is None:
         return 0, 0
     tricks = int(dd[contract.declarer, contract.strain])
-    vulnerable = is_vulnerable(parse_vul(vul), contract.declarer)
-    points = int(SCORE_TABLE[contract.bid, contract.penalty, int(vulnerable), tricks])
-    return tricks, points if contract.declarer % 2 == 0 else -points
+    return tricks, score_ns_for_tricks(contract, tricks, vul)
 
 
 def result(auction: Auction, dd: np.ndarray, vul: str, par_ns: int | None = None) -> CompetitiveResult:
@@ -416,8 +421,8 @@ class CompetitiveDealSource:
 contract_text = Contract.name_of
 
 
-def render_text(deal: CompetitiveDeal, auction: Auction, outcome: CompetitiveResult | None = None) -> str:
-    """Four hands and the auction in the usual W N E S columns."""
+def deal_and_auction_lines(deal: CompetitiveDeal, auction: Auction) -> list[str]:
+    """The board line, the four hands and the auction in the usual W N E S columns."""
     lines = [f"Board {deal.board}{'' if deal.index is None else f' (row {deal.index})'}: dealer "
              f"{SEATS[deal.dealer]}, vulnerable {deal.vul}"]
     for seat in range(4):
@@ -427,6 +432,12 @@ def render_text(deal: CompetitiveDeal, auction: Auction, outcome: CompetitiveRes
     lines.append("  " + "".join(f"{SEATS[s]:<6}" for s in order))
     for row in range(0, len(cells), 4):
         lines.append("  " + "".join(f"{c:<6}" for c in cells[row:row + 4]))
+    return lines
+
+
+def render_text(deal: CompetitiveDeal, auction: Auction, outcome: CompetitiveResult | None = None) -> str:
+    """Four hands and the auction in the usual W N E S columns."""
+    lines = deal_and_auction_lines(deal, auction)
     if outcome is not None:
         what = "passed out" if outcome.contract is None else (
             f"{contract_text(outcome.contract)} by {SEATS[outcome.contract.declarer]}, {outcome.tricks} tricks")

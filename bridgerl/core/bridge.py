@@ -1,0 +1,231 @@
+"""The whole deal, the rules module of the game (thesis 2.1): deal -> auction (38 calls) -> if not passed out, the
+play of 13 tricks (declarer plays dummy's cards; dummy is never the player to act) -> duplicate score with the
+board's vulnerability and dealer. Built on the other rules modules: the auction and its encoding from
+`competitive`, the play and its encoding from `card_play`, the deal source of `competitive`.
+
+Actions, one space of 90: ``0..37`` the competitive calls (0 Pass, 1 X, 2 XX, 3 + bid, `docs/conventions.md`),
+``38 + card`` the cards (card = suit * 13 + rank). `to_openspiel_action` / `from_openspiel_action` map them to the
+ids of OpenSpiel's ``bridge`` (card c -> (c % 13) * 4 + c // 13, Pass 52, X 53, XX 54, bid b -> 55 + b).
+
+Observation, 802 values in {0, 1} for the seat choosing (declarer for dummy's cards): bits 0-230 the competitive
+auction encoding from that seat (during the play: the finished auction as of its last non-final call, with the
+seat's original hand), bits 231-801 the play encoding of its `PlayerView` (zero during the auction).
+
+``play="double_dummy"`` ends the game with the auction and scores the contract with the deal's DD tricks, as
+OpenSpiel's ``use_double_dummy_result``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from .auction import Auction
+from .calls import NUM_CALLS, call_name
+from .card_play import OBSERVATION_SIZE as PLAY_OBSERVATION_SIZE
+from .card_play import PlayerView, encode as encode_play, view_of
+from .cards import NUM_CARDS, SEATS, card_name
+from .competitive import OBSERVATION_SIZE as AUCTION_OBSERVATION_SIZE
+from .competitive import (AuctionView, CompetitiveDeal, contract_text, deal_and_auction_lines,
+                          encode as encode_auction_observation, score_ns_for_tricks)
+from .contract import Contract
+from .imps import imps
+from .play import PlayState
+
+CARD_OFFSET = NUM_CALLS
+NUM_ACTIONS = NUM_CALLS + NUM_CARDS  # 90
+OBSERVATION_SIZE = AUCTION_OBSERVATION_SIZE + PLAY_OBSERVATION_SIZE  # 802
+PLAY_MODES = ("agents", "double_dummy")
+REWARDS = ("score", "par_imps")
+REWARD_ALIASES = {"imps_vs_par": "par_imps"}
+OPENSPIEL_PASS = 52
+
+
+def to_openspiel_action(action: int) -> int:
+    """The id of ``action`` in OpenSpiel's ``bridge``."""
+    action = int(action)
+    if not 0 <= action < NUM_ACTIONS:
+        raise ValueError(f"action {action} is outside 0..{NUM_ACTIONS - 1}")
+    if action >= CARD_OFFSET:
+        card = action - CARD_OFFSET
+        return (card % 13) * 4 + card // 13
+    return OPENSPIEL_PASS + action  # Pass 52, X 53, XX 54, bid b -> 55 + b
+
+
+def from_openspiel_action(action: int) -> int:
+    """Our action for the id ``action`` of OpenSpiel's ``bridge`` (0-51 cards, 52-89 calls)."""
+    action = int(action)
+    if not 0 <= action < NUM_ACTIONS:
+        raise ValueError(f"OpenSpiel bridge action {action} is outside 0..{NUM_ACTIONS - 1}")
+    if action < OPENSPIEL_PASS:
+        return CARD_OFFSET + (action % 4) * 13 + action // 4
+    return action - OPENSPIEL_PASS
+
+
+def action_name(action: int) -> str:
+    action = int(action)
+    if CARD_OFFSET <= action < NUM_ACTIONS:
+        return card_name(action - CARD_OFFSET)
+    return call_name(action)
+
+
+@dataclass(frozen=True)
+class BridgeResult:
+    contract: Contract | None   # None for a pass-out
+    tricks: int                 # declarer's tricks: played, or DD with play="double_dummy" (0 for a pass-out)
+    score_ns: int
+    par_ns: int
+
+    def ns_reward(self, mode: str = "score") -> float:
+        mode = REWARD_ALIASES.get(mode, mode)
+        return float(imps(self.score_ns - self.par_ns)) if mode == "par_imps" else float(self.score_ns)
+
+    def returns(self, mode: str = "score") -> list[float]:
+        """One value per seat N, E, S, W (zero-sum between the sides)."""
+        ns = self.ns_reward(mode)
+        return [ns, -ns, ns, -ns]
+
+
+@dataclass(frozen=True)
+class BridgeState:
+    """A whole deal in progress: the auction, then (with ``play="agents"``) the play. Immutable: `apply` returns
+    the next state."""
+
+    deal: CompetitiveDeal
+    auction: Auction
+    play: PlayState | None = None
+    play_mode: str = "agents"
+
+    @classmethod
+    def start(cls, deal: CompetitiveDeal, play: str = "agents") -> "BridgeState":
+        if play not in PLAY_MODES:
+            raise ValueError(f"play must be one of {PLAY_MODES}, got {play!r}")
+        return cls(deal, Auction(deal.dealer), None, play)
+
+    # -- where the game stands ------------------------------------------------------------------------------------
+    @property
+    def phase(self) -> str:
+        """'auction', 'play' or 'over'."""
+        if not self.auction.is_over:
+            return "auction"
+        if self.play is not None and not self.play.is_over:
+            return "play"
+        return "over"
+
+    @property
+    def is_over(self) -> bool:
+        return self.phase == "over"
+
+    @property
+    def seat(self) -> int:
+        """The seat whose call or card is due (dummy's seat for dummy's cards); after the end, the seat that would
+        act next in the auction, or declarer's left after the play."""
+        return self.play.to_play if self.play is not None else self.auction.to_act
+
+    @property
+    def player(self) -> int:
+        """The seat choosing: declarer for dummy's cards, else ``seat``."""
+        return self.play.controller if self.play is not None and not self.play.is_over else self.seat
+
+    @property
+    def contract(self) -> Contract | None:
+        return self.auction.contract() if self.auction.is_over else None
+
+    def legal_mask(self) -> np.ndarray:
+        """bool[90] of the legal actions (all False once the game is over)."""
+        mask = np.zeros(NUM_ACTIONS, dtype=bool)
+        phase = self.phase
+        if phase == "auction":
+            mask[:NUM_CALLS] = self.auction.legal_mask()
+        elif phase == "play":
+            mask[CARD_OFFSET:] = self.play.legal_mask().astype(bool)
+        return mask
+
+    def legal_actions(self) -> list[int]:
+        return np.flatnonzero(self.legal_mask()).tolist()
+
+    # -- moves ------------------------------------------------------------------------------------------------------
+    def apply(self, action: int) -> "BridgeState":
+        """The state after the seat to act takes ``action``; an illegal one raises `IllegalCallError` or
+        `IllegalPlayError` (both ValueError) naming it."""
+        action = int(action)
+        phase = self.phase
+        if phase == "over":
+            raise ValueError(f"action {action_name(action) if 0 <= action < NUM_ACTIONS else action} after the end "
+                             f"of the deal")
+        if phase == "auction":
+            if not 0 <= action < NUM_CALLS:
+                raise ValueError(f"action {action} is not a call (0..{NUM_CALLS - 1}) during the auction; cards are "
+                                 f"{CARD_OFFSET}..{NUM_ACTIONS - 1}")
+            auction = self.auction.add(action)
+            play = None
+            if auction.is_over and auction.last_bid >= 0 and self.play_mode == "agents":
+                play = PlayState.start(self.deal.owner, auction.contract())
+            return BridgeState(self.deal, auction, play, self.play_mode)
+        if not CARD_OFFSET <= action < NUM_ACTIONS:
+            raise ValueError(f"action {action} is not a card ({CARD_OFFSET}..{NUM_ACTIONS - 1}) during the play")
+        return BridgeState(self.deal, self.auction, self.play.play(action - CARD_OFFSET), self.play_mode)
+
+    def result(self) -> BridgeResult:
+        """Score of the finished deal (the game must be over)."""
+        if not self.is_over:
+            raise ValueError(f"the deal is not over yet (phase {self.phase})")
+        contract = self.contract
+        if contract is None:
+            return BridgeResult(None, 0, 0, self.deal.par_ns)
+        if self.play is not None:
+            tricks = self.play.declarer_tricks
+        else:
+            tricks = int(self.deal.dd[contract.declarer, contract.strain])
+        return BridgeResult(contract, tricks, score_ns_for_tricks(contract, tricks, self.deal.vul), self.deal.par_ns)
+
+    # -- what the chooser sees ------------------------------------------------------------------------------------
+    def view(self) -> AuctionView | PlayerView | None:
+        """The `AuctionView` of the seat to call, or the `PlayerView` of the player choosing a card; None at the
+        end."""
+        phase = self.phase
+        if phase == "auction":
+            seat = self.auction.to_act
+            return AuctionView.of(self.auction, self.deal.hands()[seat], self.deal.vulnerable(seat),
+                                  self.deal.vulnerable(seat + 1))
+        if phase == "play":
+            return view_of(self.play)
+        return None
+
+    def observation(self, player: int | None = None) -> np.ndarray:
+        """int8[802] for ``player`` (default: the seat choosing; after the end, the seat that would act)."""
+        player = self.player if player is None else int(player)
+        calls = self.auction.calls[:-1] if self.auction.is_over else self.auction.calls
+        obs = np.zeros(OBSERVATION_SIZE, dtype=np.int8)
+        obs[:AUCTION_OBSERVATION_SIZE] = encode_auction_observation(
+            calls, self.deal.vulnerable(player), self.deal.vulnerable(player + 1), self.deal.hands()[player])
+        if self.play is not None:
+            over = self.play.is_over
+            chooser = not over and player == self.play.controller
+            obs[AUCTION_OBSERVATION_SIZE:] = encode_play(view_of(self.play, player=None if chooser else player))
+        return obs
+
+    def __str__(self) -> str:
+        return render_text(self)
+
+
+def render_text(state: BridgeState, outcome: BridgeResult | None = None) -> str:
+    """The four hands, the auction in W N E S columns, the play trick by trick and the result, as a bridge player
+    writes them."""
+    lines = deal_and_auction_lines(state.deal, state.auction)
+    if state.play is not None:
+        for i, trick in enumerate(state.play.all_tricks()):
+            lines.append(f"  trick {i + 1:2d}: " + " ".join(f"{SEATS[s]}:{card_name(c)}"
+                                                         for s, c in zip(trick.seats, trick.cards)))
+    if state.is_over:
+        outcome = outcome or state.result()
+        what = "passed out" if outcome.contract is None else (
+            f"{contract_text(outcome.contract)} by {SEATS[outcome.contract.declarer]}, {outcome.tricks} tricks"
+            f"{' (double dummy)' if state.play is None else ''}")
+        lines.append(f"  Result: {what}, NS {outcome.score_ns}, par NS {outcome.par_ns}")
+    return "\n".join(lines) + "\n"
+
+
+__all__ = ["NUM_ACTIONS", "CARD_OFFSET", "OBSERVATION_SIZE", "PLAY_MODES", "REWARDS", "BridgeState", "BridgeResult",
+           "to_openspiel_action", "from_openspiel_action", "action_name", "render_text"]
