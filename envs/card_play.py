@@ -126,7 +126,7 @@ class CardPlayEnv(gym.Env):
                             f"remaining tricks (pass illegal='raise' to get an error instead)")
             self._warned = True
         self._forfeited = card
-        reward = final_reward(self.state, self.reward_mode, self.vulnerable, declarer_tricks=self.state.declarer_tricks)
+        reward = final_reward(self.state, self.reward_mode, self.vulnerable)  # on the tricks won so far
         info = self._info()
         info["illegal_card"] = card_name(card)
         return self._observation(), reward, True, False, info

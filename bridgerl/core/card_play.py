@@ -191,10 +191,9 @@ def parse_contract(contract, declarer) -> Contract:
     return Contract.parse(str(contract), parse_seat(declarer))
 
 
-def final_reward(state: PlayState, mode: str, vulnerable: bool, declarer_tricks: int | None = None) -> float:
-    """Declarer's reward at the end of the play (``declarer_tricks`` overrides the tricks won, e.g. for a hand
-    forfeited before its end)."""
-    tricks = state.declarer_tricks if declarer_tricks is None else int(declarer_tricks)
+def final_reward(state: PlayState, mode: str, vulnerable: bool) -> float:
+    """Declarer's reward on the tricks declarer's side has won (at the end of the play, or when it stops early)."""
+    tricks = state.declarer_tricks
     if mode == "tricks":
         return float(tricks)
     if mode == "make":

@@ -48,85 +48,43 @@ _CODES = {(): 1, (DOUBLE,): 2, (DOUBLE, REDOUBLE): 3, (DOUBLE, PASS, PASS, REDOU
 _PATTERNS = {code: pattern for pattern, code in _CODES.items()}
 
 
-def bid_values(calls) -> tuple[int, np.ndarray]:
-    """(leading passes, int[35] value per bid) for a call sequence."""
-    values = np.zeros(NUM_BIDS, dtype=np.int64)
-    calls = list(calls)
-    first_bid = next((i for i, c in enumerate(calls) if c >= BID_OFFSET), len(calls))
-    leading = first_bid
-    i = first_bid
-    while i < len(calls):
-        bid = calls[i] - BID_OFFSET
-        j = i + 1
-        while j < len(calls) and calls[j] < BID_OFFSET:
-            j += 1
-        # the doubling part ends at the last X/XX; the passes after it are passes_after
-        values[bid] = _doubling_value(bid, calls[i + 1:j])
-        i = j
-    return leading, values
-
-
-def encode_auction(calls) -> np.ndarray:
-    """int8[177]: bits 2..178 of the observation (leading passes and the 35 bid fields)."""
-    leading, values = bid_values(calls)
-    bits = np.zeros(2 + 5 * NUM_BIDS, dtype=np.int8)
-    bits[0], bits[1] = (min(leading, 3) >> 1) & 1, min(leading, 3) & 1
-    shifts = np.array([4, 3, 2, 1, 0])
-    bits[2:] = ((values[:, None] >> shifts) & 1).reshape(-1)
-    return bits
-
-
-def encode(calls, we_vulnerable: bool, they_vulnerable: bool, hand_bits: np.ndarray) -> np.ndarray:
-    """The 231 values for the player to act after ``calls``."""
-    obs = np.empty(OBSERVATION_SIZE, dtype=np.int8)
-    obs[0], obs[1] = we_vulnerable, they_vulnerable
-    obs[2:HAND_OFFSET] = encode_auction(calls)
-    obs[HAND_OFFSET:] = hand_bits
-    return obs
-
-
-_FIELD_BITS = ((np.arange(32)[:, None] >> np.array([4, 3, 2, 1, 0])) & 1).astype(np.int8)  # value -> 5 bits
-
-
-def _doubling_value(bid: int, between) -> int:
-    """The 5-bit value of a bid followed by the calls ``between`` it and the next bid."""
-    last_double = max((k for k, c in enumerate(between) if c != PASS), default=-1)
-    pattern = tuple(between[:last_double + 1])
-    passes_after = len(between) - (last_double + 1)
-    if pattern not in _CODES or passes_after > 2:
-        raise ValueError(f"not a legal auction: after bid {bid} come {list(between)}")
-    return _CODES[pattern] + 8 * passes_after
+_FIELD_BITS = ((np.arange(32)[:, None] >> np.array([4, 3, 2, 1, 0])) & 1).astype(np.int8)  # value: 5 bits, MSB 1st
 
 
 class AuctionEncoder:
-    """Bits 2..178 of the observation kept up to date one call at a time: what `encode_auction` computes from the
-    whole sequence, at a cost that does not grow with the auction (the Gymnasium env's step uses it, as the JAX env
-    updates its bits in place). Add every call except the one that ends the auction: the terminal observation is
-    the encoding before the final pass."""
+    """Bits 2..178 of the observation kept up to date one call at a time, the one place the doubling codes are
+    worked out: the Gymnasium env's step adds each call (a cost that does not grow with the auction, as the JAX env
+    updates its bits in place) and `encode_auction` / `bid_values` fold a whole sequence through it. Add every call
+    except the one that ends the auction: the terminal observation is the encoding before the final pass."""
 
-    __slots__ = ("bits", "_leading", "_bid", "_pattern", "_passes")
+    __slots__ = ("bits", "values", "leading", "_bid", "_pattern", "_passes")
 
     def __init__(self):
         self.bits = np.zeros(2 + 5 * NUM_BIDS, dtype=np.int8)
-        self._leading, self._bid, self._pattern, self._passes = 0, -1, (), 0
+        self.values = np.zeros(NUM_BIDS, dtype=np.int64)  # per bid: code + 8 x passes_after (0: not made)
+        self.leading = 0  # passes before the first bid
+        self._bid, self._pattern, self._passes = -1, (), 0
 
     def add(self, call: int) -> None:
         if call >= BID_OFFSET:  # a new bid: its doubling pattern starts empty
             self._bid, self._pattern, self._passes = call - BID_OFFSET, (), 0
         elif self._bid < 0:
-            self._leading = min(self._leading + 1, 3)
-            self.bits[0], self.bits[1] = (self._leading >> 1) & 1, self._leading & 1
+            self.leading += 1
+            shown = min(self.leading, 3)
+            self.bits[0], self.bits[1] = (shown >> 1) & 1, shown & 1
             return
-        elif call == PASS:
+        elif call == PASS:  # passes after the last X/XX are passes_after
             self._passes += 1
-        else:  # X or XX: the passes before it join the pattern
+        else:  # X or XX: the passes before it join the doubling pattern
             self._pattern, self._passes = self._pattern + (PASS,) * self._passes + (call,), 0
         code = _CODES.get(self._pattern)
         if code is None or self._passes > 2:
             raise ValueError(f"not a legal auction: after bid {self._bid} come {list(self._pattern)} and "
                              f"{self._passes} passes")
+        value = code + 8 * self._passes
+        self.values[self._bid] = value
         start = 2 + 5 * self._bid
-        self.bits[start:start + 5] = _FIELD_BITS[code + 8 * self._passes]
+        self.bits[start:start + 5] = _FIELD_BITS[value]
 
     def observation(self, we_vulnerable: bool, they_vulnerable: bool, hand_bits: np.ndarray) -> np.ndarray:
         """The 231 values for the player to act (a new array)."""
@@ -135,6 +93,29 @@ class AuctionEncoder:
         obs[2:HAND_OFFSET] = self.bits
         obs[HAND_OFFSET:] = hand_bits
         return obs
+
+
+def _folded(calls) -> AuctionEncoder:
+    encoder = AuctionEncoder()
+    for call in calls:
+        encoder.add(int(call))
+    return encoder
+
+
+def bid_values(calls) -> tuple[int, np.ndarray]:
+    """(leading passes, int[35] value per bid) for a call sequence."""
+    encoder = _folded(calls)
+    return encoder.leading, encoder.values
+
+
+def encode_auction(calls) -> np.ndarray:
+    """int8[177]: bits 2..178 of the observation (leading passes and the 35 bid fields)."""
+    return _folded(calls).bits
+
+
+def encode(calls, we_vulnerable: bool, they_vulnerable: bool, hand_bits: np.ndarray) -> np.ndarray:
+    """The 231 values for the player to act after ``calls``."""
+    return _folded(calls).observation(we_vulnerable, they_vulnerable, hand_bits)
 
 
 def decode_auction(observation) -> list[tuple[int, int]]:
@@ -410,7 +391,8 @@ class CompetitiveDealSource:
         vul = parse_vul(options["vul"]) if options.get("vul") is not None else None
         if "deal" in options:
             owner, board, tag_vul, tag_dealer = parse_deal_option(options["deal"])
-            dealer = dealer if dealer is not None else (tag_dealer if tag_dealer is not None else dealer_for_board(board))
+            if dealer is None:
+                dealer = tag_dealer if tag_dealer is not None else dealer_for_board(board)
             vul = vul or tag_vul or vul_for_board(board)
             return CompetitiveDeal(owner, solve_dd_table(owner), dealer, vul, board, None)
         row = options["index"] if "index" in options else int(rng.integers(len(self.dataset)))
