@@ -190,7 +190,7 @@ class BridgeState:
             return AuctionView.of(self.auction, self.deal.hands()[seat], self.deal.vulnerable(seat),
                                   self.deal.vulnerable(seat + 1))
         if phase == "play":
-            return view_of(self.play)
+            return view_of(self.play, auction=self.auction, vul=self.deal.vul)
         return None
 
     def observation(self, player: int | None = None) -> np.ndarray:

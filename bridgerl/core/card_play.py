@@ -19,6 +19,7 @@ from typing import Mapping
 
 import numpy as np
 
+from .auction import Auction
 from .board import is_vulnerable, parse_vul, turn_vul, vul_for_board
 from .cards import SEATS, card_name, hand_text, parse_card, parse_seat
 from .constraints import HandConstraint
@@ -52,6 +53,10 @@ class PlayerView(ContractSeats):
     legal: tuple[int, ...] = ()
     declarer_tricks: int = 0
     constraints: Mapping[int, HandConstraint] = field(default_factory=lambda: MappingProxyType({}))
+    # the auction that led to the contract, when the play follows one (the whole deal; None in CardPlay-v0, where
+    # the caller names the contract): its `Auction` (dealer and calls) and the board's vulnerability
+    auction: Auction | None = field(default=None, compare=False)
+    vul: str = "none"
 
     @property
     def defence_tricks(self) -> int:
@@ -105,11 +110,12 @@ class PlayerView(ContractSeats):
 
 
 def view_of(state: PlayState, constraints: Mapping[int, HandConstraint] | None = None,
-            player: int | None = None) -> PlayerView:
+            player: int | None = None, auction: Auction | None = None, vul: str = "none") -> PlayerView:
     """The view of the player choosing the next card in ``state``.
 
     With ``player`` given and not the one to choose (an observer, as OpenSpiel's observation tensors need), the
-    view is that player's with its own hand as ``hand`` and no legal cards."""
+    view is that player's with its own hand as ``hand`` and no legal cards. ``auction`` and ``vul``: the finished
+    auction and the board's vulnerability, carried for agents that read them (auction-aware world sampling)."""
     if state.is_over and player is None:
         raise ValueError("the hand is over: no card to choose")
     acting = player is None or (not state.is_over and player == state.controller)
@@ -121,7 +127,7 @@ def view_of(state: PlayState, constraints: Mapping[int, HandConstraint] | None =
         own_cards=tuple(cards_of(state.hands[player])), dummy_cards=dummy_cards, contract=state.contract,
         tricks=state.tricks, current_trick=state.trick, voids=state.shown_voids(),
         legal=tuple(state.legal_cards()) if acting else (), declarer_tricks=state.declarer_tricks,
-        constraints=MappingProxyType(dict(constraints or {})))
+        constraints=MappingProxyType(dict(constraints or {})), auction=auction, vul=parse_vul(vul))
 
 
 # -- the observation vector (`docs/play.md`) -------------------------------------------------------------------
