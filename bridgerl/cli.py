@@ -199,9 +199,54 @@ def _evaluate_competitive(args) -> int:
 
     a = load_agent(args.ns, "competitive_bidding", seed=args.seed)
     b = load_agent(args.ew, "competitive_bidding", seed=args.seed + 1)
-    result = duplicate_match(a, b, args.data, deals=args.deals, names=(args.ns, args.ew))
+    boards = [] if args.json or args.report else None
+    result = duplicate_match(a, b, args.data, deals=args.deals, names=(args.ns, args.ew), boards=boards)
     print(f"{args.ns} vs {args.ew}: {result['imps_per_board']:+.2f} IMPs/board for {args.ns} (95% CI +/- "
           f"{result['ci95']:.2f}) over {result['boards']} boards, each played at two tables")
+    if boards is not None:
+        from .evaluation.game import contract_counts
+
+        result.update(seed=args.seed, contracts=contract_counts(boards))
+        _write_outputs(args, {**result, "board_results": boards}, boards, "Competitive bidding")
+    return 0
+
+
+def _write_outputs(args, summary: dict, boards: list, title: str) -> None:
+    """--json (the summary and every board) and --report (Markdown + PNG) of a duplicate match."""
+    if args.json:
+        _write_json(args.json, summary)
+    if args.report:
+        from .evaluation.report import write_match_report
+
+        print(f"  report: {write_match_report(summary, boards, args.report, title)}")
+
+
+def _evaluate_game(args) -> int:
+    from .evaluation.game import game_match, summarize_game, summary_lines
+    from .evaluation.specs import load_pair
+
+    if args.pbn:
+        refuse_overwrite(args.pbn, args.force, "PBN file")
+    a, b = load_pair(args.ns, seed=args.seed), load_pair(args.ew, seed=args.seed + 1)
+    boards = game_match(a, b, args.data, deals=args.deals, start=args.start, seed=args.seed, out=args.out,
+                        progress=not args.quiet)
+    summary = {**summarize_game(boards, args.ns, args.ew), "data": str(args.data), "seed": args.seed}
+    print("\n".join(summary_lines(summary)))
+    _write_outputs(args, {**summary, "board_results": boards}, boards, "Whole deal")
+    if args.pbn:
+        from .evaluation.game import write_game_pbn
+
+        write_game_pbn(args.pbn, boards, args.data, (args.ns, args.ew))
+        print(f"  PBN: {args.pbn}")
+    return 0
+
+
+def _show(args) -> int:
+    from .evaluation.game import show_table
+    from .evaluation.specs import load_pair
+
+    a, b = load_pair(args.ns, seed=args.seed), load_pair(args.ew, seed=args.seed + 1)
+    print(show_table(a, b, args.data, args.index, seed=args.seed), end="")
     return 0
 
 
@@ -417,7 +462,26 @@ def build_parser() -> argparse.ArgumentParser:
     comp.add_argument("--deals", type=positive_int, default=None, help="play the first N boards (default: all)")
     comp.add_argument("--seed", type=non_negative_int, default=0,
                       help="seed of a random agent (--ns gets S, --ew S + 1; default 0)")
+    comp.add_argument("--json", help="write the summary and every board's auctions as JSON (atomic)")
+    comp.add_argument("--report", help="write a Markdown report with PNG plots into this directory")
     comp.set_defaults(func=_evaluate_competitive)
+    from .evaluation.specs import GAME_SPEC_HELP
+
+    game = eval_commands.add_parser("game", help="whole-deal duplicate match: auction and play at two tables")
+    game.add_argument("--ns", required=True, help=GAME_SPEC_HELP + " (North-South at table 1, East-West at table 2)")
+    game.add_argument("--ew", required=True, help="game spec of the other pair (as --ns)")
+    game.add_argument("--data", type=dataset_arg, default="test", help=data_help + " (default test)")
+    game.add_argument("--deals", type=positive_int, default=100, help="number of boards (default 100)")
+    game.add_argument("--start", type=non_negative_int, default=0, help="first dataset row (default 0)")
+    game.add_argument("--seed", type=non_negative_int, default=0,
+                      help="seed of the agents (--ns gets S, --ew S + 1; card players reseeded per board and table)")
+    game.add_argument("--out", help="JSON lines, one per board; running again resumes")
+    game.add_argument("--json", help="write the summary and every board as JSON (atomic)")
+    game.add_argument("--report", help="write a Markdown report with PNG plots into this directory")
+    game.add_argument("--pbn", help="write both tables of every board as PBN (auction and play)")
+    game.add_argument("--force", action="store_true", help="replace an existing --pbn file")
+    game.add_argument("--quiet", action="store_true", help="no progress bar")
+    game.set_defaults(func=_evaluate_game)
     curve = eval_commands.add_parser("curve", help="learning curves (vs the rule baseline) of competitive runs")
     curve.add_argument("runs", nargs="+", help="run directories of `bridgerl train competitive`")
     curve.add_argument("--labels", nargs="+", help="one legend label per run")
@@ -438,6 +502,13 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--json", help="write the summary as JSON")
     play.add_argument("--quiet", action="store_true", help="no progress bar")
     play.set_defaults(func=_evaluate_play)
+    show = commands.add_parser("show", help="watch one deal: hands, auction and play trick by trick")
+    show.add_argument("--ns", required=True, help="game spec of North-South: " + GAME_SPEC_HELP)
+    show.add_argument("--ew", required=True, help="game spec of East-West (as --ns)")
+    show.add_argument("--index", type=non_negative_int, required=True, help="dataset row (0-based)")
+    show.add_argument("--data", type=dataset_arg, default="test", help=data_help + " (default test)")
+    show.add_argument("--seed", type=non_negative_int, default=0, help="seed of the agents (default 0)")
+    show.set_defaults(func=_show)
     return parser
 
 
@@ -451,7 +522,7 @@ def _resume_hint(args, argv: list[str]) -> str:
             command = [word for word in command if word != "--force"] + ["--resume"]  # continue, do not replace
         return f"; continue with: {shlex.join(command)}"
     if (args.command == "data" and args.data_command == "generate") or \
-            (args.command == "evaluate" and args.evaluate_command == "play" and args.out):
+            (args.command == "evaluate" and args.evaluate_command in ("play", "game") and args.out):
         return f"; continue with: {shlex.join(command)}"
     return ""
 

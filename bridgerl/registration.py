@@ -11,12 +11,14 @@ from __future__ import annotations
 UNCONTESTED_ID = "bridgerl/UncontestedBidding-v0"
 COMPETITIVE_ID = "bridgerl/CompetitiveBidding-v0"
 CARD_PLAY_ID = "bridgerl/CardPlay-v0"
+BRIDGE_ID = "bridgerl/Bridge-v0"
 
 ENTRY_POINTS = {
     UNCONTESTED_ID: "bridgerl.envs.uncontested:UncontestedBiddingEnv",
     COMPETITIVE_ID: "bridgerl.envs.competitive:CompetitiveBiddingEnv",
     # the default PIMC defenders are an agent: the factory that supplies them sits in the agents layer
     CARD_PLAY_ID: "bridgerl.agents.card_play_env:make_card_play_env",
+    BRIDGE_ID: "bridgerl.envs.bridge:BridgeEnv",
 }
 
 

@@ -5,15 +5,17 @@ from __future__ import annotations
 
 import numpy as np
 
-from bridgerl.core import imps, load_dataset
+from bridgerl.core import SEATS, call_name, imps, load_dataset
 from bridgerl.core.stats import mean_ci
 from bridgerl.envs.competitive import CompetitiveBiddingEnv
 from bridgerl.evaluation.lockstep import act_batch, run_episodes
 from bridgerl.evaluation.uncontested import EvaluationError
 
 
-def play_table(ns_agent, ew_agent, dataset, rows, parallel: int = 256, names=("NS", "EW")) -> np.ndarray:
-    """NS score of each row when ``ns_agent`` calls for North-South and ``ew_agent`` for East-West."""
+def play_table(ns_agent, ew_agent, dataset, rows, parallel: int = 256, names=("NS", "EW"),
+               details: list | None = None) -> np.ndarray:
+    """NS score of each row when ``ns_agent`` calls for North-South and ``ew_agent`` for East-West; ``details``,
+    a list, receives one dict per row (auction, contract, declarer, DD tricks, NS score)."""
     rows = [int(r) for r in rows]
     envs = [CompetitiveBiddingEnv(dataset=dataset) for _ in range(min(parallel, max(len(rows), 1)))]
     scores = np.zeros(len(rows), dtype=np.int64)
@@ -31,26 +33,40 @@ def play_table(ns_agent, ew_agent, dataset, rows, parallel: int = 256, names=("N
                     actions[i] = call
         return actions
 
+    records = [None] * len(rows)
+
     def done(position, env, info):
         scores[position] = info["score_ns"]
+        if details is not None:
+            records[position] = {"auction": [call_name(c) for c in env.auction.calls], "contract": info["contract"],
+                                 "declarer": None if info["declarer"] is None else SEATS[info["declarer"]],
+                                 "tricks": info["tricks"], "score_ns": int(info["score_ns"])}
 
     def error(position, env, info, action, exc):
         raise EvaluationError(f"{names[info['seat'] % 2]} chose an illegal call on deal row {rows[position]}: "
                               f"{exc}") from None
 
     run_episodes(envs, rows, choose, done, error)
+    if details is not None:
+        details.extend(records)
     return scores
 
 
-def duplicate_match(agent_a, agent_b, data="test", deals: int | None = None, names=("A", "B")) -> dict:
-    """IMPs per board for A against B, with a 95% CI."""
+def duplicate_match(agent_a, agent_b, data="test", deals: int | None = None, names=("A", "B"),
+                    boards: list | None = None) -> dict:
+    """IMPs per board for A against B, with a 95% CI; ``boards``, a list, receives one dict per board (row, board,
+    both tables' auctions and contracts, IMPs for A), the shape `evaluation.report.write_match_report` reads."""
     dataset = load_dataset(data)
     rows = np.arange(len(dataset) if deals is None else min(deals, len(dataset)))
     if len(rows) == 0:
         raise EvaluationError(f"{dataset.source}: no board to play ({len(dataset)} deals, deals={deals})")
-    table1 = play_table(agent_a, agent_b, dataset, rows, names=names)
-    table2 = play_table(agent_b, agent_a, dataset, rows, names=names[::-1])
+    details = ([], []) if boards is not None else (None, None)
+    table1 = play_table(agent_a, agent_b, dataset, rows, names=names, details=details[0])
+    table2 = play_table(agent_b, agent_a, dataset, rows, names=names[::-1], details=details[1])
     board_imps = np.asarray(imps(table1 - table2), dtype=np.float64)
+    if boards is not None:
+        boards.extend({"row": int(row), "board": int(dataset.boards[row]), "tables": [one, two], "imps": int(x)}
+                      for row, one, two, x in zip(rows, details[0], details[1], board_imps))
     mean, ci = mean_ci(board_imps)
     return {"a": names[0], "b": names[1], "imps_per_board": mean, "ci95": ci,
             "boards": int(len(board_imps)), "a_won": int((board_imps > 0).sum()),

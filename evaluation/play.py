@@ -7,7 +7,6 @@ it stopped.
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from dataclasses import asdict, dataclass
@@ -25,6 +24,7 @@ from bridgerl.core.play import IllegalPlayError, PlayState
 from bridgerl.core.stats import mean_ci
 from bridgerl.core.card_play import final_reward, notify_deal
 from bridgerl.envs import view_of
+from bridgerl.evaluation.jsonlines import append_line, read_done
 
 
 @dataclass
@@ -75,22 +75,12 @@ def play_deal(owner, contract: Contract, declarer_agent, defence_agent, played=(
 
 def _read_done(path: Path, match: dict) -> dict[int, PlayRecord]:
     """Deals already in ``path``; its first line must describe the same match."""
-    if not path.exists() or not path.read_text().strip():
-        path.write_text(json.dumps({"match": match}) + "\n")
-        return {}
-    lines = path.read_text().splitlines()
-    try:
-        header = json.loads(lines[0]).get("match")
-    except (json.JSONDecodeError, AttributeError):
-        header = None
-    if header != json.loads(json.dumps(match)):
-        raise ValueError(f"{path} holds a different match ({header}); use another --out file to play {match}")
     done = {}
-    for line in lines[1:]:
+    for item in read_done(path, match):
         try:
-            record = PlayRecord(**json.loads(line))
-        except (json.JSONDecodeError, TypeError):
-            continue  # a line cut short by an interruption is played again
+            record = PlayRecord(**item)
+        except TypeError:
+            continue  # not a deal of this match: played again
         done[record.row] = record
     return done
 
@@ -111,8 +101,6 @@ def play_match(declarer_agent, defence_agent, data="test", contract: str | Contr
     names = names or (repr(declarer_agent), repr(defence_agent))
     match = {"declarer": names[0], "defenders": names[1], "data": str(dataset.source), "contract": str(contract),
              "seed": seed, "constraints": {str(k): str(v) for k, v in (constraints or {}).items()}}
-    if path is not None:
-        path.parent.mkdir(parents=True, exist_ok=True)
     done = _read_done(path, match) if path is not None else {}
     todo = [row for row in rows if row not in done]
     iterator = todo
@@ -130,8 +118,7 @@ def play_match(declarer_agent, defence_agent, data="test", contract: str | Contr
                            constraints=constraints, row=row, board=board)
         done[row] = record
         if path is not None:
-            with open(path, "a") as f:  # one line per deal, flushed: an interruption loses at most one deal
-                f.write(json.dumps(asdict(record)) + "\n")
+            append_line(path, asdict(record))  # one line per deal: an interruption loses at most one deal
     return [done[row] for row in rows]
 
 

@@ -85,3 +85,71 @@ def write_report(summary: dict, outcomes, directory: str | Path) -> Path:
     path = directory / "report.md"
     atomic_write_text(path, "\n".join(lines) + "\n")
     return path
+
+
+def write_match_report(summary: dict, boards: list[dict], directory: str | Path, title: str) -> Path:
+    """Report of a duplicate match (`evaluate competitive` or `evaluate game` with ``--report DIR``): report.md,
+    imps.png (IMPs per board) and, when the cards were played, differential.png (DD tricks - declarer's tricks)."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    directory = Path(directory)
+    directory.mkdir(parents=True, exist_ok=True)
+    a, b = summary["a"], summary["b"]
+    board_imps = np.array([item["imps"] for item in boards])
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    edge = max(int(np.abs(board_imps).max(initial=0)), 1)
+    ax.hist(board_imps, bins=np.arange(-edge, edge + 2) - 0.5, color="#3a6ea5")
+    ax.set_xlabel(f"IMPs per board for {a}")
+    ax.set_ylabel("boards")
+    ax.set_title(f"{a} vs {b}: {summary['imps_per_board']:+.2f} IMPs/board")
+    fig.tight_layout()
+    atomic_write_with(directory / "imps.png", lambda handle: fig.savefig(handle, format="png", dpi=120))
+    plt.close(fig)
+    lines = [f"# {title}: {a} vs {b}", "",
+             f"Data: `{summary.get('data', '')}`; {summary['boards']} boards, each played at two tables with the pairs "
+             f"swapped ({a} North-South at table 1).", "",
+             f"**{summary['imps_per_board']:+.2f} IMPs/board for {a}** (95% CI ± {summary['ci95']:.2f}); boards won: "
+             f"{a} {summary['a_won']}, {b} {summary['b_won']}.", "", "![IMPs per board](imps.png)", ""]
+    played = "a_declaring" in summary
+    if played:
+        fig, ax = plt.subplots(figsize=(6, 3.5))
+        for key, color in (("a_declaring", "#3a6ea5"), ("b_declaring", "#c0504d")):
+            side = 0 if key == "a_declaring" else 1
+            diffs = [rec["differential"] for item in boards for t, rec in enumerate(item["tables"])
+                     if rec["declarer"] is not None and ("NESW".index(rec["declarer"]) + t) % 2 == side]
+            ax.hist(diffs, bins=np.arange(-6, 8) - 0.5, alpha=0.6, color=color,
+                    label=f"{summary[key]['pair']} declaring")
+        ax.set_xlabel("differential: DD tricks - declarer's tricks")
+        ax.set_ylabel("contracts")
+        ax.legend()
+        fig.tight_layout()
+        atomic_write_with(directory / "differential.png", lambda handle: fig.savefig(handle, format="png", dpi=120))
+        plt.close(fig)
+        lines += ["## Declarer play against double dummy (thesis tables 3.3-3.4)", "",
+                  "| declaring pair | contracts | mean tricks | differential (DD - declarer) |", "| --- | --- | --- | --- |"]
+        for key in ("a_declaring", "b_declaring"):
+            row = summary[key]
+            lines.append(f"| {row['pair']} | {row['contracts']} | {row['tricks']:.2f} | {row['differential']:+.2f} "
+                         f"± {row['differential_ci95']:.2f} |")
+        lines += ["", "![differential](differential.png)", ""]
+    counts = summary.get("contracts")
+    if counts:
+        lines += ["## Contracts reached (both tables)", "", "| " + " | ".join(counts) + " |",
+                  "|" + " --- |" * len(counts), "| " + " | ".join(str(v) for v in counts.values()) + " |", ""]
+    lines += ["## Biggest swings", "", "| board | table 1 (A NS) | table 2 (B NS) | NS scores | IMPs for A |",
+              "| --- | --- | --- | --- | --- |"]
+    for item in sorted(boards, key=lambda item: -abs(item["imps"]))[:10]:
+        cells = []
+        for rec in item["tables"]:
+            text = rec["contract"] + (f" {rec['declarer']}" if rec["declarer"] else "")
+            if rec.get("tricks") is not None and rec["declarer"]:
+                text += f", {rec['tricks']} tricks"
+            cells.append(text + "<br>" + " ".join(rec.get("auction", [])))
+        scores = f"{item['tables'][0]['score_ns']} / {item['tables'][1]['score_ns']}"
+        lines.append(f"| {item['board']} | {cells[0]} | {cells[1]} | {scores} | {item['imps']:+d} |")
+    path = directory / "report.md"
+    atomic_write_text(path, "\n".join(lines) + "\n")
+    return path

@@ -11,6 +11,7 @@ import importlib
 import inspect
 import os
 import sys
+from pathlib import Path
 
 SPEC_HELP = ("pass | random | rules | dqn:PATH | rules+dqn:PATH (competitive: the rule baseline with an uncontested "
              "DQN as its constructive system) | module:attr (an object, or a class to instantiate, with act(); the "
@@ -58,6 +59,8 @@ def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
         return CompetitiveRuleBidder(constructive=DQNAgent.load(spec[10:], env_id="uncontested_bidding"))
     if spec.startswith("dqn:"):
         return DQNAgent.load(spec[4:], env_id=env_id)
+    if _is_model_path(spec):  # a bare model path loads as its dqn: spec would
+        return DQNAgent.load(spec, env_id=env_id)
     if ":" in spec:
         module_name, _, attr = spec.partition(":")
         target = _import_object(module_name, attr, spec, "agent")
@@ -135,3 +138,40 @@ def load_play_agent(spec: str, seed: int = 0):
             return agent
         raise ValueError(f"play agent spec {spec!r}: {rest!r} has no act(view) method")
     raise ValueError(f"unknown play agent spec {spec!r}; expected {PLAY_SPEC_HELP}")
+
+
+def _is_model_path(spec: str) -> bool:
+    """A directory holding a model.msgpack, or a .msgpack file."""
+    path = Path(spec)
+    return (path.is_dir() and (path / "model.msgpack").exists()) or (path.suffix == ".msgpack" and path.is_file())
+
+
+GAME_PLAYER_DEFAULT = "pimc:worlds=20"
+GAME_SPEC_HELP = (f"bid=BIDDER,play=PLAYER, e.g. bid=rules,play=pimc:worlds=20 or bid=dqn:models/competitive-dqn,"
+                  f"play=dd (split at ',play=', so PLAYER may hold commas); a bare BIDDER is played by "
+                  f"{GAME_PLAYER_DEFAULT}. BIDDER: {SPEC_HELP}. PLAYER: {PLAY_SPEC_HELP}")
+
+
+def split_game_spec(spec: str) -> tuple[str, str]:
+    """(bidder spec, player spec) of a game spec ``bid=BIDDER,play=PLAYER`` (split at ``,play=``); a spec without
+    ``bid=``/``play=`` is a bidder, played by ``pimc:worlds=20``; ``play=PLAYER`` alone bids with ``rules``."""
+    spec = spec.strip()
+    if spec.startswith("play="):
+        return "rules", spec[5:]
+    bid, sep, play = spec.partition(",play=")
+    if bid.startswith("bid="):
+        bid = bid[4:]
+    elif sep:
+        raise ValueError(f"game spec {spec!r}: expected bid=BIDDER,play=PLAYER")
+    if not bid or (sep and not play):
+        raise ValueError(f"game spec {spec!r}: empty {'bidder' if not bid else 'player'}; expected "
+                         f"bid=BIDDER,play=PLAYER")
+    return bid, play if sep else GAME_PLAYER_DEFAULT
+
+
+def load_pair(spec: str, seed: int = 0):
+    """A `bridgerl.evaluation.game.Pair` (bidder for competitive bidding, card player) from a game spec."""
+    from bridgerl.evaluation.game import Pair
+
+    bid, play = split_game_spec(spec)
+    return Pair(spec, load_agent(bid, "competitive_bidding", seed=seed), load_play_agent(play, seed=seed))

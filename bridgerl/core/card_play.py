@@ -179,7 +179,8 @@ def encode_pieces(view: PlayerView) -> dict[str, np.ndarray]:
 
 def encode(view: PlayerView) -> np.ndarray:
     """int8[OBSERVATION_SIZE] observation vector."""
-    return np.concatenate([encode_pieces(view)[name] for name, _ in LAYOUT]).astype(np.int8)
+    pieces = encode_pieces(view)
+    return np.concatenate([pieces[name] for name, _ in LAYOUT]).astype(np.int8)
 
 
 # -- contract, cards already played, reward ---------------------------------------------------------------------

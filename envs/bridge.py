@@ -1,0 +1,168 @@
+"""Gymnasium env ``bridgerl/Bridge-v0``: the whole deal (thesis 2.1): the auction, then the play of the contract by
+agents (or its double-dummy result), scored in duplicate, over the rules module `bridgerl.core.bridge`.
+
+Actions: ``Discrete(90)``: 0..37 the calls (0 Pass, 1 X, 2 XX, 3 + bid), 38 + card the cards (card = suit * 13 +
+rank). Observation: ``MultiBinary(802)`` int8 for the seat choosing: bits 0-230 the competitive auction encoding,
+bits 231-801 the play encoding (zero during the auction); `docs/envs.md`.
+
+``agent_seats``: ``"all"`` (the agent acts at every turn; a step's reward belongs to the side that just acted, so
+read ``info["returns"]`` for both sides), ``"NS"``/``"EW"`` or one seat letter: the agent acts whenever the seat
+*choosing* (``info["player"]``: declarer for dummy's cards) is one of them; ``opponent`` bids (``act(observation,
+action_mask)`` on the 231 bits and 38 calls, as in ``CompetitiveBidding-v0``) and ``opponent_play`` plays (``act(view)``
+on a `PlayerView`, as in ``CardPlay-v0``) the other seats. A missing one where it is needed is an error at
+construction. Reward at the end only: duplicate points of the agent's side (``reward="score"``) or IMPs of its
+score against the board's par (``"par_imps"``, alias ``"imps_vs_par"``). No TimeLimit: every deal ends.
+"""
+
+from __future__ import annotations
+
+import gymnasium as gym
+import numpy as np
+
+from bridgerl.core import load_dataset
+from bridgerl.core.actions import action_index
+from bridgerl.core.bridge import (AUCTION_OBSERVATION_SIZE, CARD_OFFSET, NUM_ACTIONS, OBSERVATION_SIZE, PLAY_MODES, REWARD_ALIASES, REWARDS, BridgeResult,
+                                  BridgeState, action_name, render_text)
+from bridgerl.core.card_play import notify_deal
+from bridgerl.core.cards import SEATS, parse_seat
+from bridgerl.core.competitive import RESET_OPTIONS, CompetitiveDealSource, contract_text
+from bridgerl.envs.spaces import LegalActionSpace, binary_space
+
+RECORD_OPTIONS = {"record", "upto"}
+
+
+def parse_agent_seats(agent_seats) -> frozenset[int]:
+    """The seats the agent acts for: "all", "NS", "EW" or one seat letter (N, E, S, W)."""
+    if agent_seats == "all":
+        return frozenset(range(4))
+    if agent_seats in ("NS", "EW"):
+        return frozenset((0, 2) if agent_seats == "NS" else (1, 3))
+    try:
+        return frozenset((parse_seat(agent_seats),))
+    except (ValueError, TypeError):
+        raise ValueError(f"agent_seats must be 'all', 'NS', 'EW' or a seat N, E, S, W; got {agent_seats!r}") from None
+
+
+class BridgeEnv(gym.Env):
+    """The whole deal on deals from a dataset (default: the bundled training split). See the module docstring."""
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(self, dataset="train", agent_seats="all", opponent=None, opponent_play=None, play: str = "agents",
+                 reward: str = "score", render_mode: str | None = None):
+        seats = parse_agent_seats(agent_seats)
+        if play not in PLAY_MODES:
+            raise ValueError(f"play must be one of {PLAY_MODES}, got {play!r}")
+        reward = REWARD_ALIASES.get(reward, reward)
+        if reward not in REWARDS:
+            raise ValueError(f"reward must be one of {REWARDS} (or 'imps_vs_par'), got {reward!r}")
+        if render_mode not in (None, "ansi"):
+            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        others = len(seats) < 4
+        if others and not callable(getattr(opponent, "act", None)):
+            raise ValueError(f"agent_seats={agent_seats!r} leaves seats to others: pass opponent= a bidding agent "
+                             f"with act(observation, action_mask) -> call")
+        if others and play == "agents" and not callable(getattr(opponent_play, "act", None)):
+            raise ValueError(f"agent_seats={agent_seats!r} with play='agents' leaves cards to others: pass "
+                             f"opponent_play= a play agent with act(view) -> card (or play='double_dummy')")
+        if not others and (opponent is not None or opponent_play is not None):
+            raise ValueError("agent_seats='all' leaves no seat to an opponent; pass agent_seats='NS', 'EW' or a seat")
+        self.source = CompetitiveDealSource(load_dataset(dataset))
+        self.agent_seats = seats
+        self.opponent, self.opponent_play = opponent, opponent_play
+        self.play_mode, self.reward_mode = play, reward
+        self.render_mode = render_mode
+        self.observation_space = binary_space(OBSERVATION_SIZE)
+        self.action_space = LegalActionSpace(NUM_ACTIONS, self)
+        self.state: BridgeState | None = None
+        self.outcome: BridgeResult | None = None
+
+    # -- Gymnasium API -----------------------------------------------------------------------------------------
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        """Options as in ``CompetitiveBidding-v0`` (``index``, ``deal``, ``dealer``, ``vul``), or ``record`` (a
+        `bridgerl.core.records.HandRecord`, e.g. from ``read_records("file.pbn")``) with ``upto`` (the number of
+        its calls and cards to replay; default all): the game continues from that point."""
+        super().reset(seed=seed)
+        options = dict(options or {})
+        if "record" in options or "upto" in options:
+            self.state = self._replay(options)
+        else:
+            self.state = BridgeState.start(self.source.deal_for_reset(self.np_random, options), self.play_mode)
+        self.outcome = None
+        deal = self.state.deal
+        self._deal_info = {"dealer": deal.dealer, "vul": deal.vul, "index": deal.index, "board": deal.board}
+        if self.opponent_play is not None:
+            if hasattr(self.opponent_play, "reseed"):
+                self.opponent_play.reseed(int(self.np_random.integers(2**63)))
+            notify_deal(self.opponent_play, deal.owner)
+        self._play_others()
+        return self._observation(), self._info()
+
+    def step(self, action):
+        if self.state is None:
+            raise RuntimeError("call reset() before step()")
+        if self.state.is_over:
+            raise RuntimeError("the deal is over; call reset()")
+        acting = self.state.player
+        self.state = self.state.apply(action_index(action, NUM_ACTIONS))  # illegal: a ValueError naming it
+        self._play_others()
+        reward = 0.0
+        if self.state.is_over:
+            returns = self.outcome.returns(self.reward_mode)  # _play_others scored the deal
+            reward = returns[acting] if len(self.agent_seats) == 4 else returns[min(self.agent_seats)]
+        return self._observation(), reward, self.state.is_over, False, self._info()
+
+    def legal_action_mask(self) -> np.ndarray | None:
+        return None if self.state is None else self.state.legal_mask()
+
+    def render(self):
+        if self.render_mode == "ansi":
+            return render_text(self.state, self.outcome)
+        return None
+
+    # -- internals ---------------------------------------------------------------------------------------------
+    def _replay(self, options: dict) -> BridgeState:
+        from bridgerl.core.records import replay
+
+        if "record" not in options:
+            raise ValueError("reset option 'upto' needs a 'record'")
+        extra = set(options) - RECORD_OPTIONS
+        if extra:
+            raise ValueError(f"reset option 'record' takes only 'upto' beside it, got {sorted(extra)}")
+        return replay(options["record"], options.get("upto"), play=self.play_mode)
+
+    def _play_others(self) -> None:
+        """Let the opponents act until an agent seat chooses or the deal ends."""
+        while not self.state.is_over and self.state.player not in self.agent_seats:
+            state = self.state
+            if state.phase == "auction":
+                obs = state.observation()[:AUCTION_OBSERVATION_SIZE]
+                action = int(self.opponent.act(obs, state.auction.legal_mask().astype(np.int8)))
+                what = "call"
+            else:
+                action = CARD_OFFSET + int(self.opponent_play.act(state.view()))
+                what = "card"
+            if not (0 <= action < NUM_ACTIONS and state.legal_mask()[action]):
+                name = action_name(action) if 0 <= action < NUM_ACTIONS else f"#{action}"
+                raise ValueError(f"the opponent at {SEATS[state.player]} chose an illegal {what} {name}")
+            self.state = state.apply(action)
+        if self.state.is_over and self.outcome is None:
+            self.outcome = self.state.result()
+
+    def _observation(self) -> np.ndarray:
+        return self.state.observation()
+
+    def _info(self) -> dict:
+        state = self.state
+        over = state.is_over
+        info = {"action_mask": state.legal_mask().astype(np.int8), "seat": state.seat, "player": state.player,
+                "phase": state.phase, "view": None if over else state.view(), **self._deal_info}
+        if over:
+            r = self.outcome
+            info.update(contract=contract_text(r.contract), declarer=None if r.contract is None else r.contract.declarer,
+                        tricks=r.tricks, score_ns=r.score_ns, par_ns=r.par_ns,
+                        returns=r.returns(self.reward_mode))
+        return info
+
+
+__all__ = ["BridgeEnv", "parse_agent_seats", "RESET_OPTIONS"]

@@ -1,0 +1,252 @@
+"""Whole-deal matches (`bridgerl evaluate game`): each board is bid and played at two tables with the pairs
+swapped (duplicate, thesis 2.1.6). Pair A sits North-South at table 1 and East-West at table 2; A scores
+imps(NS score at table 1 - NS score at table 2) on the board.
+
+A pair is a bidder (``act(observation, action_mask)`` / ``act_batch``, the competitive agents) and a card player
+(``act(view)``). The auctions of all boards are bid first, in batches; then each table is played card by card with
+the players reseeded from (seed, row, table, side), so a board's result does not depend on which boards came before
+and a match written to a JSON-lines file resumes where it stopped. Declarer's tricks are compared with the DD
+tricks of the same contract: the differential of thesis tables 3.3-3.4 is DD tricks - declarer's tricks (negative
+when declarer beats double dummy).
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import numpy as np
+
+from bridgerl.core import imps, load_dataset
+from bridgerl.core.bridge import CARD_OFFSET, BridgeState, action_name
+from bridgerl.core.calls import NUM_CALLS
+from bridgerl.core.card_play import notify_deal
+from bridgerl.core.cards import SEATS, card_name
+from bridgerl.core.competitive import OBSERVATION_SIZE as AUCTION_BITS
+from bridgerl.core.competitive import CompetitiveDealSource, contract_text, deal_and_auction_lines
+from bridgerl.core.stats import mean_ci
+from bridgerl.evaluation.jsonlines import append_line, read_done
+from bridgerl.evaluation.lockstep import act_batch
+from bridgerl.evaluation.play import agent_seed
+
+
+class GameError(ValueError):
+    """An agent broke the rules during a whole-deal match (the message names the agent, board and action)."""
+
+
+@dataclass
+class Pair:
+    """One partnership: its name (the spec), its bidder and its card player."""
+
+    name: str
+    bidder: Any
+    player: Any
+
+
+def bid_auctions(states: list[BridgeState], pairs: list[tuple[Pair, Pair]], rows: list[int]) -> list[BridgeState]:
+    """Run every auction to its end, one batch per side and turn: ``pairs[i]`` = (NS pair, EW pair) of state i."""
+    states = list(states)
+    while True:
+        active = [i for i, s in enumerate(states) if s.phase == "auction"]
+        if not active:
+            return states
+        groups: dict[int, list[int]] = {}
+        for i in active:
+            pair = pairs[i][states[i].seat % 2]
+            groups.setdefault(id(pair.bidder), []).append(i)
+        for members in groups.values():
+            side = states[members[0]].seat % 2
+            pair = pairs[members[0]][side]
+            observations = np.stack([states[i].observation()[:AUCTION_BITS] for i in members])
+            masks = np.stack([states[i].auction.legal_mask().astype(np.int8) for i in members])
+            views = [states[i].view() for i in members]
+            calls = act_batch(pair.bidder, observations, masks, views)
+            for i, mask, call in zip(members, masks, calls):
+                call = int(call)
+                if not (0 <= call < NUM_CALLS and mask[call]):
+                    raise GameError(f"{pair.name} ({SEATS[states[i].seat]}) chose an illegal call "
+                                    f"{call_text(call)} after '{states[i].auction}' on row {rows[i]}")
+                states[i] = states[i].apply(call)
+
+
+def call_text(call: int) -> str:
+    return action_name(call) if 0 <= call < NUM_CALLS else f"#{call}"
+
+
+def see_table(player, state: BridgeState, ns: Pair, ew: Pair) -> None:
+    """What a card player may be told at a table: the deal (only the double-dummy oracle reads it) and the
+    bidders at each seat (systems are disclosed, as on a convention card; auction-aware sampling replays them)."""
+    notify_deal(player, state.deal.owner)
+    if hasattr(player, "see_bidders"):
+        player.see_bidders({seat: (ns if seat % 2 == 0 else ew).bidder for seat in range(4)})
+
+
+def play_out(state: BridgeState, ns: Pair, ew: Pair, trace: Callable | None = None) -> tuple[BridgeState, list]:
+    """Play the cards of a state whose auction is over; returns the final state and seconds, cards per side."""
+    seconds, cards = [0.0, 0.0], [0, 0]
+    while state.phase == "play":
+        side = state.player % 2
+        pair = ns if side == 0 else ew
+        view = state.view()
+        start = time.perf_counter()
+        card = int(pair.player.act(view))
+        seconds[side] += time.perf_counter() - start
+        cards[side] += 1
+        if not (0 <= card < 52 and state.legal_mask()[CARD_OFFSET + card]):
+            name = card_name(card) if 0 <= card < 52 else f"#{card}"
+            raise GameError(f"{pair.name} ({SEATS[state.player]} for {SEATS[state.seat]}) played an illegal card "
+                            f"{name}; legal: {' '.join(card_name(c) for c in view.legal)}")
+        if trace is not None:
+            trace(state, CARD_OFFSET + card, pair)
+        state = state.apply(CARD_OFFSET + card)
+    return state, [seconds, cards]
+
+
+def table_record(state: BridgeState, timing) -> dict:
+    """What one table did: auction, contract, declarer's tricks against double dummy, score, play."""
+    result = state.result()
+    contract = result.contract
+    dd_tricks = None if contract is None else int(state.deal.dd[contract.declarer, contract.strain])
+    played = [] if state.play is None else [card_name(c) for c in state.play.history]
+    return {"auction": [call_text(c) for c in state.auction.calls], "contract": contract_text(contract),
+            "declarer": None if contract is None else SEATS[contract.declarer], "tricks": result.tricks,
+            "dd_tricks": dd_tricks, "differential": None if contract is None else dd_tricks - result.tricks,
+            "score_ns": result.score_ns, "play": played,
+            "seconds": [round(x, 4) for x in timing[0]], "cards": timing[1]}
+
+
+def game_match(a: Pair, b: Pair, data="test", deals: int = 100, start: int = 0, seed: int = 0, out=None,
+               progress: bool = False) -> list[dict]:
+    """Boards ``start`` .. ``start + deals - 1`` of ``data`` at two tables (A North-South at table 1). With
+    ``out`` (JSON lines) finished boards are kept and skipped when the same match runs again. One dict per board:
+    ``row``, ``board``, ``dealer``, ``vul``, ``par_ns``, ``tables`` (two `table_record` dicts) and ``imps`` for A."""
+    dataset = load_dataset(data)
+    source = CompetitiveDealSource(dataset)
+    rows = list(range(start, min(len(dataset), start + deals)))
+    if not rows:
+        raise ValueError(f"{dataset.source}: no board to play (rows {start} to {start + deals - 1} of "
+                         f"{len(dataset)} deals)")
+    match = {"a": a.name, "b": b.name, "data": str(dataset.source), "seed": seed}
+    done = {item["row"]: item for item in read_done(out, match)} if out is not None else {}
+    todo = [row for row in rows if row not in done]
+    if todo:
+        tables = [(a, b), (b, a)]
+        starts = [BridgeState.start(source.deal_at(row)) for row in todo for _ in tables]
+        seating = [tables[t] for _ in todo for t in range(2)]
+        auctions = bid_auctions(starts, seating, [row for row in todo for _ in tables])
+        iterator = range(len(todo))
+        if progress:
+            from tqdm import tqdm
+
+            iterator = tqdm(iterator, desc="boards", unit="board", initial=len(rows) - len(todo), total=len(rows))
+        for k in iterator:
+            row = todo[k]
+            records = []
+            for t, (ns, ew) in enumerate(tables):
+                state = auctions[2 * k + t]
+                for side, pair in enumerate((ns, ew)):
+                    if hasattr(pair.player, "reseed"):
+                        pair.player.reseed(agent_seed(seed, row, 2 * t + side))
+                    see_table(pair.player, state, ns, ew)
+                state, timing = play_out(state, ns, ew)
+                records.append(table_record(state, timing))
+            deal = auctions[2 * k].deal
+            item = {"row": row, "board": deal.board, "dealer": SEATS[deal.dealer], "vul": deal.vul,
+                    "par_ns": int(deal.par_ns), "tables": records,
+                    "imps": int(imps(records[0]["score_ns"] - records[1]["score_ns"]))}
+            done[row] = item
+            if out is not None:
+                append_line(out, item)
+    return [done[row] for row in rows]
+
+
+def summarize_game(boards: list[dict], a: str, b: str) -> dict:
+    """IMPs per board for A with the 95% CI, boards won, contracts reached and the declarers' differentials."""
+    board_imps = np.array([item["imps"] for item in boards], dtype=np.float64)
+    mean, ci = mean_ci(board_imps)
+    summary = {"a": a, "b": b, "boards": len(boards), "imps_per_board": mean, "ci95": ci,
+               "a_won": int((board_imps > 0).sum()), "b_won": int((board_imps < 0).sum()),
+               "same_contract": float(np.mean([_same_contract(item) for item in boards]))}
+    for key, name, table_side in (("a_declaring", a, ((0, 0), (1, 1))), ("b_declaring", b, ((0, 1), (1, 0)))):
+        diffs, tricks = [], []
+        for item in boards:
+            for table, side in table_side:
+                record = item["tables"][table]
+                if record["declarer"] is not None and "NESW".index(record["declarer"]) % 2 == side:
+                    diffs.append(record["differential"])
+                    tricks.append(record["tricks"])
+        d_mean, d_ci = mean_ci(diffs)
+        summary[key] = {"pair": name, "contracts": len(diffs), "differential": d_mean, "differential_ci95": d_ci,
+                        "tricks": float(np.mean(tricks)) if tricks else float("nan")}
+    seconds = np.array([[rec["seconds"][s] for item in boards for rec in item["tables"]] for s in (0, 1)]).sum(1)
+    cards = np.array([[rec["cards"][s] for item in boards for rec in item["tables"]] for s in (0, 1)]).sum(1)
+    summary["seconds_per_card"] = float(seconds.sum() / max(cards.sum(), 1))
+    summary["contracts"] = contract_counts(boards)
+    return summary
+
+
+def _same_contract(item: dict) -> bool:
+    one, two = item["tables"]
+    return one["contract"] == two["contract"] and one["declarer"] == two["declarer"]
+
+
+def contract_counts(boards: list[dict]) -> dict:
+    """How often each kind of contract was reached at each table: passed out, partscore, game, slam, doubled."""
+    counts = {"passed_out": 0, "partscore": 0, "game": 0, "slam": 0, "doubled": 0}
+    for item in boards:
+        for record in item["tables"]:
+            name = record["contract"]
+            if name == "Pass":
+                counts["passed_out"] += 1
+                continue
+            level, strain = int(name[0]), name[1:].rstrip("X")
+            counts["doubled"] += name.endswith("X")
+            game_level = {"NT": 3, "S": 4, "H": 4, "D": 5, "C": 5}[strain]
+            counts["slam" if level >= 6 else "game" if level >= game_level else "partscore"] += 1
+    return counts
+
+
+def summary_lines(summary: dict) -> list[str]:
+    """The lines `bridgerl evaluate game` prints."""
+    lines = [f"{summary['a']} vs {summary['b']}: {summary['imps_per_board']:+.2f} IMPs/board for {summary['a']} "
+             f"(95% CI +/- {summary['ci95']:.2f}) over {summary['boards']} boards, each played at two tables"]
+    for key in ("a_declaring", "b_declaring"):
+        row = summary[key]
+        if row["contracts"]:
+            lines.append(f"  {row['pair']} declaring: {row['contracts']} contracts, {row['tricks']:.2f} tricks, "
+                         f"differential (DD - declarer) {row['differential']:+.2f} (95% CI +/- "
+                         f"{row['differential_ci95']:.2f})")
+    lines.append(f"  same contract at both tables on {summary['same_contract']:.0%} of boards; "
+                 f"{summary['seconds_per_card']:.3f} s per card")
+    return lines
+
+
+def show_table(ns: Pair, ew: Pair, data, index: int, seed: int = 0) -> str:
+    """One deal at one table, as `bridgerl show` prints it: who sits where, the hands and the auction, each card
+    with the seat that chose it (declarer for dummy's cards), the result against double dummy and par."""
+    source = CompetitiveDealSource(load_dataset(data))
+    state = bid_auctions([BridgeState.start(source.deal_at(index))], [(ns, ew)], [index])[0]
+    for side, pair in enumerate((ns, ew)):
+        if hasattr(pair.player, "reseed"):
+            pair.player.reseed(agent_seed(seed, index, side))
+        see_table(pair.player, state, ns, ew)
+    chosen: list[str] = []
+
+    def trace(before: BridgeState, action: int, pair: Pair) -> None:
+        who = SEATS[before.seat] + (f"(by {SEATS[before.player]})" if before.player != before.seat else "")
+        chosen.append(f"{who} {card_name(action - CARD_OFFSET)}")
+
+    final, _ = play_out(state, ns, ew, trace)
+    lines = [f"North-South: {ns.name}", f"East-West:   {ew.name}"]
+    lines += deal_and_auction_lines(final.deal, final.auction)
+    for trick in range(0, len(chosen), 4):
+        lines.append(f"  trick {trick // 4 + 1:2d}: " + "  ".join(chosen[trick:trick + 4]))
+    record = table_record(final, [[0.0, 0.0], [0, 0]])
+    if record["declarer"] is None:
+        lines.append(f"  Result: passed out, NS 0, par NS {final.deal.par_ns}")
+    else:
+        lines.append(f"  Result: {record['contract']} by {record['declarer']}, {record['tricks']} tricks (double dummy "
+                     f"{record['dd_tricks']}, differential {record['differential']:+d}), NS {record['score_ns']}, "
+                     f"par NS {final.deal.par_ns}")
+    return "\n".join(lines) + "\n"

@@ -1,0 +1,112 @@
+"""Whole-deal matches (`bridgerl evaluate game`), `bridgerl show`, and the --json/--report of `evaluate
+competitive`."""
+
+import json
+
+import numpy as np
+import pytest
+
+from bridgerl.agents import DoubleDummyAgent, PIMCAgent, RuleBidder
+from bridgerl.cli import main
+from bridgerl.core.dataset import load_dataset
+from bridgerl.evaluation.game import GameError, Pair, game_match, summarize_game
+from bridgerl.evaluation.specs import load_pair, split_game_spec
+
+
+def test_game_specs_split_at_play():
+    assert split_game_spec("bid=rules,play=pimc:worlds=20,objective=make") == ("rules", "pimc:worlds=20,objective=make")
+    assert split_game_spec("rules") == ("rules", "pimc:worlds=20")
+    assert split_game_spec("play=dd") == ("rules", "dd")
+    assert split_game_spec("bid=dqn:models/competitive-dqn") == ("dqn:models/competitive-dqn", "pimc:worlds=20")
+    for bad in ("bid=,play=dd", "bid=rules,play=", "rules,x,play=dd"):
+        with pytest.raises(ValueError, match="game spec"):
+            split_game_spec(bad)
+    pair = load_pair("bid=models/competitive-dqn,play=dd")  # a bare model path loads as dqn: would
+    assert type(pair.bidder).__name__ == "DQNAgent" and isinstance(pair.player, DoubleDummyAgent)
+
+
+def pairs():
+    return (Pair("pimc", RuleBidder(competitive=True), PIMCAgent(worlds=4)),
+            Pair("dd", RuleBidder(competitive=True), DoubleDummyAgent()))
+
+
+def untimed(boards):
+    """The boards without the seconds each side took (the only part a rerun may change)."""
+    boards = json.loads(json.dumps(boards))
+    for item in boards:
+        for record in item["tables"]:
+            del record["seconds"]
+    return boards
+
+
+def test_a_seeded_match_repeats_and_resumes(tmp_path):
+    first = untimed(game_match(*pairs(), deals=4, seed=5))
+    again = untimed(game_match(*pairs(), deals=4, seed=5))
+    assert first == again
+    out = tmp_path / "match.jsonl"
+    game_match(*pairs(), deals=2, seed=5, out=out)  # interrupted after two boards
+    resumed = untimed(game_match(*pairs(), deals=4, seed=5, out=out))
+    assert resumed == first
+    assert len(out.read_text().splitlines()) == 5  # header + 4 boards
+    with pytest.raises(ValueError, match="different match"):
+        game_match(*pairs(), deals=4, seed=6, out=out)
+
+
+def test_boards_are_scored_in_duplicate():
+    boards = game_match(*pairs(), deals=5, seed=0)
+    dataset = load_dataset("test")
+    from bridgerl.core import imps
+
+    for item in boards:
+        one, two = item["tables"]
+        assert item["imps"] == int(imps(one["score_ns"] - two["score_ns"]))
+        for record in (one, two):
+            if record["declarer"] is None:
+                assert record["score_ns"] == 0 and record["play"] == []
+                continue
+            assert len(record["play"]) == 52
+            seat, strain = "NESW".index(record["declarer"]), "CDHSN".index(record["contract"][1])
+            assert record["dd_tricks"] == dataset.dd[item["row"], seat, strain]
+            assert record["differential"] == record["dd_tricks"] - record["tricks"]
+    summary = summarize_game(boards, "pimc", "dd")
+    assert summary["boards"] == 5 and np.isfinite(summary["imps_per_board"])
+    assert summary["a_declaring"]["contracts"] + summary["b_declaring"]["contracts"] == sum(
+        r["declarer"] is not None for item in boards for r in item["tables"])
+
+
+def test_a_rule_breaking_player_is_named():
+    class Revoke:
+        def act(self, view):
+            return next(c for c in range(52) if c not in view.legal)
+
+    with pytest.raises(GameError, match="illegal card"):
+        game_match(Pair("bad", RuleBidder(competitive=True), Revoke()), pairs()[1], deals=3)
+
+
+def test_evaluate_game_cli_writes_json_report_and_resumes(tmp_path, capsys):
+    args = ["evaluate", "game", "--ns", "bid=rules,play=pimc:worlds=4", "--ew", "bid=rules,play=dd", "--deals", "3",
+            "--quiet", "--out", str(tmp_path / "m.jsonl"), "--json", str(tmp_path / "s.json"),
+            "--report", str(tmp_path / "report")]
+    assert main(args) == 0
+    printed = capsys.readouterr().out
+    assert "bid=rules,play=pimc:worlds=4 vs bid=rules,play=dd:" in printed and "IMPs/board for" in printed
+    summary = json.loads((tmp_path / "s.json").read_text())
+    assert summary["boards"] == 3 and len(summary["board_results"]) == 3
+    assert (tmp_path / "report" / "report.md").exists() and (tmp_path / "report" / "imps.png").exists()
+    assert main(args) == 0  # resumes: every board is in the --out file
+    assert capsys.readouterr().out.splitlines()[0] == printed.splitlines()[0]
+
+
+def test_show_prints_hands_auction_and_tricks(capsys):
+    assert main(["show", "--ns", "bid=rules,play=dd", "--ew", "rules", "--index", "3"]) == 0
+    text = capsys.readouterr().out
+    assert "North-South: bid=rules,play=dd" in text and "trick 13:" in text and "Result:" in text
+
+
+def test_evaluate_competitive_json_and_report(tmp_path, capsys):
+    assert main(["evaluate", "competitive", "--ns", "rules", "--ew", "pass", "--deals", "20",
+                 "--json", str(tmp_path / "c.json"), "--report", str(tmp_path / "rep")]) == 0
+    assert "rules vs pass:" in capsys.readouterr().out
+    summary = json.loads((tmp_path / "c.json").read_text())
+    assert len(summary["board_results"]) == 20 and summary["contracts"]["passed_out"] >= 1
+    assert "Biggest swings" in (tmp_path / "rep" / "report.md").read_text()
