@@ -1,0 +1,219 @@
+"""OpenSpiel game ``bridgerl_bridge``: the whole deal (thesis 2.1), registered on import.
+
+Four players (player = seat N, E, S, W), zero-sum between the sides, terminal rewards. A chance node picks the deal
+(a dataset row, uniformly; dealer and vulnerability from its board number unless the parameters fix them), then
+the auction, then (with ``play="agents"``) the 13 tricks, with declarer choosing dummy's cards: dummy's player
+never acts. Rules, observation and scoring are `bridgerl.core.bridge` (`BridgeState`); this module only translates.
+
+Actions are bridgerl's 90 (not OpenSpiel ``bridge``'s ids): ``0..37`` the calls (0 Pass, 1 X, 2 XX, 3 + bid),
+``38 + card`` the cards (card = suit * 13 + rank); `bridgerl.core.bridge.to_openspiel_action` maps them.
+Observation and information-state tensors: the 802 values of `BridgeState.observation` for that player (bits
+0-230 the competitive auction encoding, 231-801 the play encoding, zero during the auction).
+
+Parameters: ``dataset`` (path or "train"/"test"), ``play`` ("agents" or "double_dummy": the auction ends the game
+and the contract is scored with the deal's DD tricks), ``reward`` ("score": NS's duplicate score, or "par_imps":
+IMPs of NS's score against par; alias "imps_vs_par"), ``dealer`` (-1: from the board number, else 0-3 = N, E, S, W)
+and ``vul`` ("": from the board number, else none, NS, EW or both).
+"""
+
+from __future__ import annotations
+
+import pyspiel
+
+from bridgerl.core.board import VULS, parse_vul
+from bridgerl.core.bridge import (NUM_ACTIONS, OBSERVATION_SIZE, PLAY_MODES, REWARD_ALIASES, REWARDS, BridgeState,
+                                  action_name, render_text)
+from bridgerl.core.calls import call_name
+from bridgerl.core.card_play import LAYOUT as PLAY_LAYOUT
+from bridgerl.core.cards import SEATS, card_name, hand_text
+from bridgerl.core.competitive import HAND_OFFSET, contract_text
+from bridgerl.envs.openspiel_common import DealAuctionState, TensorObserver, game_of
+from bridgerl.envs.openspiel_competitive import _MAX_GAME_LENGTH as _MAX_AUCTION_LENGTH
+from bridgerl.envs.openspiel_competitive import _MAX_POINTS, _deal_source
+
+_NUM_PLAYERS = 4
+_DEFAULT_PARAMS = {"dataset": "train", "play": "agents", "reward": "score", "dealer": -1, "vul": ""}
+_MAX_GAME_LENGTH = _MAX_AUCTION_LENGTH + 52  # the longest auction (319 calls), then 52 cards
+_UTILITY_BOUNDS = {"score": _MAX_POINTS, "par_imps": 24.0}
+_GAME_TYPE = pyspiel.GameType(
+    short_name="bridgerl_bridge",
+    long_name="bridgerl bridge: the whole deal (auction, then play or double-dummy result)",
+    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+    utility=pyspiel.GameType.Utility.ZERO_SUM,
+    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+    max_num_players=_NUM_PLAYERS,
+    min_num_players=_NUM_PLAYERS,
+    provides_information_state_string=True,
+    provides_information_state_tensor=True,
+    provides_observation_string=True,
+    provides_observation_tensor=True,
+    parameter_specification=_DEFAULT_PARAMS)
+
+# The 802 values in named pieces, in the order of `BridgeState.observation`: (name, size, private to one player).
+_PIECES = ([("vulnerable", 2, False), ("auction", HAND_OFFSET - 2, False), ("hand", 52, True)]
+           + [(f"play_{name}", size, name in ("hand", "visible")) for name, size in PLAY_LAYOUT])
+_SLICES = {}
+_offset = 0
+for _name, _size, _ in _PIECES:
+    _SLICES[_name] = slice(_offset, _offset + _size)
+    _offset += _size
+assert _offset == OBSERVATION_SIZE
+del _offset, _name, _size
+
+
+def _game_info(num_rows: int, reward: str) -> pyspiel.GameInfo:
+    bound = _UTILITY_BOUNDS[reward]
+    return pyspiel.GameInfo(num_distinct_actions=NUM_ACTIONS, max_chance_outcomes=num_rows, num_players=_NUM_PLAYERS,
+                            min_utility=-bound, max_utility=bound, utility_sum=0.0, max_game_length=_MAX_GAME_LENGTH)
+
+
+def _check_params(params: dict) -> tuple[str, str, int | None, str | None]:
+    """(play, reward, dealer or None, vul or None) from the game parameters, or ValueError naming the bad one."""
+    play = params["play"]
+    if play not in PLAY_MODES:
+        raise ValueError(f"play must be one of {PLAY_MODES}, got {play!r}")
+    reward = REWARD_ALIASES.get(params["reward"], params["reward"])
+    if reward not in REWARDS:
+        raise ValueError(f"reward must be one of {REWARDS} (or 'imps_vs_par'), got {params['reward']!r}")
+    dealer = int(params["dealer"])
+    if not -1 <= dealer <= 3:
+        raise ValueError(f"dealer must be -1 (from the board number) or 0-3 (N, E, S, W), got {dealer}")
+    vul = params["vul"]
+    if vul:
+        try:
+            vul = parse_vul(vul)
+        except ValueError:
+            raise ValueError(f"vul must be '' (from the board number) or one of {VULS}, got {vul!r}") from None
+    return play, reward, None if dealer < 0 else dealer, vul or None
+
+
+class BridgeGame(pyspiel.Game):
+    """The whole deal as an OpenSpiel game."""
+
+    def __init__(self, params=None):
+        params = {**_DEFAULT_PARAMS, **(params or {})}
+        self.play_mode, self.reward_mode, self.dealer, self.vul = _check_params(params)
+        self.source = _deal_source(str(params["dataset"]))  # shared with bridgerl_competitive_bidding
+        self.rows = range(len(self.source.dataset))
+        super().__init__(_GAME_TYPE, _game_info(len(self.rows), self.reward_mode), params)
+
+    def new_initial_state(self):
+        return BridgeGameState(self)
+
+    def make_py_observer(self, iig_obs_type=None, params=None):
+        return BridgeObserver(iig_obs_type or pyspiel.IIGObservationType(perfect_recall=False), params)
+
+
+class BridgeGameState(DealAuctionState):
+    """A deal (after the chance node) and its `BridgeState` (``self.bridge``); player = seat, the player choosing
+    (declarer for dummy's cards). ``deal``, ``auction`` and ``result`` mirror ``bridge`` for the shared base."""
+
+    def __init__(self, game):
+        super().__init__(game)
+        self.bridge: BridgeState | None = None
+
+    def current_player(self):
+        if self.bridge is None:
+            return pyspiel.PlayerId.CHANCE
+        if self.bridge.is_over:
+            return pyspiel.PlayerId.TERMINAL
+        return self.bridge.player
+
+    def is_terminal(self):
+        return self.bridge is not None and self.bridge.is_over
+
+    def view(self):
+        """The `AuctionView` of the seat to call or the `PlayerView` of the player choosing a card (None at the
+        end): what bridgerl's bidding and play agents act on."""
+        return None if self.bridge is None else self.bridge.view()
+
+    # -- the hooks of DealAuctionState ------------------------------------------------------------------------------
+    def _player_to_act(self):
+        return self.bridge.player
+
+    def _legal_actions(self, player):
+        return self.bridge.legal_actions()
+
+    def _start(self, row: int):
+        game = game_of(self)  # read on each use, never kept in the state
+        self.deal = self._source.deal_at(row, game.dealer, game.vul)
+        self.bridge = BridgeState.start(self.deal, game.play_mode)
+        self.auction = self.bridge.auction
+
+    def _call(self, action: int):
+        self.bridge = self.bridge.apply(action)  # IllegalCallError / IllegalPlayError (ValueError) name the action
+        self.auction = self.bridge.auction
+        if self.bridge.is_over:
+            self.result = self.bridge.result()
+
+    def _call_name(self, action: int) -> str:
+        return action_name(action)
+
+    def _returns(self):
+        return self.result.returns(self._reward_mode)
+
+    def _render(self) -> str:
+        return render_text(self.bridge, self.result)
+
+
+class BridgeObserver(TensorObserver):
+    """Named views of the 802 values, in `BridgeState.observation`'s order: ``vulnerable``, ``auction``, ``hand``
+    (the original hand), then ``play_<piece>`` for each piece of the play encoding (`card_play.LAYOUT`). ``hand``,
+    ``play_hand`` and ``play_visible`` are the private pieces; a view without public or private information leaves
+    those pieces out (the order of the others is kept)."""
+
+    def __init__(self, iig_obs_type, params):
+        single = iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
+        pieces = [(name, size) for name, size, private in _PIECES
+                  if (single if private else iig_obs_type.public_info)]
+        # TensorObserver takes public pieces first, then private ones; hand it the filtered pieces in their order
+        if iig_obs_type.public_info:
+            super().__init__(iig_obs_type, params, pieces, [])
+        else:
+            super().__init__(iig_obs_type, params, [], pieces)
+        self.perfect_recall = iig_obs_type.perfect_recall
+
+    def fill(self, state: BridgeGameState, player: int) -> dict:
+        full = state.bridge.observation(player)
+        return {name: full[part] for name, part in _SLICES.items() if name in self.dict}
+
+    def string_from(self, state: BridgeGameState, player: int) -> str:
+        """What ``player`` knows, as a bridge player writes it: the hand (its remaining cards during the play),
+        dealer and vulnerability, the auction; during the play the contract, dummy's cards once the lead is made,
+        the current trick (with perfect recall: every trick) and the tricks won; at the end the score."""
+        bridge = state.bridge
+        if bridge is None:
+            return "(deal not chosen yet)"
+        public, private = "vulnerable" in self.dict, "hand" in self.dict
+        play = bridge.play
+        cards = bridge.deal.owner if play is None else play.remaining_owner()
+        parts = []
+        if private:
+            parts.append(f"{SEATS[player]} {hand_text(cards, player)}")
+        if public:
+            parts.append(f"dealer {SEATS[bridge.deal.dealer]} vul {bridge.deal.vul}")
+            parts.append("auction: " + (" ".join(call_name(c) for c in bridge.auction.calls) or "-"))
+            if bridge.contract is not None:
+                parts.append(f"contract {contract_text(bridge.contract)} by {SEATS[bridge.contract.declarer]}")
+        if play is not None and public:
+            if play.dummy_visible and player != play.dummy:
+                parts.append(f"dummy {SEATS[play.dummy]} {hand_text(cards, play.dummy)}")
+            if self.perfect_recall:
+                parts.append("play: " + (" / ".join(_trick_text(t) for t in play.all_tricks()) or "-"))
+            else:
+                parts.append(f"trick: {_trick_text(play.trick) or '-'}")
+            parts.append(f"tricks declarer {play.declarer_tricks} defence {play.defence_tricks}")
+        outcome = state.result
+        if public and outcome is not None:
+            made = "passed out" if outcome.contract is None else f"{outcome.tricks} tricks"
+            parts.append(f"result: {made}, NS {outcome.score_ns}")
+        return " | ".join(parts)
+
+
+def _trick_text(trick) -> str:
+    return " ".join(f"{SEATS[seat]}:{card_name(card)}" for seat, card in zip(trick.seats, trick.cards))
+
+
+pyspiel.register_game(_GAME_TYPE, BridgeGame)
