@@ -96,7 +96,7 @@ class BridgeEnv(gym.Env):
                 self.opponent_play.reseed(int(self.np_random.integers(2**63)))
             notify_deal(self.opponent_play, deal.owner)
         self._play_others()
-        return self._observation(), self._info()
+        return self._step_result()
 
     def step(self, action):
         if self.state is None:
@@ -110,7 +110,8 @@ class BridgeEnv(gym.Env):
         if self.state.is_over:
             returns = self.outcome.returns(self.reward_mode)  # _play_others scored the deal
             reward = returns[acting] if len(self.agent_seats) == 4 else returns[min(self.agent_seats)]
-        return self._observation(), reward, self.state.is_over, False, self._info()
+        obs, info = self._step_result()
+        return obs, reward, self.state.is_over, False, info
 
     def legal_action_mask(self) -> np.ndarray | None:
         return None if self.state is None else self.state.legal_mask()
@@ -149,20 +150,18 @@ class BridgeEnv(gym.Env):
         if self.state.is_over and self.outcome is None:
             self.outcome = self.state.result()
 
-    def _observation(self) -> np.ndarray:
-        return self.state.observation()
-
-    def _info(self) -> dict:
+    def _step_result(self) -> tuple[np.ndarray, dict]:
         state = self.state
         over = state.is_over
+        view = None if over else state.view()
         info = {"action_mask": state.legal_mask().astype(np.int8), "seat": state.seat, "player": state.player,
-                "phase": state.phase, "view": None if over else state.view(), **self._deal_info}
+                "phase": state.phase, "view": view, **self._deal_info}
         if over:
             r = self.outcome
             info.update(contract=contract_text(r.contract), declarer=None if r.contract is None else r.contract.declarer,
                         tricks=r.tricks, score_ns=r.score_ns, par_ns=r.par_ns,
                         returns=r.returns(self.reward_mode))
-        return info
+        return state.observation(view=view if state.phase == "play" else None), info
 
 
 __all__ = ["BridgeEnv", "parse_agent_seats", "RESET_OPTIONS"]

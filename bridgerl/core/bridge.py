@@ -17,7 +17,7 @@ OpenSpiel's ``use_double_dummy_result``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -96,6 +96,9 @@ class BridgeState:
     auction: Auction
     play: PlayState | None = None
     play_mode: str = "agents"
+    # the auction bits of each player's observation once the auction is over (fixed for the rest of the deal):
+    # shared by the states of the play, filled on first use
+    _auction_bits: dict = field(default_factory=dict, compare=False, repr=False)
 
     @classmethod
     def start(cls, deal: CompetitiveDeal, play: str = "agents") -> "BridgeState":
@@ -165,7 +168,8 @@ class BridgeState:
             return BridgeState(self.deal, auction, play, self.play_mode)
         if not CARD_OFFSET <= action < NUM_ACTIONS:
             raise ValueError(f"action {action} is not a card ({CARD_OFFSET}..{NUM_ACTIONS - 1}) during the play")
-        return BridgeState(self.deal, self.auction, self.play.play(action - CARD_OFFSET), self.play_mode)
+        return BridgeState(self.deal, self.auction, self.play.play(action - CARD_OFFSET), self.play_mode,
+                           self._auction_bits)
 
     def result(self) -> BridgeResult:
         """Score of the finished deal (the game must be over)."""
@@ -193,18 +197,29 @@ class BridgeState:
             return view_of(self.play, auction=self.auction, vul=self.deal.vul)
         return None
 
-    def observation(self, player: int | None = None) -> np.ndarray:
-        """int8[802] for ``player`` (default: the seat choosing; after the end, the seat that would act)."""
+    def observation(self, player: int | None = None, view: PlayerView | None = None) -> np.ndarray:
+        """int8[802] for ``player`` (default: the seat choosing; after the end, the seat that would act).
+        ``view``: the chooser's `PlayerView` when the caller has it already (saves building it again)."""
         player = self.player if player is None else int(player)
-        calls = self.auction.calls[:-1] if self.auction.is_over else self.auction.calls
         obs = np.zeros(OBSERVATION_SIZE, dtype=np.int8)
-        obs[:AUCTION_OBSERVATION_SIZE] = encode_auction_observation(
-            calls, self.deal.vulnerable(player), self.deal.vulnerable(player + 1), self.deal.hands()[player])
+        obs[:AUCTION_OBSERVATION_SIZE] = self._auction_observation(player)
         if self.play is not None:
             over = self.play.is_over
             chooser = not over and player == self.play.controller
-            obs[AUCTION_OBSERVATION_SIZE:] = encode_play(view_of(self.play, player=None if chooser else player))
+            if view is None or not chooser:
+                view = view_of(self.play, player=None if chooser else player)
+            obs[AUCTION_OBSERVATION_SIZE:] = encode_play(view)
         return obs
+
+    def _auction_observation(self, player: int) -> np.ndarray:
+        bits = self._auction_bits.get(player) if self.auction.is_over else None
+        if bits is None:
+            calls = self.auction.calls[:-1] if self.auction.is_over else self.auction.calls
+            bits = encode_auction_observation(calls, self.deal.vulnerable(player), self.deal.vulnerable(player + 1),
+                                              self.deal.hands()[player])
+            if self.auction.is_over:
+                self._auction_bits[player] = bits
+        return bits
 
     def __str__(self) -> str:
         return render_text(self)
