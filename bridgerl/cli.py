@@ -288,6 +288,22 @@ def _evaluate_play(args) -> int:
     return 0
 
 
+def _evaluate_records(args) -> int:
+    from .evaluation.records import evaluate_records
+
+    summary, outcomes = evaluate_records(args.file)
+    par, actual, shares = summary["vs_par"], summary["vs_par_actual_tricks"], summary["categories"]
+    print(f"{args.file}: {summary['imps_per_board']:+.2f} IMPs/board vs constructive par (95% CI +/- "
+          f"{summary['ci95']:.2f}) on {summary['boards']} boards; vs par {par['imps_per_board']:+.2f} (+/- "
+          f"{par['ci95']:.2f}) with DD tricks, {actual['imps_per_board']:+.2f} with the table's tricks on "
+          f"{actual['boards']} boards; {len(summary['skipped'])} skipped (auction unfinished)")
+    print(f"  at par {shares['at_par']:.1%}, overbid {shares['overbid']:.1%}, underbid across a bonus boundary "
+          f"{shares['underbid_bonus']:.1%}, wrong strain or level {shares['wrong_strain_or_level']:.1%}")
+    if args.json:
+        _write_json(args.json, {**summary, "outcomes": [o.to_json() for o in outcomes]})
+    return 0
+
+
 def _train_export(args) -> int:
     from .agents.checkpoint import checkpoint_file, load_weights, save_weights
 
@@ -502,6 +518,11 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--json", help="write the summary as JSON")
     play.add_argument("--quiet", action="store_true", help="no progress bar")
     play.set_defaults(func=_evaluate_play)
+    rec = eval_commands.add_parser("records", help="the auctions of a PBN / LIN file of hand records against "
+                                                   "constructive par and par (thesis table 4.1)")
+    rec.add_argument("file", help="hand records: a .pbn or .lin (BBO) file")
+    rec.add_argument("--json", help="write the summary and one outcome per board as JSON (atomic)")
+    rec.set_defaults(func=_evaluate_records)
     show = commands.add_parser("show", help="watch one deal: hands, auction and play trick by trick")
     show.add_argument("--ns", required=True, help="game spec of North-South: " + GAME_SPEC_HELP)
     show.add_argument("--ew", required=True, help="game spec of East-West (as --ns)")

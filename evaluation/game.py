@@ -250,3 +250,24 @@ def show_table(ns: Pair, ew: Pair, data, index: int, seed: int = 0) -> str:
                      f"{record['dd_tricks']}, differential {record['differential']:+d}), NS {record['score_ns']}, "
                      f"par NS {final.deal.par_ns}")
     return "\n".join(lines) + "\n"
+
+
+def write_game_pbn(path, boards: list[dict], data, names: tuple[str, str]) -> None:
+    """Both tables of every board as PBN hand records (deal, auction, play; the players named per seat), written
+    atomically; ``names`` = (A, B), A North-South at table 1."""
+    from bridgerl.core.calls import parse_call
+    from bridgerl.core.cards import parse_card
+    from bridgerl.core.records import record_of, write_pbn_records
+
+    source = CompetitiveDealSource(load_dataset(data))
+    records = []
+    for item in boards:
+        for table, record in enumerate(item["tables"]):
+            state = BridgeState.start(source.deal_at(item["row"]))
+            for call in record["auction"]:
+                state = state.apply(parse_call(call))
+            for card in record["play"]:
+                state = state.apply(CARD_OFFSET + parse_card(card))
+            ns, ew = names if table == 0 else names[::-1]
+            records.append(record_of(state, names=(ns, ew, ns, ew), event=f"bridgerl game, table {table + 1}"))
+    write_pbn_records(path, records)

@@ -144,3 +144,27 @@ def test_double_dummy_opponent_sees_the_deal():
     _, info = env.reset(seed=1, options={"index": 7})
     assert env.opponent_play.owner is not None
     np.testing.assert_array_equal(env.opponent_play.owner, load_dataset("test").owner[7])
+
+
+def test_reset_from_a_hand_record_continues_the_game():
+    from pathlib import Path
+
+    from bridgerl.core.records import read_records, record_actions
+
+    record = read_records(Path(__file__).parent / "data" / "records.pbn")[0]
+    actions = record_actions(record)
+    env = make()
+    for upto in (0, 3, len(record.calls), len(record.calls) + 5):
+        obs, info = env.reset(seed=0, options={"record": record, "upto": upto})
+        assert env.state.auction.calls == tuple(record.calls[:min(upto, len(record.calls))])
+        assert info["board"] == record.board and info["dealer"] == record.dealer
+        done = False
+        for action in actions[upto:]:  # the rest of the record is legal from there
+            obs, _, done, _, info = env.step(action)
+        assert done == (len(actions) == 52 + len(record.calls))
+    with pytest.raises(ValueError, match="upto"):
+        env.reset(options={"record": record, "upto": len(actions) + 1})
+    with pytest.raises(ValueError, match="record"):
+        env.reset(options={"upto": 3})
+    with pytest.raises(ValueError, match="upto"):
+        env.reset(options={"record": record, "index": 3})

@@ -86,14 +86,20 @@ def test_a_rule_breaking_player_is_named():
 def test_evaluate_game_cli_writes_json_report_and_resumes(tmp_path, capsys):
     args = ["evaluate", "game", "--ns", "bid=rules,play=pimc:worlds=4", "--ew", "bid=rules,play=dd", "--deals", "3",
             "--quiet", "--out", str(tmp_path / "m.jsonl"), "--json", str(tmp_path / "s.json"),
-            "--report", str(tmp_path / "report")]
+            "--report", str(tmp_path / "report"), "--pbn", str(tmp_path / "m.pbn")]
     assert main(args) == 0
     printed = capsys.readouterr().out
     assert "bid=rules,play=pimc:worlds=4 vs bid=rules,play=dd:" in printed and "IMPs/board for" in printed
     summary = json.loads((tmp_path / "s.json").read_text())
     assert summary["boards"] == 3 and len(summary["board_results"]) == 3
     assert (tmp_path / "report" / "report.md").exists() and (tmp_path / "report" / "imps.png").exists()
-    assert main(args) == 0  # resumes: every board is in the --out file
+    from bridgerl.core.records import read_records
+
+    records = read_records(tmp_path / "m.pbn")  # both tables of each board, auction and play
+    assert len(records) == 6 and [len(r.cards) for r in records[:2]] == [len(t["play"]) for t in
+                                                                          summary["board_results"][0]["tables"]]
+    assert main(args) == 2  # the PBN file exists: refused without --force
+    assert main(args + ["--force"]) == 0  # resumes: every board is in the --out file
     assert capsys.readouterr().out.splitlines()[0] == printed.splitlines()[0]
 
 
