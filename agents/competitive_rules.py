@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from bridgerl.agents.agreements import AGREEMENTS, partner_reading
 from bridgerl.agents.constructive_rules import (CLUBS, DIAMONDS, GAME_POINTS, HEARTS, NT, SPADES,
-                                                ConstructiveRuleBidder, Hand, Picture, bid, read_partner,
-                                                target_contract)
+                                                ConstructiveRuleBidder, Hand, Picture, bid, target_contract)
 from bridgerl.agents.silent import SilentOpponents
 from bridgerl.core.calls import BID_OFFSET, DOUBLE, PASS
 from bridgerl.envs import AuctionView
@@ -85,19 +85,21 @@ class CompetitiveRuleBidder(SilentOpponents):
         level, strain = last_bid // 5 + 1, last_bid % 5
         if len(their_bids) == 1 and level == 1 and strain < NT:
             stopper = _stopper(hand, strain)
-            if hand.balanced and 15 <= hand.hcp <= 18 and stopper and mask[BID_OFFSET + bid(1, NT)]:
+            if hand.balanced and AGREEMENTS["notrump overcall"].covers(hand.hcp) and stopper and \
+                    mask[BID_OFFSET + bid(1, NT)]:
                 return BID_OFFSET + bid(1, NT)
         for suit in sorted(range(4), key=lambda s: (-hand.lengths[s], -s)):
-            if suit in their_suits or hand.lengths[suit] < 5 or not _good_suit(hand, suit):
+            if suit in their_suits or hand.lengths[suit] < AGREEMENTS["overcall"].own[0] or not _good_suit(hand, suit):
                 continue
             cheapest = _cheapest(last_bid, suit)
-            need = 8 if cheapest // 5 == 0 else 11
-            if cheapest // 5 <= 1 and need <= hand.hcp <= 17 and mask[BID_OFFSET + cheapest]:
+            overcall = AGREEMENTS["overcall" if cheapest // 5 == 0 else "two-level overcall"]
+            if cheapest // 5 <= 1 and overcall.covers(hand.hcp) and mask[BID_OFFSET + cheapest]:
                 return BID_OFFSET + cheapest
         if len(their_bids) == 1 and level == 1 and strain < NT and mask[DOUBLE]:
             others = [s for s in range(4) if s != strain]
             shape = hand.lengths[strain] <= 1 or (hand.lengths[strain] == 2 and min(hand.lengths[others]) >= 3)
-            if (hand.hcp >= 12 and shape and min(hand.lengths[others]) >= 3) or hand.hcp >= 18:
+            double = AGREEMENTS["takeout double"]
+            if (hand.hcp >= double.low and shape and min(hand.lengths[others]) >= double.unbid[0]) or hand.hcp >= 18:
                 return DOUBLE
         return self._penalty_double(hand, None, their_bids, last_bid, mask, partner_points=0.0)
 
@@ -128,12 +130,14 @@ class CompetitiveRuleBidder(SilentOpponents):
         """Raise partner's overcall with support (by points, to the law of total tricks), else notrump or pass."""
         suit = overcall % 5
         their_suits = {b % 5 for b in their_bids if b % 5 < NT}
+        agreed = AGREEMENTS["overcall"]
         if suit == NT:
-            picture = Picture(15, 18, balanced=True)
+            notrump = AGREEMENTS["notrump overcall"]
+            picture = Picture(notrump.low, notrump.high, balanced=notrump.balanced)
             return self._place(hand, picture, bids, mask)
         if hand.lengths[suit] >= 3:
             total = hand.hcp + hand.shortness(suit)
-            trumps = hand.lengths[suit] + 5
+            trumps = hand.lengths[suit] + agreed.own[0]
             if total + 11 >= GAME_POINTS + 2:
                 return _bid_if_legal(bid(_GAME_LEVEL[suit], suit), mask)
             level = min(trumps - 6, 3 if total >= 10 else 2)
@@ -143,8 +147,8 @@ class CompetitiveRuleBidder(SilentOpponents):
             return None
         if hand.hcp >= 11 and all(_stopper(hand, s) for s in their_suits):
             return _bid_if_legal(bid(3, NT) if hand.hcp >= 13 else _cheapest(last_bid, NT), mask)
-        return self._penalty_double(hand, Picture(8, 17, [5 if s == suit else 0 for s in range(4)]), their_bids,
-                                    last_bid, mask)
+        shown = [agreed.own[0] if s == suit else 0 for s in range(4)]
+        return self._penalty_double(hand, Picture(agreed.low, agreed.high, shown), their_bids, last_bid, mask)
 
     # -- we opened --------------------------------------------------------------------------------------------
     def _after_our_opening(self, hand: Hand, history, bids, mask):
@@ -213,37 +217,10 @@ class CompetitiveRuleBidder(SilentOpponents):
 
     @staticmethod
     def _partner_picture(history) -> Picture:
-        """Partner's points and lengths from our side's calls, read by the constructive system; an overcall
-        shows 8-17 and five cards, a takeout double 12+ and three cards in the unbid suits."""
-        ours = [(seat, call) for seat, call in history if seat in _OURS and call != PASS]
-        their_suits = {(call - BID_OFFSET) % 5 for seat, call in history if seat not in _OURS and _is_bid(call)}
-        first_bid_index = next((i for i, (_, call) in enumerate(history) if _is_bid(call)), None)
-        we_opened = first_bid_index is not None and history[first_bid_index][0] in _OURS
-        if we_opened:
-            our_bids = [call - BID_OFFSET for seat, call in ours if _is_bid(call)]
-            sides = [seat for seat, call in ours if _is_bid(call)]
-            alternating = all(a != b for a, b in zip(sides, sides[1:]))
-            if alternating:
-                partner_passed = any(seat == _PARTNER and call == PASS for seat, call in history[:first_bid_index])
-                return read_partner(our_bids, sides[0] == _PARTNER, partner_passed and sides[0] == _ME)
-        picture = Picture()
-        for seat, call in ours:
-            if seat != _PARTNER:
-                continue
-            if call == DOUBLE and picture.low == 0:
-                picture.show(12, 21)
-                for s in range(4):
-                    if s not in their_suits:
-                        picture.show(suit=s, length=3)
-            elif _is_bid(call):
-                b = call - BID_OFFSET
-                if b % 5 == NT:
-                    picture.show(15, 18, balanced=True)
-                else:
-                    picture.show(8, 17, b % 5, 5 if picture.lengths[b % 5] < 5 else 6)
-        if picture.low == 0:
-            picture.show(0, 11)
-        return picture
+        """Partner's points and lengths from our side's calls, read with the agreements (`partner_reading`): the
+        constructive system after our opening; an overcall shows 8-17 and five cards, a takeout double 12+ and three
+        cards in the unbid suits."""
+        return Picture.of(partner_reading(history))
 
     @staticmethod
     def _penalty_double(hand: Hand, picture: Picture | None, their_bids, last_bid: int, mask,

@@ -14,8 +14,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bridgerl.core.hand import HCP_PER_CARD
+from bridgerl.agents.agreements import AGREEMENTS, constructive_reading
 from bridgerl.core.calls import NUM_BIDS
+from bridgerl.core.hand import HCP_PER_CARD
 from bridgerl.core.uncontested import BIDS_OFFSET, HAND_OFFSET, INITIAL_PASS_BIT, OBSERVATION_SIZE
 
 CLUBS, DIAMONDS, HEARTS, SPADES, NT = 0, 1, 2, 3, 4
@@ -47,6 +48,22 @@ class Picture:
         if balanced:
             self.balanced = True
             self.lengths = [max(x, 2) for x in self.lengths]
+
+    @classmethod
+    def of(cls, showings) -> Picture:
+        """The picture the table entries read for partner's calls (`bridgerl.agents.agreements.Shown`, in call order)
+        draw: each narrows the range and raises the minimum lengths; a range left empty keeps its low end."""
+        picture = cls()
+        for entry in showings:
+            if entry.extra:
+                picture.show(picture.low + entry.extra)
+            picture.show(entry.low, entry.high)
+            for suit, bounds in enumerate(entry.lengths):
+                if bounds is not None and bounds[0] > 0:
+                    picture.show(suit=suit, length=bounds[0])
+            if entry.balanced:
+                picture.show(balanced=True)
+        return picture
 
     @property
     def middle(self) -> float:
@@ -86,89 +103,10 @@ def decode(observation) -> tuple[Hand, list[int], bool]:
 
 
 def read_partner(bids: list[int], partner_opened: bool, partner_passed: bool = False) -> Picture:
-    """Interpret partner's bids (the odd positions counted back from the last bid) with our own system.
-    A partner who passed at the start holds at most 13 HCP."""
-    picture = Picture()
-    if partner_passed:
-        picture.show(high=13)
-    mine_first = not partner_opened
-    history = []
-    for i, b in enumerate(bids):
-        by_partner = (i % 2 == 0) == partner_opened
-        history.append((b, by_partner))
-    for i, (b, by_partner) in enumerate(history):
-        if not by_partner:
-            continue
-        level, strain = b // 5 + 1, b % 5
-        previous = history[i - 1][0] if i > 0 else None
-        partner_previous = [x for x, p in history[:i] if p]
-        my_suits = {x % 5 for x, p in history[:i] if not p and x % 5 < 4}
-        if i == 0:  # partner opened
-            if b == bid(1, NT):
-                picture.show(15, 17, balanced=True)
-            elif b == bid(2, NT):
-                picture.show(20, 21, balanced=True)
-            elif level == 1:
-                picture.show(11, 21, strain, 5 if strain in (HEARTS, SPADES) else 3)
-            else:
-                picture.show(11, 21, strain if strain < 4 else None, 6)
-            continue
-        if partner_opened and len(partner_previous) == 1 and previous is not None:
-            # opener's rebid, with our system's meanings
-            jump = b - previous > 5
-            opening_suit = partner_previous[0] % 5
-            if strain == NT:
-                if level == 1:
-                    picture.show(12, 14, balanced=True)
-                elif level == 2:
-                    picture.show(18, 19, balanced=True) if jump else picture.show(12, 16)
-                elif previous // 5 == 0:
-                    picture.show(19, 21, balanced=True)   # a jump to game over a one-level response
-                else:
-                    picture.show(12, 16)                   # game over a two-level response: no extras
-            elif strain in my_suits:
-                picture.show(suit=strain, length=4 if strain in (HEARTS, SPADES) else 4)
-                picture.show(*((12, 15) if level == 2 else (16, 18) if level == 3 else (19, 21)))
-            elif strain == opening_suit:
-                picture.show(suit=strain, length=6)
-                picture.show(*((16, 18) if jump else (12, 15)))
-            else:
-                picture.show(suit=strain, length=4)
-                picture.show(*((17, 21) if jump else (12, 16)))
-            continue
-        if strain == NT:
-            if previous is not None and previous // 5 + 1 == level and not mine_first:
-                picture.show(6, 10, balanced=True)
-            elif level == 2 and len(partner_previous) == 0:
-                picture.show(13, 15, balanced=True)
-            elif level == 3 and len(partner_previous) == 0:
-                picture.show(16, 17, balanced=True)
-            elif level >= 4:
-                picture.show(picture.low + 2)
-            else:
-                picture.show(balanced=True)
-            continue
-        if strain in my_suits:  # support
-            jump = previous is not None and b - previous > 5
-            support = 4 if jump else 3
-            if len(partner_previous) == 0:
-                low, high = (6, 10) if level == 2 else ((11, 12) if level == 3 else (13, 16))
-                picture.show(low, high, strain, support)
-            else:
-                picture.show(suit=strain, length=support)
-            continue
-        if len(partner_previous) == 0:  # partner's first response in a new suit
-            if level == 1:
-                picture.show(6, None, strain, 4)
-            elif previous is not None and b - previous > 5:
-                picture.show(17, None, strain, 5)
-            else:
-                picture.show(11 if strain != HEARTS else 11, None, strain, 5 if strain == HEARTS else 4)
-            continue
-        # partner's later bids in a suit: rebid shows length, a new suit four more
-        length = 6 if strain in {x % 5 for x in partner_previous} else 4
-        picture.show(suit=strain, length=length)
-    return picture
+    """Interpret partner's bids (the odd positions counted back from the last bid) with our own system: the
+    agreements of `bridgerl.agents.agreements` (`constructive_reading`) folded into a `Picture`. A partner who
+    passed at the start holds at most 13 HCP."""
+    return Picture.of(constructive_reading(bids, partner_opened, partner_passed))
 
 
 def target_contract(hand: Hand, partner: Picture) -> int | None:
@@ -248,7 +186,7 @@ class ConstructiveRuleBidder:
         points = hand.hcp
         if strain == NT:
             return self._respond_nt(hand, level)
-        if points < 6:
+        if AGREEMENTS["pass over a one-level suit opening"].covers(points):
             return 0
         major_fit = strain in (HEARTS, SPADES) and hand.lengths[strain] >= 3
         if major_fit:
@@ -276,9 +214,9 @@ class ConstructiveRuleBidder:
                 need = 5 if suit == HEARTS else 4
                 if suit < strain and hand.lengths[suit] >= need:
                     return 1 + bid(2, suit)
-            if hand.balanced and 13 <= points <= 15:
+            if hand.balanced and AGREEMENTS["2NT response"].covers(points):
                 return 1 + bid(2, NT)
-            if hand.balanced and 16 <= points <= 17:
+            if hand.balanced and AGREEMENTS["3NT response"].covers(points):
                 return 1 + bid(3, NT)
             if strain in (CLUBS, DIAMONDS) and hand.lengths[strain] >= 4:
                 return 1 + bid(3 if points <= 12 else 5 if hand.lengths[strain] >= 5 and not hand.balanced else 3,
@@ -290,7 +228,7 @@ class ConstructiveRuleBidder:
 
     @staticmethod
     def _respond_nt(hand: Hand, level: int):
-        opener_mid = 16 if level == 1 else 20.5
+        opener_mid = AGREEMENTS["1NT opening" if level == 1 else "2NT opening"].middle
         points = hand.hcp
         long_major = max((HEARTS, SPADES), key=lambda s: (hand.lengths[s], s))
         combined = points + opener_mid
@@ -317,7 +255,7 @@ class ConstructiveRuleBidder:
         r_level, r_strain = response // 5 + 1, response % 5
         points = hand.hcp
         if o_strain == NT:
-            top = 17 if o_level == 1 else 21
+            top = AGREEMENTS["1NT opening" if o_level == 1 else "2NT opening"].high
             if r_strain in (HEARTS, SPADES) and r_level == 3:  # forcing five-card major: choose the game
                 return 1 + bid(4, r_strain) if hand.lengths[r_strain] >= 3 else 1 + bid(3, NT)
             if response == bid(2, NT):  # invitation: accept with a maximum
@@ -364,10 +302,11 @@ class ConstructiveRuleBidder:
                 if suit > r_strain and hand.lengths[suit] >= 4 and suit != o_strain:
                     return 1 + bid(1, suit)
             if hand.balanced:
-                if points <= 14:
+                jump = AGREEMENTS["jump 2NT rebid"]
+                if points <= AGREEMENTS["1NT rebid"].high:
                     return 1 + bid(1, NT)
-                if points >= 18:
-                    return 1 + bid(2, NT) if points <= 19 else 1 + bid(3, NT)
+                if points >= jump.low:
+                    return 1 + bid(2, NT) if points <= jump.high else 1 + bid(3, NT)
             if hand.lengths[o_strain] >= 6:
                 return 1 + bid(3 if points >= 16 else 2, o_strain)
             for suit in range(4):

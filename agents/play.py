@@ -2,7 +2,8 @@
 
 `PIMCAgent` is thesis Algorithm 1 (3.3.4): sample worlds, solve each double dummy, play the card with the best
 mean. Equivalent cards (touching, or separated only by played cards) are one choice and the lowest is played;
-ties in value between choices are broken by the agent's seeded generator.
+ties in value between choices are broken by the agent's seeded generator. Its worlds may follow the auction
+(``auction="rules"`` or ``"policy"``, `bridgerl.agents.auction_worlds`).
 """
 
 from __future__ import annotations
@@ -11,10 +12,13 @@ from typing import Mapping
 
 import numpy as np
 
+from bridgerl.agents.auction_worlds import METHODS as AUCTION_METHODS
+from bridgerl.agents.auction_worlds import PRIORS as AUCTION_PRIORS
+from bridgerl.agents.auction_worlds import SamplingStats, check_bidders, sample_with_auction
 from bridgerl.core.cards import SEATS
 from bridgerl.core.constraints import HandConstraint
 from bridgerl.core.dd import solve_positions
-from bridgerl.envs import PlayerView, sample_worlds
+from bridgerl.envs import PlayerView
 
 OBJECTIVES = ("tricks", "make")
 _TIE = 1e-9
@@ -111,20 +115,48 @@ class DoubleDummyAgent(SeededAgent):
 
 class PIMCAgent(SeededAgent):
     """Perfect-information Monte Carlo (thesis Algorithm 1): ``worlds`` sampled layouts, each solved double dummy
-    (DDS, batched), the card with the best mean tricks or probability of reaching the side's target."""
+    (DDS, batched), the card with the best mean tricks or probability of reaching the side's target.
+
+    ``auction`` (thesis 3.3.4, InterpretAuction): how the auction before the play shapes the worlds, when the view
+    carries one (the whole deal; in plain card play all three are "none"): "none" ignores it; "rules" samples with
+    the constraints the rule system's agreements read from the hidden seats' calls; "policy" keeps the worlds in
+    which the hidden seats' bidders, replayed, make the calls seen (`bridgerl.agents.auction_worlds`; give the
+    bidders with ``see_bidders``, as evaluation does at each table). ``max_candidates``: the most candidate worlds
+    "policy" replays per decision; ``prior``: where they come from, "none" (uniform: right whatever the bidders'
+    system) or "rules" (the rule agreements' constraints first: tighter, for rule bidders). ``sampling`` counts the
+    auction-aware samples and their fallbacks."""
 
     def __init__(self, worlds: int = 100, objective: str = "tricks", seed=None,
-                 constraints: Mapping[int, HandConstraint] | None = None, max_tries: int = 200_000):
+                 constraints: Mapping[int, HandConstraint] | None = None, max_tries: int = 200_000,
+                 auction: str = "none", max_candidates: int = 2000, prior: str = "none"):
         if worlds < 1:
             raise ValueError(f"worlds must be at least 1, got {worlds}")
+        if auction not in AUCTION_METHODS:
+            raise ValueError(f"auction must be one of {AUCTION_METHODS}, got {auction!r}")
+        if max_candidates < 1:
+            raise ValueError(f"max_candidates must be at least 1, got {max_candidates}")
+        if prior not in AUCTION_PRIORS:
+            raise ValueError(f"prior must be one of {AUCTION_PRIORS}, got {prior!r}")
         self.worlds = int(worlds)
         super().__init__(seed)
         self.objective = _check_objective(objective)
         self.constraints = dict(constraints or {})
         self.max_tries = max_tries
+        self.auction = auction
+        self.max_candidates = int(max_candidates)
+        self.prior = prior
+        self.bidders: dict[int, object] = {}
+        self.sampling = SamplingStats()
+
+    def see_bidders(self, bidders: Mapping[int, object]) -> None:
+        """The bidding agents at the table, {seat: bidder with ``act_batch`` or ``act`` on 231-bit observations}:
+        what ``auction="policy"`` replays."""
+        self.bidders = check_bidders(bidders)
 
     def sample(self, view: PlayerView) -> np.ndarray:
-        return sample_worlds(view, self.worlds, self.constraints, seed=self.rng, max_tries=self.max_tries)
+        return sample_with_auction(view, self.worlds, self.auction, self.bidders, self.constraints, seed=self.rng,
+                                   max_tries=self.max_tries, max_candidates=self.max_candidates, prior=self.prior,
+                                   stats=self.sampling)
 
     def card_values(self, view: PlayerView, owners: np.ndarray | None = None) -> np.ndarray:
         """float[52]: each legal card's mean value over the worlds (sampled unless given); -1 for illegal cards."""
@@ -140,5 +172,6 @@ class PIMCAgent(SeededAgent):
         return choose(view, self.card_values(view), self.rng)
 
     def __repr__(self) -> str:
-        return f"PIMCAgent(worlds={self.worlds}, objective={self.objective!r})"
+        auction = f", auction={self.auction!r}" if self.auction != "none" else ""
+        return f"PIMCAgent(worlds={self.worlds}, objective={self.objective!r}{auction})"
 

@@ -1,0 +1,229 @@
+"""Auction-aware world sampling (thesis 3.3.4, InterpretAuction): the agreements table, `interpret_auction`, the
+rules-constrained and policy-consistent samplers with their fallbacks, and `PIMCAgent(auction=...)`."""
+
+import numpy as np
+import pytest
+
+from bridgerl.agents import PIMCAgent, RuleBidder
+from bridgerl.agents.agreements import AGREEMENTS, PICTURE_KEYS, SAMPLER_ONLY, Meaning, fold, interpret_auction, shown
+from bridgerl.agents.auction_worlds import (SamplingStats, auction_constraints, hidden_seats, policy_worlds, replay,
+                                            rules_worlds)
+from bridgerl.agents.constructive_rules import ConstructiveRuleBidder
+from bridgerl.core import Contract, load_dataset, pbn_to_owner
+from bridgerl.core.auction import Auction
+from bridgerl.core.bridge import CARD_OFFSET, BridgeState
+from bridgerl.core.cards import parse_card
+from bridgerl.core.competitive import CompetitiveDeal, CompetitiveDealSource
+from bridgerl.core.constraints import HandConstraint
+from bridgerl.core.play import PlayState
+from bridgerl.core.uncontested import encode_observation, rule_openings_from_features
+from bridgerl.envs import view_of
+
+N, E, S, W = range(4)
+BIDDER = RuleBidder(competitive=True)
+
+
+def auction(dealer: int, calls: str) -> Auction:
+    return Auction.from_calls(dealer, calls.split())
+
+
+def bid_with_rules(deal) -> BridgeState:
+    state = BridgeState.start(deal)
+    while state.phase == "auction":
+        state = state.apply(BIDDER.act_view(state.view()))
+    return state
+
+
+def declarer_position(row: int) -> BridgeState:
+    """Test deal ``row`` bid by the rule bidder at all seats, after the opening lead (its lowest legal card): the
+    next card is declarer's choice for dummy."""
+    state = bid_with_rules(CompetitiveDealSource(load_dataset("test")).deal_at(row))
+    assert state.phase == "play"
+    return state.apply(CARD_OFFSET + state.view().legal[0])
+
+
+def rows_where(predicate, limit: int = 60):
+    for row in range(limit):
+        state = declarer_position(row)
+        if predicate(state):
+            return state
+    raise AssertionError("no test deal with that auction")
+
+
+# -- the table and interpret_auction ---------------------------------------------------------------------------
+def test_1nt_opener_reads_15_to_17_balanced():
+    constraints = interpret_auction(auction(N, "1NT P P P"), "none")
+    assert constraints[N] == HandConstraint.notrump_opener(15, 17)
+    assert constraints[E].hcp == (0, 11) == constraints[W].hcp  # no action over their opening
+    assert constraints[S].hcp == (0, 6) and constraints[S].lengths[2:] == ((0, 4), (0, 4))  # pass over 1NT
+
+
+def test_overcalls_read_their_strength_and_suit():
+    one = interpret_auction(auction(N, "1H 1S P P P"), "NS", seats=[E])
+    assert one == {E: HandConstraint.with_lengths(hcp=(8, 17), S=(5, 13))}
+    two = interpret_auction(auction(N, "1S 2H P P P"), "both")[E]
+    assert two == HandConstraint.with_lengths(hcp=(11, 17), H=(5, 13))
+    double = interpret_auction(auction(N, "1H X P 1S P P P"), "none")
+    assert double[E] == HandConstraint.with_lengths(hcp=(12, 21), C=(3, 13), D=(3, 13), S=(3, 13))
+    assert double[W].hcp == (0, 8)  # the cheapest advance of a takeout double
+
+
+def test_passes_in_first_seat_and_over_partners_opening():
+    # North passes in first seat (0-13), then answers partner's 1H with 1S (6+, four spades)
+    assert interpret_auction(auction(N, "P P 1H P 1S P P P"), "none")[N] == HandConstraint.with_lengths(
+        hcp=(6, 13), S=(4, 13))
+    assert interpret_auction(auction(N, "P P 1D P P P"), "none")[N].hcp == (0, 5)  # then passed partner's 1D
+    assert interpret_auction(auction(N, "P 1S P P P"), "none")[N].hcp == (0, 11)  # and no action over theirs
+    assert interpret_auction(auction(S, "P P P P"), "none")[E].hcp == (0, 11)
+
+
+def test_contradictions_widen_to_the_later_calls_range():
+    # North passes first (0-13), then bids 4NT over partner's 1NT (15-16): the ranges do not meet
+    assert interpret_auction(auction(N, "P P 1NT P 4NT P P P"), "none")[N].hcp == (15, 16)
+    assert fold([shown("pass over a one-level suit opening", 0), shown("1NT opening", 1)]).hcp == (15, 17)
+    # six spades, then a balanced notrump: no balanced shape has six spades, so the later call's shape stands
+    c = fold([shown("later rebid of a suit", 0, strain=3), shown("other notrump bid", 1)])
+    assert c.balanced and c.lengths[3] == (0, 13)
+    assert fold([]) == HandConstraint()
+
+
+def test_table_agrees_with_the_thesis_opening_rules_and_drives_the_bidders(monkeypatch):
+    points = np.arange(38)
+    for shape, balanced in (((4, 3, 3, 3), True), ((5, 4, 3, 1), False)):
+        lengths = np.broadcast_to(np.array(shape[::-1]), (38, 4))
+        rules = rule_openings_from_features(lengths, points)
+        for key, column in (("1NT opening", 4), ("2NT opening", 9)):
+            meaning = AGREEMENTS[key]
+            assert (rules[:, column] == (balanced & (points >= meaning.low) & (points <= meaning.high))).all()
+    assert SAMPLER_ONLY.isdisjoint(PICTURE_KEYS) and SAMPLER_ONLY | PICTURE_KEYS == set(AGREEMENTS)
+    # one source: a responder with 7 HCP bids over partner's 1C, and passes once the table says 0-7 is a pass
+    bits = np.zeros(52, np.int8)
+    bits[[parse_card(c) for c in ("SQ", "S4", "S3", "S2", "HK", "H4", "H3", "H2", "DQ", "D3", "D2", "C3", "C2")]] = 1
+    obs = encode_observation(False, False, [0], bits)
+    mask = np.zeros(36, np.int8)
+    mask[0], mask[2:] = 1, 1
+    assert ConstructiveRuleBidder().act(obs, mask) != 0
+    monkeypatch.setitem(AGREEMENTS, "pass over a one-level suit opening", Meaning((0, 7)))
+    assert ConstructiveRuleBidder().act(obs, mask) == 0
+
+
+# -- rules-constrained worlds -----------------------------------------------------------------------------------
+def test_rules_worlds_meet_the_auction_constraints():
+    checked = 0
+    for row in range(12):
+        state = declarer_position(row)
+        view = state.view()
+        constraints = auction_constraints(view)
+        assert set(constraints) <= set(hidden_seats(view))
+        stats = SamplingStats()
+        worlds = rules_worlds(view, 20, seed=row, stats=stats)
+        assert len(worlds) == 20 and stats.samples == 1
+        if stats.rules_fallbacks == 0:
+            for seat, constraint in constraints.items():
+                assert constraint.accepts(worlds, seat).all()
+                checked += 1
+        for seat, cards in view.known_hands().items():
+            assert (worlds[:, list(cards)] == seat).all()
+    assert checked >= 10
+
+
+def test_rules_worlds_fall_back_when_the_constraints_meet_no_world():
+    # East "opened 1NT" (15-17), but South and North hold 27 of the 40 points: West and East have 13 between them
+    owner = pbn_to_owner("N:AKQJ.AKQ.432.432 T987.J987.J98.J9 6543.654.AKQ.AKQ 2.T32.T765.T8765")
+    state = PlayState.start(owner, Contract.parse("3NT S"), played=["S2"])
+    view = view_of(state, auction=auction(E, "1NT P P 3NT P P P"), vul="none")
+    stats = SamplingStats()
+    worlds = rules_worlds(view, 10, seed=0, max_tries=4000, stats=stats)
+    assert len(worlds) == 10 and stats.rules_fallbacks == 1 and stats.samples == 1
+
+
+# -- policy-consistent worlds ----------------------------------------------------------------------------------
+def bid_again(state: BridgeState, world: np.ndarray, seats) -> bool:
+    """Whether the rule bidder, dealt ``world``, makes every call of ``seats`` in ``state``'s auction (the known seats'
+    calls are copied): an `act_view` replay, independent of `replay`'s batched observations."""
+    deal = CompetitiveDeal(world, np.zeros((4, 5), dtype=np.int8), state.deal.dealer, state.deal.vul, 1, None, 0)
+    replayed = BridgeState.start(deal, play="double_dummy")
+    for call in state.auction.calls:
+        if replayed.auction.to_act in seats and BIDDER.act_view(replayed.view()) != call:
+            return False
+        replayed = replayed.apply(call)
+    return True
+
+
+def test_policy_worlds_reproduce_the_auction():
+    state = rows_where(lambda s: sum(c > 0 for i, c in enumerate(s.auction.calls)
+                                     if (s.auction.dealer + i) % 2 != s.contract.declarer % 2) >= 1)
+    view = state.view()
+    hidden = hidden_seats(view)
+    for prior in ("none", "rules"):
+        stats = SamplingStats()
+        worlds = policy_worlds(view, 12, {seat: BIDDER for seat in range(4)}, seed=5, prior=prior, stats=stats)
+        assert len(worlds) == 12 and stats.consistent == 12 and stats.near_miss_samples == 0
+        matched, checks, _ = replay(state.auction, view.vul, worlds, {seat: BIDDER for seat in hidden})
+        assert checks >= 2 and (matched == checks).all()
+        assert all(bid_again(state, world, hidden) for world in worlds)
+        for seat, cards in view.known_hands().items():
+            assert (worlds[:, list(cards)] == seat).all()
+
+
+def test_policy_fallbacks_are_taken_and_counted():
+    state = rows_where(lambda s: any(c > 2 for i, c in enumerate(s.auction.calls)
+                                     if (s.auction.dealer + i) % 2 != s.contract.declarer % 2))
+    view = state.view()
+    bidders = {seat: BIDDER for seat in range(4)}
+    stats = SamplingStats()
+    worlds = policy_worlds(view, 20, bidders, seed=1, prior="none", max_candidates=20, batch=20, stats=stats)
+    assert len(worlds) == 20 and stats.candidates == 20
+    assert stats.near_miss_samples == 1 and stats.consistent + stats.near_miss_worlds == 20
+    few = SamplingStats()
+    worlds = policy_worlds(view, 20, bidders, seed=1, prior="none", max_candidates=4, batch=4, stats=few)
+    assert len(worlds) == 20 and few.unconstrained_samples == 1
+    assert few.consistent + few.near_miss_worlds == 4 and few.unconstrained_worlds == 16
+    with pytest.raises(ValueError, match="prior"):
+        policy_worlds(view, 5, bidders, prior="uniform")
+    with pytest.raises(TypeError, match="act_batch"):
+        policy_worlds(view, 5, {0: object()})
+
+
+# -- the play agent ----------------------------------------------------------------------------------------------
+def test_pimc_auction_modes_are_deterministic_for_a_seed():
+    state = declarer_position(3)
+    view = state.view()
+    for mode, prior in (("rules", "none"), ("policy", "none"), ("policy", "rules")):
+        cards, samples = [], []
+        for _ in range(2):
+            agent = PIMCAgent(worlds=8, seed=11, auction=mode, max_candidates=400, prior=prior)
+            agent.see_bidders({seat: BIDDER for seat in range(4)})
+            samples.append(agent.sample(view))
+            cards.append(agent.act(view))
+            assert agent.sampling.samples == 2
+        assert cards[0] == cards[1] and np.array_equal(samples[0], samples[1])
+    agent = PIMCAgent(worlds=8, seed=11, auction="policy")
+    with pytest.raises(ValueError, match="see_bidders"):
+        agent.act(view)
+    with pytest.raises(ValueError, match="auction must be one of"):
+        PIMCAgent(auction="bidding")
+    with pytest.raises(ValueError, match="prior must be one of"):
+        PIMCAgent(auction="policy", prior="uniform")
+
+
+def test_a_view_without_an_auction_samples_as_none():
+    state = PlayState.start(load_dataset("test").owner[0], Contract.parse("4S N"))
+    state = state.play(state.legal_cards()[0])
+    view = view_of(state)
+    assert view.auction is None
+    plain = PIMCAgent(worlds=6, seed=2)
+    for mode in ("rules", "policy"):  # policy needs no bidders without an auction
+        agent = PIMCAgent(worlds=6, seed=2, auction=mode)
+        assert np.array_equal(agent.sample(view), PIMCAgent(worlds=6, seed=2).sample(view))
+        assert agent.act(view) == plain.act(view) and agent.sampling.samples == 0
+        plain = PIMCAgent(worlds=6, seed=2)
+
+
+def test_play_specs_take_the_auction_key():
+    from bridgerl.evaluation.specs import load_play_agent
+
+    agent = load_play_agent("pimc:worlds=20,auction=rules", seed=0)
+    assert agent.auction == "rules" and agent.worlds == 20
+    with pytest.raises(ValueError, match="auction must be one of"):
+        load_play_agent("pimc:auction=bidding")
