@@ -28,9 +28,20 @@ def _load_deals(data):
 
 
 def _write_json(path, payload) -> None:
+    """Strict JSON, atomically: a mean or CI that does not exist (NaN: no contract declared, one board) is null."""
     import json
+    import math
 
-    atomic_write_text(path, json.dumps(payload, indent=1))
+    def finite(value):
+        if isinstance(value, float) and not math.isfinite(value):
+            return None
+        if isinstance(value, dict):
+            return {k: finite(v) for k, v in value.items()}
+        if isinstance(value, (list, tuple)):
+            return [finite(v) for v in value]
+        return value
+
+    atomic_write_text(path, json.dumps(finite(payload), indent=1, allow_nan=False))
 
 
 def _data_generate(args) -> int:

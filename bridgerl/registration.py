@@ -1,9 +1,11 @@
 """Registers the Gymnasium envs with string entry points; run once by ``import bridgerl``, so nothing heavy loads
-until ``gymnasium.make`` asks for an env.
+until ``gymnasium.make`` asks for an env: ``bridgerl/UncontestedBidding-v0``, ``bridgerl/CompetitiveBidding-v0``,
+``bridgerl/CardPlay-v0`` and ``bridgerl/Bridge-v0`` (the whole deal: auction, then play or the double-dummy result).
 
 OpenSpiel games register when their module is imported, as OpenSpiel's own python games do:
 ``import bridgerl.envs.openspiel`` registers every bridgerl game (``bridgerl_uncontested_bidding``,
-``bridgerl_competitive_bidding``, ``bridgerl_card_play``).
+``bridgerl_competitive_bidding``, ``bridgerl_card_play`` and ``bridgerl_bridge``, the whole deal). The PettingZoo
+AEC envs are modules: ``bridgerl.envs.pettingzoo.competitive_bidding_v0`` and ``bridgerl.envs.pettingzoo.bridge_v0``.
 """
 
 from __future__ import annotations

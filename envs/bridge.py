@@ -21,8 +21,8 @@ import numpy as np
 
 from bridgerl.core import load_dataset
 from bridgerl.core.actions import action_index
-from bridgerl.core.bridge import (AUCTION_OBSERVATION_SIZE, CARD_OFFSET, NUM_ACTIONS, OBSERVATION_SIZE, PLAY_MODES, REWARD_ALIASES, REWARDS, BridgeResult,
-                                  BridgeState, action_name, render_text)
+from bridgerl.core.bridge import (AUCTION_OBSERVATION_SIZE, CARD_OFFSET, NUM_ACTIONS, OBSERVATION_SIZE, BridgeResult,
+                                  BridgeState, action_name, check_modes, render_text)
 from bridgerl.core.card_play import notify_deal
 from bridgerl.core.cards import SEATS, parse_seat
 from bridgerl.core.competitive import RESET_OPTIONS, CompetitiveDealSource, contract_text
@@ -51,11 +51,7 @@ class BridgeEnv(gym.Env):
     def __init__(self, dataset="train", agent_seats="all", opponent=None, opponent_play=None, play: str = "agents",
                  reward: str = "score", render_mode: str | None = None):
         seats = parse_agent_seats(agent_seats)
-        if play not in PLAY_MODES:
-            raise ValueError(f"play must be one of {PLAY_MODES}, got {play!r}")
-        reward = REWARD_ALIASES.get(reward, reward)
-        if reward not in REWARDS:
-            raise ValueError(f"reward must be one of {REWARDS} (or 'imps_vs_par'), got {reward!r}")
+        play, reward = check_modes(play, reward)
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         others = len(seats) < 4

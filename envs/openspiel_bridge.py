@@ -7,8 +7,12 @@ never acts. Rules, observation and scoring are `bridgerl.core.bridge` (`BridgeSt
 
 Actions are bridgerl's 90 (not OpenSpiel ``bridge``'s ids): ``0..37`` the calls (0 Pass, 1 X, 2 XX, 3 + bid),
 ``38 + card`` the cards (card = suit * 13 + rank); `bridgerl.core.bridge.to_openspiel_action` maps them.
-Observation and information-state tensors: the 802 values of `BridgeState.observation` for that player (bits
-0-230 the competitive auction encoding, 231-801 the play encoding, zero during the auction).
+Observation tensor: the 802 values of `BridgeState.observation` for that player (bits 0-230 the competitive auction
+encoding, 231-801 the play encoding, zero during the auction). No information-state tensor: those 802 values do not
+record the order of the tricks played, so they are not perfect recall (``provides_information_state_tensor`` is
+False; OpenSpiel's ``rl_environment`` then steps on the observation tensor). The
+information-state string is perfect recall: the player's hand, dealer, vulnerability, the whole auction, the
+contract, dummy's cards once shown and every trick in order with who played each card.
 
 Parameters: ``dataset`` (path or "train"/"test"), ``play`` ("agents" or "double_dummy": the auction ends the game
 and the contract is scored with the deal's DD tricks), ``reward`` ("score": NS's duplicate score, or "par_imps":
@@ -21,8 +25,7 @@ from __future__ import annotations
 import pyspiel
 
 from bridgerl.core.board import VULS, parse_vul
-from bridgerl.core.bridge import (NUM_ACTIONS, OBSERVATION_SIZE, PLAY_MODES, REWARD_ALIASES, REWARDS, BridgeState,
-                                  action_name, render_text)
+from bridgerl.core.bridge import NUM_ACTIONS, OBSERVATION_SIZE, BridgeState, action_name, check_modes, render_text
 from bridgerl.core.calls import call_name
 from bridgerl.core.card_play import LAYOUT as PLAY_LAYOUT
 from bridgerl.core.cards import SEATS, card_name, hand_text
@@ -46,7 +49,7 @@ _GAME_TYPE = pyspiel.GameType(
     max_num_players=_NUM_PLAYERS,
     min_num_players=_NUM_PLAYERS,
     provides_information_state_string=True,
-    provides_information_state_tensor=True,
+    provides_information_state_tensor=False,  # the observation does not record the trick order
     provides_observation_string=True,
     provides_observation_tensor=True,
     parameter_specification=_DEFAULT_PARAMS)
@@ -71,12 +74,7 @@ def _game_info(num_rows: int, reward: str) -> pyspiel.GameInfo:
 
 def _check_params(params: dict) -> tuple[str, str, int | None, str | None]:
     """(play, reward, dealer or None, vul or None) from the game parameters, or ValueError naming the bad one."""
-    play = params["play"]
-    if play not in PLAY_MODES:
-        raise ValueError(f"play must be one of {PLAY_MODES}, got {play!r}")
-    reward = REWARD_ALIASES.get(params["reward"], params["reward"])
-    if reward not in REWARDS:
-        raise ValueError(f"reward must be one of {REWARDS} (or 'imps_vs_par'), got {params['reward']!r}")
+    play, reward = check_modes(params["play"], params["reward"])
     dealer = int(params["dealer"])
     if not -1 <= dealer <= 3:
         raise ValueError(f"dealer must be -1 (from the board number) or 0-3 (N, E, S, W), got {dealer}")

@@ -25,6 +25,8 @@ from bridgerl.core.card_play import notify_deal
 from bridgerl.core.cards import SEATS, card_name
 from bridgerl.core.competitive import OBSERVATION_SIZE as AUCTION_BITS
 from bridgerl.core.competitive import CompetitiveDealSource, contract_text, deal_and_auction_lines
+from bridgerl.core.contract import Contract
+from bridgerl.core.scoring import GAME, SMALL_SLAM, bonus_level
 from bridgerl.core.stats import mean_ci
 from bridgerl.evaluation.jsonlines import append_line, read_done
 from bridgerl.evaluation.lockstep import act_batch
@@ -45,19 +47,21 @@ class Pair:
 
 
 def bid_auctions(states: list[BridgeState], pairs: list[tuple[Pair, Pair]], rows: list[int]) -> list[BridgeState]:
-    """Run every auction to its end, one batch per side and turn: ``pairs[i]`` = (NS pair, EW pair) of state i."""
+    """Run every auction to its end, one batch per bidder and turn: ``pairs[i]`` = (NS pair, EW pair) of state i.
+
+    Bidders are asked in batches over the boards still to bid, so a stochastic bidder (``random``) bids differently
+    when the batches differ (a resumed match); the built-in ``rules`` and ``dqn`` bidders are deterministic."""
     states = list(states)
     while True:
         active = [i for i, s in enumerate(states) if s.phase == "auction"]
         if not active:
             return states
-        groups: dict[int, list[int]] = {}
+        groups: dict[tuple[int, str], list[int]] = {}
         for i in active:
             pair = pairs[i][states[i].seat % 2]
-            groups.setdefault(id(pair.bidder), []).append(i)
+            groups.setdefault((id(pair.bidder), pair.name), []).append(i)
         for members in groups.values():
-            side = states[members[0]].seat % 2
-            pair = pairs[members[0]][side]
+            pair = pairs[members[0]][states[members[0]].seat % 2]
             observations = np.stack([states[i].observation()[:AUCTION_BITS] for i in members])
             masks = np.stack([states[i].auction.legal_mask().astype(np.int8) for i in members])
             views = [states[i].view() for i in members]
@@ -116,6 +120,14 @@ def table_record(state: BridgeState, timing) -> dict:
             "seconds": [round(x, 4) for x in timing[0]], "cards": timing[1]}
 
 
+def declaring_pair(record: dict, table: int) -> str | None:
+    """"a" or "b": the pair that declared at ``table`` (0 or 1; A sits North-South at table 1, East-West at table
+    2), None for a pass-out."""
+    if record["declarer"] is None:
+        return None
+    return "ab"[(SEATS.index(record["declarer"]) + table) % 2]
+
+
 def game_match(a: Pair, b: Pair, data="test", deals: int = 100, start: int = 0, seed: int = 0, out=None,
                progress: bool = False) -> list[dict]:
     """Boards ``start`` .. ``start + deals - 1`` of ``data`` at two tables (A North-South at table 1). With
@@ -129,6 +141,9 @@ def game_match(a: Pair, b: Pair, data="test", deals: int = 100, start: int = 0, 
                          f"{len(dataset)} deals)")
     match = {"a": a.name, "b": b.name, "data": str(dataset.source), "seed": seed}
     done = {item["row"]: item for item in read_done(out, match)} if out is not None else {}
+    for item in done.values():  # lines written before the field existed
+        for t, record in enumerate(item["tables"]):
+            record.setdefault("declaring_pair", declaring_pair(record, t))
     todo = [row for row in rows if row not in done]
     if todo:
         tables = [(a, b), (b, a)]
@@ -150,7 +165,9 @@ def game_match(a: Pair, b: Pair, data="test", deals: int = 100, start: int = 0, 
                         pair.player.reseed(agent_seed(seed, row, 2 * t + side))
                     see_table(pair.player, state, ns, ew)
                 state, timing = play_out(state, ns, ew)
-                records.append(table_record(state, timing))
+                record = table_record(state, timing)
+                record["declaring_pair"] = declaring_pair(record, t)
+                records.append(record)
             deal = auctions[2 * k].deal
             item = {"row": row, "board": deal.board, "dealer": SEATS[deal.dealer], "vul": deal.vul,
                     "par_ns": int(deal.par_ns), "tables": records,
@@ -168,14 +185,9 @@ def summarize_game(boards: list[dict], a: str, b: str) -> dict:
     summary = {"a": a, "b": b, "boards": len(boards), "imps_per_board": mean, "ci95": ci,
                "a_won": int((board_imps > 0).sum()), "b_won": int((board_imps < 0).sum()),
                "same_contract": float(np.mean([_same_contract(item) for item in boards]))}
-    for key, name, table_side in (("a_declaring", a, ((0, 0), (1, 1))), ("b_declaring", b, ((0, 1), (1, 0)))):
-        diffs, tricks = [], []
-        for item in boards:
-            for table, side in table_side:
-                record = item["tables"][table]
-                if record["declarer"] is not None and "NESW".index(record["declarer"]) % 2 == side:
-                    diffs.append(record["differential"])
-                    tricks.append(record["tricks"])
+    for key, name, pair in (("a_declaring", a, "a"), ("b_declaring", b, "b")):
+        diffs = [r["differential"] for item in boards for r in item["tables"] if r["declaring_pair"] == pair]
+        tricks = [r["tricks"] for item in boards for r in item["tables"] if r["declaring_pair"] == pair]
         d_mean, d_ci = mean_ci(diffs)
         summary[key] = {"pair": name, "contracts": len(diffs), "differential": d_mean, "differential_ci95": d_ci,
                         "tricks": float(np.mean(tricks)) if tricks else float("nan")}
@@ -200,10 +212,10 @@ def contract_counts(boards: list[dict]) -> dict:
             if name == "Pass":
                 counts["passed_out"] += 1
                 continue
-            level, strain = int(name[0]), name[1:].rstrip("X")
-            counts["doubled"] += name.endswith("X")
-            game_level = {"NT": 3, "S": 4, "H": 4, "D": 5, "C": 5}[strain]
-            counts["slam" if level >= 6 else "game" if level >= game_level else "partscore"] += 1
+            contract = Contract.parse(name, 0)
+            counts["doubled"] += contract.penalty > 0
+            kind = bonus_level(contract.level, contract.strain)
+            counts["slam" if kind >= SMALL_SLAM else "game" if kind == GAME else "partscore"] += 1
     return counts
 
 

@@ -9,15 +9,27 @@ import json
 import os
 from pathlib import Path
 
+from bridgerl.core.files import atomic_write_text
+
 
 def read_done(path: str | os.PathLike, match: dict) -> list[dict]:
     """The items already in ``path`` (creating it with ``match`` as its header when missing or empty)."""
     path = Path(path)
+    if path.is_dir():
+        raise ValueError(f"--out {path} is a directory; give a file name such as {path / 'match.jsonl'}")
     path.parent.mkdir(parents=True, exist_ok=True)
-    if not path.exists() or not path.read_text().strip():
-        path.write_text(json.dumps({"match": match}) + "\n")
+    text = path.read_text() if path.exists() else ""
+    if not text.strip():
+        atomic_write_text(path, json.dumps({"match": match}) + "\n")
         return []
-    lines = path.read_text().splitlines()
+    if not text.endswith("\n"):  # the last line was cut short by an interruption: drop it before appending
+        text = text[:text.rfind("\n") + 1]
+        if text:
+            atomic_write_text(path, text)
+    lines = text.splitlines()
+    if not lines:
+        atomic_write_text(path, json.dumps({"match": match}) + "\n")
+        return []
     try:
         header = json.loads(lines[0]).get("match")
     except (json.JSONDecodeError, AttributeError):

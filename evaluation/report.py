@@ -116,11 +116,11 @@ def write_match_report(summary: dict, boards: list[dict], directory: str | Path,
     played = "a_declaring" in summary
     if played:
         fig, ax = plt.subplots(figsize=(6, 3.5))
-        for key, color in (("a_declaring", "#3a6ea5"), ("b_declaring", "#c0504d")):
-            side = 0 if key == "a_declaring" else 1
-            diffs = [rec["differential"] for item in boards for t, rec in enumerate(item["tables"])
-                     if rec["declarer"] is not None and ("NESW".index(rec["declarer"]) + t) % 2 == side]
-            ax.hist(diffs, bins=np.arange(-6, 8) - 0.5, alpha=0.6, color=color,
+        every = [rec["differential"] for item in boards for rec in item["tables"] if rec["declaring_pair"]]
+        low, high = min(every, default=0), max(every, default=0)
+        for key, pair, color in (("a_declaring", "a", "#3a6ea5"), ("b_declaring", "b", "#c0504d")):
+            diffs = [rec["differential"] for item in boards for rec in item["tables"] if rec["declaring_pair"] == pair]
+            ax.hist(diffs, bins=np.arange(low, high + 2) - 0.5, alpha=0.6, color=color,
                     label=f"{summary[key]['pair']} declaring")
         ax.set_xlabel("differential: DD tricks - declarer's tricks")
         ax.set_ylabel("contracts")

@@ -71,8 +71,10 @@ def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
     raise ValueError(f"unknown agent spec {spec!r}; expected {SPEC_HELP}")
 
 
-PLAY_SPEC_HELP = ("random | dd | pimc[:worlds=N,objective=tricks|make,max_tries=T] (defaults worlds=100, "
-                  "objective=tricks, max_tries=200000 world draws) | "
+PLAY_SPEC_HELP = ("random | dd | pimc[:worlds=N,objective=tricks|make,max_tries=T,auction=none|rules|policy,"
+                  "prior=none|rules,max_candidates=C] (defaults worlds=100, objective=tricks, max_tries=200000 world "
+                  "draws, auction=none: worlds ignore the auction; rules: constrained by the rule system's "
+                  "agreements; policy: kept only when the seats' bidders would have made the calls seen) | "
                   "alphamu[:max_moves=M,worlds=N,transposition=true|false,early_cut=true|false,root_cut=true|false,"
                   "max_tries=T] (defaults max_moves=3, worlds=20, all true) | module:attr (an object, or a class to instantiate, "
                   "with act(view); the module may be a .py file in the current directory)")
@@ -161,8 +163,6 @@ def split_game_spec(spec: str) -> tuple[str, str]:
     bid, sep, play = spec.partition(",play=")
     if bid.startswith("bid="):
         bid = bid[4:]
-    elif sep:
-        raise ValueError(f"game spec {spec!r}: expected bid=BIDDER,play=PLAYER")
     if not bid or (sep and not play):
         raise ValueError(f"game spec {spec!r}: empty {'bidder' if not bid else 'player'}; expected "
                          f"bid=BIDDER,play=PLAYER")

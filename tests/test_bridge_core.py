@@ -1,6 +1,8 @@
 """The whole-deal rules module (`bridgerl.core.bridge`): action ids, a lockstep check against OpenSpiel's C++
 ``bridge`` on random full games (both play modes), and hand-built deals with hand-computed scores."""
 
+import re
+
 import numpy as np
 import pyspiel
 import pytest
@@ -64,6 +66,11 @@ def test_lockstep_with_openspiel_bridge_on_random_full_games(play):
         result = ours.result()
         contracts += result.contract is not None
         assert theirs.returns() == result.returns("score"), str(ours)
+        if result.contract is not None:  # declarer's tricks, played or double dummy, as OpenSpiel counts them
+            tricks = re.search(r"Declarer tricks(?: won)?: (\d+)", theirs.to_string())
+            assert int(tricks.group(1)) == result.tricks, str(ours)
+            if play == "double_dummy":  # contract and declarer: OpenSpiel's DD score of the contract it reached
+                assert theirs.score_by_contract()[theirs.contract_index()] == result.score_ns, str(ours)
     assert contracts >= games // 3
 
 

@@ -30,7 +30,11 @@ def test_game_shape():
     assert NAME in GAMES
     game = _game()
     assert game.num_players() == 4 and game.num_distinct_actions() == NUM_ACTIONS == 90
-    assert game.observation_tensor_shape() == [OBSERVATION_SIZE] == game.information_state_tensor_shape()
+    assert game.observation_tensor_shape() == [OBSERVATION_SIZE]
+    # the 802 values do not record the trick order: no information-state tensor, a perfect-recall string
+    game_type = game.get_type()
+    assert game_type.provides_observation_tensor and not game_type.provides_information_state_tensor
+    assert game_type.provides_information_state_string and game_type.provides_observation_string
     assert game.max_game_length() == 319 + 52 and game.max_chance_outcomes() == len(SOURCE.dataset)
     assert game.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
     assert game.max_utility() == -game.min_utility() == 7600.0
@@ -58,6 +62,27 @@ def test_mcts_plays_whole_games(play, row):
     returns = state.returns()
     assert returns == state.bridge.result().returns("score") and sum(returns) == 0 and returns[0] == returns[2]
     assert (state.bridge.play is not None) == (play == "agents" and state.bridge.contract is not None)
+
+
+@pytest.mark.parametrize("play", ["agents", "double_dummy"])
+def test_rl_environment_steps_on_observation_tensors(play):
+    """OpenSpiel's rl_environment uses the observation tensor, as the game provides no information-state tensor."""
+    from open_spiel.python import rl_environment
+
+    env = rl_environment.Environment(NAME, dataset="test", play=play)
+    assert env.use_observation
+    rng = np.random.default_rng(3)
+    time_step = env.reset()
+    steps = 0
+    while not time_step.last():
+        player = time_step.observations["current_player"]
+        assert player == env.get_state.current_player() and player == env.get_state.bridge.player
+        assert np.array_equal(time_step.observations["info_state"][player],
+                              env.get_state.bridge.observation(player).astype(np.float32))
+        time_step = env.step([int(rng.choice(time_step.observations["legal_actions"][player]))])
+        steps += 1
+    assert steps >= 4 and sum(time_step.rewards) == 0
+    assert time_step.rewards == env.get_state.bridge.result().returns("score")
 
 
 def _same(original, copy):
@@ -92,7 +117,6 @@ def test_openspiel_and_pettingzoo_agree_with_the_rules_module(play, reward):
             for seat, agent in enumerate(bridge_v0.AGENTS):
                 expected = core.observation(seat)
                 assert np.array_equal(np.asarray(state.observation_tensor(seat)), expected.astype(np.float32))
-                assert state.information_state_tensor(seat) == state.observation_tensor(seat)
                 seen = env.observe(agent)
                 assert seen["observation"].dtype == np.int8 and np.array_equal(seen["observation"], expected)
                 mask = core.legal_mask() if seat == core.player else np.zeros(NUM_ACTIONS, bool)
@@ -165,6 +189,47 @@ def test_an_illegal_action_names_it():
     env.reset(options={"index": 0})
     with pytest.raises(ValueError, match="not a call"):
         env.step(CARD_OFFSET)
+
+
+@pytest.mark.parametrize("play,reward", MODES)
+def test_pettingzoo_infos_and_spaces_match_the_gymnasium_env(play, reward):
+    """Every agent's infos are the Gymnasium env's info without ``action_mask`` and ``view``, at every step and at
+    the end (contract text without declarer, declarer seat, tricks, scores, returns N E S W); the observation space
+    is one flat int8 MultiBinary(802) beside the int8 mask."""
+    from gymnasium import spaces
+
+    from bridgerl.envs.bridge import BridgeEnv
+    from bridgerl.envs.spaces import binary_space
+
+    pz = bridge_v0.raw_env(dataset="test", play=play, reward=reward)
+    gym_env = BridgeEnv(dataset="test", play=play, reward=reward)
+    for agent in bridge_v0.AGENTS:
+        space = pz.observation_space(agent)
+        assert space["observation"] == binary_space(OBSERVATION_SIZE) == gym_env.observation_space
+        assert isinstance(space["observation"], spaces.MultiBinary) and space["observation"].dtype == np.int8
+        assert space["action_mask"].shape == (NUM_ACTIONS,) and space["action_mask"].dtype == np.int8
+    rng = np.random.default_rng(11)
+    for row in (0, 5, 9):
+        pz.reset(options={"index": row})
+        obs, info = gym_env.reset(options={"index": row})
+        while True:
+            expected = {k: v for k, v in info.items() if k not in ("action_mask", "view")}
+            assert all(pz.infos[agent] == expected for agent in bridge_v0.AGENTS)
+            seen = pz.observe(pz.agent_selection)
+            assert np.array_equal(seen["observation"], obs) and np.array_equal(seen["action_mask"], info["action_mask"])
+            assert pz.observation_space(pz.agent_selection).contains(seen)
+            if pz.terminations[pz.agent_selection]:
+                break
+            action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+            pz.step(action)
+            obs, _, terminated, _, info = gym_env.step(action)
+        final = pz.infos["north"]
+        assert final["phase"] == "over" and terminated
+        assert set(final) == {"seat", "player", "phase", "dealer", "vul", "index", "board", "contract", "declarer",
+                              "tricks", "score_ns", "par_ns", "returns"}
+        assert final["index"] == row and " " not in final["contract"]
+        assert final["declarer"] is None or final["declarer"] in range(4)
+        assert final["returns"] == [pz.rewards[a] for a in bridge_v0.AGENTS]
 
 
 @pytest.mark.parametrize("play", ["agents", "double_dummy"])

@@ -122,3 +122,22 @@ def test_rules_with_the_uncontested_dqn_spec():
     assert isinstance(agent, CompetitiveRuleBidder)
     with pytest.raises(ValueError, match="is for competitive bidding"):
         load_agent(f"rules+dqn:{model}", "uncontested_bidding")
+
+
+def test_rule_bidders_calls_are_pinned():
+    """The rule bidders' calls on 300 held-out boards (rules against rules and against silent opponents, both
+    tables) hash to the value recorded before their agreements moved into `bridgerl.agents.agreements` (commit
+    b091dd2): moving the numbers into data changed no call."""
+    import hashlib
+
+    from bridgerl.agents import PassAgent
+    from bridgerl.evaluation.competitive import duplicate_match
+
+    digest = hashlib.sha256()
+    for other in (RuleBidder(competitive=True), PassAgent()):
+        boards = []
+        duplicate_match(RuleBidder(competitive=True), other, "test", deals=300, boards=boards)
+        for item in boards:
+            for table in item["tables"]:
+                digest.update((" ".join(table["auction"]) + "\n").encode())
+    assert digest.hexdigest() == "4b0ca9d882f6350b9f470c6e87c22c1d45766c910cf96d433a51c414f68411a3"

@@ -18,7 +18,8 @@ def test_game_specs_split_at_play():
     assert split_game_spec("rules") == ("rules", "pimc:worlds=20")
     assert split_game_spec("play=dd") == ("rules", "dd")
     assert split_game_spec("bid=dqn:models/competitive-dqn") == ("dqn:models/competitive-dqn", "pimc:worlds=20")
-    for bad in ("bid=,play=dd", "bid=rules,play=", "rules,x,play=dd"):
+    assert split_game_spec("rules,play=dd") == ("rules", "dd")
+    for bad in ("bid=,play=dd", "bid=rules,play="):
         with pytest.raises(ValueError, match="game spec"):
             split_game_spec(bad)
     pair = load_pair("bid=models/competitive-dqn,play=dd")  # a bare model path loads as dqn: would
@@ -116,3 +117,40 @@ def test_evaluate_competitive_json_and_report(tmp_path, capsys):
     summary = json.loads((tmp_path / "c.json").read_text())
     assert len(summary["board_results"]) == 20 and summary["contracts"]["passed_out"] >= 1
     assert "Biggest swings" in (tmp_path / "rep" / "report.md").read_text()
+
+
+def test_resume_after_a_line_cut_short(tmp_path):
+    out = tmp_path / "match.jsonl"
+    game_match(*pairs(), deals=2, seed=1, out=out)
+    text = out.read_text()
+    out.write_text(text[:-40])  # killed while writing board 2
+    resumed = untimed(game_match(*pairs(), deals=3, seed=1, out=out))
+    assert [item["row"] for item in resumed] == [0, 1, 2]
+    assert len(out.read_text().splitlines()) == 4  # header + 3 boards, none lost
+    assert untimed(game_match(*pairs(), deals=3, seed=1, out=out)) == resumed
+    with pytest.raises(ValueError, match="is a directory"):
+        game_match(*pairs(), deals=1, out=tmp_path)
+
+
+def test_decisions_never_read_the_datasets_dd_table(tmp_path):
+    """Bidders and card players decide on what they see (PIMC solves its own sampled worlds): scrambling the dataset's
+    DD table leaves every call and card of a match unchanged (only the DD comparisons move)."""
+    from bridgerl.core.dataset import make_dataset, save_dataset
+
+    dataset = load_dataset("test")
+    rng = np.random.default_rng(0)
+    scrambled = make_dataset(dataset.owner[:4], rng.permutation(dataset.dd[:4].reshape(-1)).reshape(4, 4, 5),
+                             dataset.boards[:4])
+    save_dataset(tmp_path / "scrambled.npz", scrambled)
+    plain = game_match(*pairs()[:1], Pair("pimc-b", RuleBidder(competitive=True), PIMCAgent(worlds=4)), deals=4)
+    moved = game_match(*pairs()[:1], Pair("pimc-b", RuleBidder(competitive=True), PIMCAgent(worlds=4)),
+                       data=tmp_path / "scrambled.npz", deals=4)
+    assert [[(t["auction"], t["play"]) for t in item["tables"]] for item in plain] == \
+        [[(t["auction"], t["play"]) for t in item["tables"]] for item in moved]
+
+
+def test_json_is_strict_when_a_mean_does_not_exist(tmp_path):
+    assert main(["evaluate", "game", "--ns", "bid=rules,play=dd", "--ew", "bid=rules,play=dd", "--deals", "1",
+                 "--quiet", "--json", str(tmp_path / "one.json")]) == 0
+    text = (tmp_path / "one.json").read_text()
+    assert "NaN" not in text and json.loads(text)["ci95"] is None

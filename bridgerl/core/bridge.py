@@ -42,6 +42,18 @@ REWARD_ALIASES = {"imps_vs_par": "par_imps"}
 OPENSPIEL_PASS = 52
 
 
+def check_modes(play: str, reward: str = "score") -> tuple[str, str]:
+    """(play, reward) with the reward's canonical name (``"imps_vs_par"`` -> ``"par_imps"``); a bad value raises
+    ValueError with one line naming it and the allowed ones. The one check of these options, for every framework."""
+    if play not in PLAY_MODES:
+        raise ValueError(f"play must be one of {PLAY_MODES}, got {play!r}")
+    canonical = REWARD_ALIASES.get(reward, reward) if isinstance(reward, str) else reward
+    if canonical not in REWARDS:
+        aliases = ", ".join(repr(a) for a in REWARD_ALIASES)
+        raise ValueError(f"reward must be one of {REWARDS} (or {aliases}), got {reward!r}")
+    return play, canonical
+
+
 def to_openspiel_action(action: int) -> int:
     """The id of ``action`` in OpenSpiel's ``bridge``."""
     action = int(action)
@@ -102,8 +114,7 @@ class BridgeState:
 
     @classmethod
     def start(cls, deal: CompetitiveDeal, play: str = "agents") -> "BridgeState":
-        if play not in PLAY_MODES:
-            raise ValueError(f"play must be one of {PLAY_MODES}, got {play!r}")
+        check_modes(play)
         return cls(deal, Auction(deal.dealer), None, play)
 
     # -- where the game stands ------------------------------------------------------------------------------------
@@ -242,5 +253,5 @@ def render_text(state: BridgeState, outcome: BridgeResult | None = None) -> str:
     return "\n".join(lines) + "\n"
 
 
-__all__ = ["NUM_ACTIONS", "CARD_OFFSET", "OBSERVATION_SIZE", "PLAY_MODES", "REWARDS", "BridgeState", "BridgeResult",
-           "to_openspiel_action", "from_openspiel_action", "action_name", "render_text"]
+__all__ = ["NUM_ACTIONS", "CARD_OFFSET", "OBSERVATION_SIZE", "PLAY_MODES", "REWARDS", "REWARD_ALIASES", "check_modes",
+           "BridgeState", "BridgeResult", "to_openspiel_action", "from_openspiel_action", "action_name", "render_text"]

@@ -31,6 +31,22 @@ def vul_to_endplay(vul: str):
     return {"none": Vul.none, "NS": Vul.ns, "EW": Vul.ew, "both": Vul.both}[parse_vul(vul)]
 
 
+def card_to_endplay(card: int):
+    """Our card (suit * 13 + rank, C=0 ... S=3, 2=0 ... A=12) -> endplay ``Card`` (suit a ``Denom``, rank a
+    ``Rank``: 2 = 0x4 ... A = 0x4000)."""
+    from endplay.types import Card, Denom, Rank
+
+    return Card(suit=Denom(strain_to_endplay(card // 13)), rank=Rank(1 << (card % 13 + 2)))
+
+
+def card_from_endplay(card) -> int:
+    """endplay ``Card`` -> our card; endplay's stand-in for an unknown card (suit 4) raises ValueError."""
+    suit = int(card.suit)
+    if not 0 <= suit < 4:
+        raise ValueError(f"endplay card {card} has no suit")
+    return strain_from_endplay(suit) * 13 + int(card.rank).bit_length() - 3
+
+
 def owner_to_deal(owner: np.ndarray):
     """endplay ``Deal`` for an owner array."""
     from endplay.types import Deal

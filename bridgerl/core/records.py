@@ -42,6 +42,7 @@ from .calls import BID_OFFSET, DOUBLE, PASS, REDOUBLE, bid_index, call_name
 from .cards import (NUM_CARDS, SEAT_NAMES, SEATS, card_name, owner_to_pbn, parse_seat, pbn_to_owner,
                     validate_owner)
 from .contract import Contract
+from .dd import card_from_endplay, card_to_endplay, strain_from_endplay, strain_to_endplay, vul_to_endplay
 from .files import atomic_write_text
 from .play import PlayState
 
@@ -286,18 +287,14 @@ def _endplay_call(bid) -> int:
     from endplay.types import ContractBid, Penalty
 
     if isinstance(bid, ContractBid):
-        return BID_OFFSET + bid_index(int(bid.level), _endplay_strain(bid.denom))
+        return BID_OFFSET + bid_index(int(bid.level), strain_from_endplay(int(bid.denom)))
     return {Penalty.passed: PASS, Penalty.doubled: DOUBLE, Penalty.redoubled: REDOUBLE}[bid.penalty]
-
-
-def _endplay_strain(denom) -> int:
-    return 4 if int(denom) == 4 else 3 - int(denom)  # endplay: spades 0, hearts 1, diamonds 2, clubs 3, NT 4
 
 
 def _endplay_card(card, trick: int) -> int:
     if int(card.suit) == 4:  # endplay's stand-in for '-' (an unknown card)
         raise ValueError(f"unknown card '-' in the play (trick {trick})")
-    return (3 - int(card.suit)) * 13 + int(card.rank).bit_length() - 3  # endplay ranks: 2 -> 0x4 ... A -> 0x4000
+    return card_from_endplay(card)
 
 
 def _seat_tag(raw: dict, tag: str) -> int | None:
@@ -490,7 +487,7 @@ def _check_contract_tags(raw: dict, board, contract: Contract) -> None:
     declarer = _seat_tag(raw, "Declarer")
     if board.contract.is_passout():
         raise ValueError(f"the Contract tag says Pass, but the auction ends in {contract}")
-    tagged = (int(board.contract.level), _endplay_strain(board.contract.denom),
+    tagged = (int(board.contract.level), strain_from_endplay(int(board.contract.denom)),
               {1: 0, 2: 1, 4: 2}[int(board.contract.penalty)])
     if tagged != (contract.level, contract.strain, contract.penalty) or (
             declarer is not None and declarer != contract.declarer):
@@ -591,7 +588,7 @@ def _lin_record(pairs, number: int, source: str) -> HandRecord:
 
 # -- writing -------------------------------------------------------------------------------------------------------
 def _endplay_board(record: HandRecord):
-    from endplay.types import Bid, Board, Card, Deal, Denom, Penalty, Player, Rank, Vul
+    from endplay.types import Bid, Board, Deal, Denom, Penalty, Player
     from endplay.types import Contract as EContract
 
     auction = record.auction
@@ -603,7 +600,7 @@ def _endplay_board(record: HandRecord):
             bids.append(Bid(f"{bid // 5 + 1}{'CDHSN'[strain]}"))
         else:
             bids.append(Bid(("P", "X", "XX")[call]))
-    cards = [Card(suit=Denom(3 - c // 13), rank=Rank(1 << (c % 13 + 2))) for c in record.cards]
+    cards = [card_to_endplay(c) for c in record.cards]
     contract = None
     if auction.is_over:
         final = auction.contract()
@@ -611,15 +608,14 @@ def _endplay_board(record: HandRecord):
             contract = EContract(level=0)
         else:
             tricks = record.tricks
-            contract = EContract(level=final.level, denom=Denom(4 if final.strain == 4 else 3 - final.strain),
+            contract = EContract(level=final.level, denom=Denom(strain_to_endplay(final.strain)),
                                  declarer=Player(final.declarer),
                                  penalty=(Penalty.passed, Penalty.doubled, Penalty.redoubled)[final.penalty],
                                  result=0 if tricks is None else tricks - final.level - 6)
     info = {name: record.names[seat] for seat, name in zip(SEATS, SEAT_NAMES) if seat in record.names}
     if record.event:
         info["Event"] = record.event
-    vul = {"none": Vul.none, "NS": Vul.ns, "EW": Vul.ew, "both": Vul.both}[record.vul]
-    return Board(Deal(owner_to_pbn(record.owner)), bids, cards, record.board, vul=vul,
+    return Board(Deal(owner_to_pbn(record.owner)), bids, cards, record.board, vul=vul_to_endplay(record.vul),
                  dealer=Player(record.dealer), contract=contract,
                  claimed=record.claimed is not None and len(record.cards) < NUM_CARDS, **info)
 
