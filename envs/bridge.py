@@ -91,6 +91,8 @@ class BridgeEnv(gym.Env):
             if hasattr(self.opponent_play, "reseed"):
                 self.opponent_play.reseed(int(self.np_random.integers(2**63)))
             notify_deal(self.opponent_play, deal.owner)
+            if hasattr(self.opponent_play, "see_bidders"):  # the systems the env knows: its opponent's seats
+                self.opponent_play.see_bidders({s: self.opponent for s in range(4) if s not in self.agent_seats})
         self._play_others()
         return self._step_result()
 

@@ -6,7 +6,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import bridgerl  # noqa: F401  (registers the ids)
-from bridgerl.agents import DoubleDummyAgent, PassAgent, RandomAgent, RuleBidder
+from bridgerl.agents import DoubleDummyAgent, PassAgent, PIMCAgent, RandomAgent, RuleBidder
 from bridgerl.core.bridge import CARD_OFFSET, BridgeState, OBSERVATION_SIZE
 from bridgerl.core.competitive import CompetitiveDealSource
 from bridgerl.core.dataset import load_dataset
@@ -179,3 +179,10 @@ def test_reset_from_a_hand_record_continues_the_game():
         env.reset(options={"upto": 3})
     with pytest.raises(ValueError, match="upto"):
         env.reset(options={"record": record, "index": 3})
+
+
+def test_policy_sampling_opponents_are_told_their_bidder():
+    player = PIMCAgent(worlds=3, auction="policy", max_candidates=50)
+    env = make(agent_seats="EW", opponent=RuleBidder(competitive=True), opponent_play=player)
+    random_episode(env, 2, {"index": 4})
+    assert set(player.bidders) == {0, 2} and player.bidders[0] is env.opponent
