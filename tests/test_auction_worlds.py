@@ -227,3 +227,29 @@ def test_play_specs_take_the_auction_key():
     assert agent.auction == "rules" and agent.worlds == 20
     with pytest.raises(ValueError, match="auction must be one of"):
         load_play_agent("pimc:auction=bidding")
+
+
+def test_auction_aware_worlds_agree_more_with_the_hidden_hands():
+    """On held-out deals bid by the rule bidders, the hidden hands of declarer's worlds come closer to the real ones
+    in HCP when sampled with the auction (rules or policy) than without (benchmarks/auction_worlds.py measures the
+    full table)."""
+    from bridgerl.core.hand import hcp
+
+    errors = {"none": [], "rules": [], "policy": []}
+    bidders = {seat: BIDDER for seat in range(4)}
+    source = CompetitiveDealSource(load_dataset("test"))
+    for row in range(12):
+        state = bid_with_rules(source.deal_at(row))
+        if state.phase != "play":  # passed out
+            continue
+        state = state.apply(CARD_OFFSET + state.view().legal[0])  # the opening lead
+        view = state.view()
+        truth = state.deal.owner
+        for method in errors:
+            agent = PIMCAgent(worlds=10, seed=row, auction=method, max_candidates=400)
+            agent.see_bidders(bidders)
+            worlds = agent.sample(view)
+            for seat in hidden_seats(view):
+                errors[method] += list(np.abs(hcp(worlds, seat) - hcp(truth[None], seat)[0]))
+    mean = {method: float(np.mean(values)) for method, values in errors.items()}
+    assert mean["rules"] < mean["none"] - 0.5 and mean["policy"] < mean["none"] - 0.5, mean
