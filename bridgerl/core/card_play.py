@@ -160,12 +160,10 @@ def encode_pieces(view: PlayerView) -> dict[str, np.ndarray]:
     pieces["hand"][list(view.hand)] = 1
     visible = [c for seat, cards in view.known_hands().items() if seat != view.seat for c in cards]
     pieces["visible"][visible] = 1
-    for trick in view.all_tricks():
-        for seat, card in zip(trick.seats, trick.cards):
-            pieces["played"][((seat - me) % 4) * 52 + card] = 1
+    pieces["played"][[((seat - me) % 4) * 52 + card for trick in view.all_tricks()
+                      for seat, card in zip(trick.seats, trick.cards)]] = 1
     trick = view.current_trick
-    for seat, card in zip(trick.seats, trick.cards):
-        pieces["trick"][((seat - me) % 4) * 52 + card] = 1
+    pieces["trick"][[((seat - me) % 4) * 52 + card for seat, card in zip(trick.seats, trick.cards)]] = 1
     contract = view.contract
     pieces["level"][contract.level - 1] = 1
     pieces["strain"][contract.strain] = 1

@@ -81,6 +81,9 @@ def equivalent_groups(legal, gone: int) -> list[list[int]]:
     return groups
 
 
+_SEAT_ORDER = tuple(tuple((leader + i) % 4 for i in range(4)) for leader in range(4))
+
+
 @dataclass(frozen=True)
 class Trick:
     """A trick: the seat that led it and the cards played to it in order (fewer than 4 while in progress)."""
@@ -90,7 +93,8 @@ class Trick:
 
     @property
     def seats(self) -> tuple[int, ...]:
-        return tuple((self.leader + i) % 4 for i in range(len(self.cards)))
+        """The seat that played each card, in order."""
+        return _SEAT_ORDER[self.leader][:len(self.cards)]
 
     @property
     def led_suit(self) -> int | None:
