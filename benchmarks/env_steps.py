@@ -82,12 +82,17 @@ def _rounds(pairs, rounds: int) -> list[tuple[str, float, float]]:
             for name, values in rates.items()]
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+def benchmark_args(description: str) -> argparse.Namespace:
+    """The flags the step benchmarks share: --seconds, --rounds, --dataset."""
+    parser = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=5.0, help="seconds per measurement")
     parser.add_argument("--rounds", type=int, default=3, help="alternating rounds; medians are reported")
-    parser.add_argument("--dataset", default="train")
-    args = parser.parse_args()
+    parser.add_argument("--dataset", default="train", help="dataset the envs deal from (default train)")
+    return parser.parse_args()
+
+
+def main() -> None:
+    args = benchmark_args(__doc__)
     t, d = args.seconds, args.dataset
     uncontested = [("OpenSpiel C++ bridge_uncontested_bidding, num_redeals=1 (anchor)",
                     lambda: openspiel_steps("bridge_uncontested_bidding", t, {"num_redeals": 1})),

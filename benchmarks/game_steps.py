@@ -18,11 +18,10 @@ loop. One Python process, one core.
 
 from __future__ import annotations
 
-import argparse
 import time
 
 import numpy as np
-from env_steps import _rounds, gym_steps, openspiel_steps
+from env_steps import _rounds, benchmark_args, gym_steps, openspiel_steps
 
 BRIDGE_ID = "bridgerl/Bridge-v0"
 
@@ -82,11 +81,7 @@ def gym_available() -> str | None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=5.0, help="seconds per measurement")
-    parser.add_argument("--rounds", type=int, default=3, help="alternating rounds; medians are reported")
-    parser.add_argument("--dataset", default="train")
-    args = parser.parse_args()
+    args = benchmark_args(__doc__)
     t, d = args.seconds, args.dataset
     table = [("OpenSpiel C++ bridge, use_double_dummy_result=False (anchor)",
               lambda: openspiel_steps("bridge", t, {"use_double_dummy_result": False})),

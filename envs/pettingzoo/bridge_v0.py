@@ -22,8 +22,6 @@ cards), ``player`` (the seat choosing), ``phase`` (``"auction"``, ``"play"`` or 
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle, seeding
@@ -34,6 +32,7 @@ from bridgerl.core import load_dataset
 from bridgerl.core.actions import action_index
 from bridgerl.core.bridge import NUM_ACTIONS, OBSERVATION_SIZE, BridgeState, check_modes, render_text
 from bridgerl.core.competitive import RESET_OPTIONS, CompetitiveDealSource, contract_text
+from bridgerl.envs.pettingzoo.common import known_reset_options
 
 AGENTS = ["north", "east", "south", "west"]
 
@@ -79,12 +78,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming)
     def reset(self, seed=None, options=None):
         if seed is not None:
             self._np_random, _ = seeding.np_random(seed)
-        options = dict(options or {})
-        unknown = sorted(set(options) - RESET_OPTIONS)
-        if unknown:  # PettingZoo's api_test passes arbitrary options: warn, do not fail
-            warnings.warn(f"bridge_v0 ignores unknown reset option(s) {unknown}", stacklevel=2)
-            for key in unknown:
-                options.pop(key)
+        options = known_reset_options(options, RESET_OPTIONS, "bridge_v0")
         self.state = BridgeState.start(self.source.deal_for_reset(self._np_random, options), self.play_mode)
         self.outcome = None
         self.agents = AGENTS[:]

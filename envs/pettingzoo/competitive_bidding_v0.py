@@ -7,8 +7,6 @@ Agents ``north``, ``east``, ``south``, ``west``; observations ``{"observation": 
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle, seeding
@@ -20,6 +18,7 @@ from bridgerl.core.actions import action_index
 from bridgerl.core.calls import NUM_CALLS
 from bridgerl.core.competitive import (OBSERVATION_SIZE, REWARDS, CompetitiveDealSource, encode, render_text,
                                        result)
+from bridgerl.envs.pettingzoo.common import known_reset_options
 
 AGENTS = ["north", "east", "south", "west"]
 
@@ -64,12 +63,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming)
     def reset(self, seed=None, options=None):
         if seed is not None:
             self._np_random, _ = seeding.np_random(seed)
-        options = dict(options or {})
-        unknown = sorted(set(options) - {"index", "deal", "dealer", "vul"})
-        if unknown:  # PettingZoo's api_test passes arbitrary options: warn, do not fail
-            warnings.warn(f"competitive_bidding_v0 ignores unknown reset option(s) {unknown}", stacklevel=2)
-            for key in unknown:
-                options.pop(key)
+        options = known_reset_options(options, {"index", "deal", "dealer", "vul"}, "competitive_bidding_v0")
         self.deal = self.source.deal_for_reset(self._np_random, options)
         self.auction = Auction(self.deal.dealer)
         self._hands = self.deal.hands()
