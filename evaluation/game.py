@@ -191,9 +191,14 @@ def summarize_game(boards: list[dict], a: str, b: str) -> dict:
         d_mean, d_ci = mean_ci(diffs)
         summary[key] = {"pair": name, "contracts": len(diffs), "differential": d_mean, "differential_ci95": d_ci,
                         "tricks": float(np.mean(tricks)) if tricks else float("nan")}
-    seconds = np.array([[rec["seconds"][s] for item in boards for rec in item["tables"]] for s in (0, 1)]).sum(1)
-    cards = np.array([[rec["cards"][s] for item in boards for rec in item["tables"]] for s in (0, 1)]).sum(1)
-    summary["seconds_per_card"] = float(seconds.sum() / max(cards.sum(), 1))
+    seconds, cards = np.zeros(2), np.zeros(2)
+    for item in boards:
+        for table, record in enumerate(item["tables"]):
+            for side in (0, 1):  # side 0 (NS) is A at table 1 and B at table 2
+                seconds[(side + table) % 2] += record["seconds"][side]
+                cards[(side + table) % 2] += record["cards"][side]
+    summary["seconds_per_card"] = {"a": float(seconds[0] / max(cards[0], 1)),
+                                   "b": float(seconds[1] / max(cards[1], 1))}
     summary["contracts"] = contract_counts(boards)
     return summary
 
@@ -229,8 +234,9 @@ def summary_lines(summary: dict) -> list[str]:
             lines.append(f"  {row['pair']} declaring: {row['contracts']} contracts, {row['tricks']:.2f} tricks, "
                          f"differential (DD - declarer) {row['differential']:+.2f} (95% CI +/- "
                          f"{row['differential_ci95']:.2f})")
-    lines.append(f"  same contract at both tables on {summary['same_contract']:.0%} of boards; "
-                 f"{summary['seconds_per_card']:.3f} s per card")
+    per_card = summary["seconds_per_card"]
+    lines.append(f"  same contract at both tables on {summary['same_contract']:.0%} of boards; seconds per card: "
+                 f"{summary['a']} {per_card['a']:.3f}, {summary['b']} {per_card['b']:.3f}")
     return lines
 
 
