@@ -76,7 +76,8 @@ class AlphaMuAgent(SeededAgent):
             values, pimc_values = self.root_values(view, worlds)
         else:
             values = pimc_values = _pimc_make_values(view, worlds)
-        card = choose(view, values, self.rng)
+        # exact ties only: the values are shares of worlds, and the search marks bounds 1e-6 below them
+        card = choose(view, values, self.rng, tolerance=2e-9)
         self.stats.searched += 1
         self.stats.differs += bool(pimc_values[card] < pimc_values[[g[0] for g in groups]].max() - 1e-9)
         self.stats.seconds += time.perf_counter() - start

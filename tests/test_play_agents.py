@@ -220,3 +220,49 @@ def test_pimc_value_is_the_mean_over_its_worlds():
             oracle.see_deal(world)
         mean = np.mean([o.card_values(view)[card] for o in per_world])
         assert math.isclose(values[card], mean)
+
+
+def test_sigma_goal_takes_the_safe_line_that_mean_tricks_does_not():
+    """Thesis 3.4.4 on a position from the held-out deals: 4S by South, three tricks left, two needed; South holds
+    HJ HA SQ (HK HQ gone: the hearts are one choice), dummy CT D2 ST, and six layouts of C9 CK D3 H7 S7 S8 remain.
+    Drawing the last trump (SQ) takes 2.5 tricks on average but only 1 when East holds both small trumps; the
+    hearts take 2.17 and never fewer than 2. Mean tricks leads the SQ; the sigma goal (both reach 2: SQ scores
+    2.5 - 0.84, hearts 2.17 - 0.41) plays the hearts."""
+    from bridgerl.agents.play import sigma_values, solve_worlds, world_values
+    from bridgerl.core import Contract, load_dataset, parse_card
+    from bridgerl.core.play import PlayState
+
+    played = ("H5 H4 H3 H2 S9 S3 S2 SA C3 C6 C8 C4 D7 D9 DQ D5 H8 HK CA HT D6 DT D8 D4 DJ DK DA H9 SK SJ S4 S5 HQ "
+              "H6 S6 CJ C5 C2 CQ C7").split()
+    state = PlayState.start(load_dataset("test").owner[563], Contract.parse("4S", "S"), played)
+    view = view_of(state)
+    assert sorted(view.legal) == sorted(parse_card(c) for c in ("HJ", "HA", "SQ"))
+    worlds = sample_worlds(view, 50, seed=0)
+    assert len(worlds) == 6  # every layout, each once
+    per_world = world_values(view, solve_worlds(view, worlds), "tricks")
+    spade, heart = parse_card("SQ"), parse_card("HJ")
+    assert per_world[:, heart].min() == 2 and per_world[:, spade].min() == 1
+    assert per_world[:, spade].mean() > per_world[:, heart].mean()
+    values = sigma_values(view, per_world, per_world[0] >= 0)
+    assert values[heart] > values[spade]
+    assert PIMCAgent(worlds=50, seed=0).act(view) == spade
+    assert PIMCAgent(worlds=50, seed=0, goal="sigma").act(view) == heart
+    with pytest.raises(ValueError, match="objective='tricks'"):
+        PIMCAgent(goal="sigma", objective="make")
+
+
+def test_ties_are_choices_within_a_hundredth_of_a_trick():
+    from bridgerl.agents.play import choose
+
+    state = PlayState.start(load_dataset("test").owner[0], Contract.parse("3NT", "S"))
+    view = view_of(state)
+    groups = view.equivalent_groups()
+    first, second = groups[0][0], groups[1][0]
+    values = np.full(52, -1.0)
+    for group in groups:
+        values[group] = 5.0
+    values[first], values[second] = 9.0, 9.0 - 0.009  # a tie: drawn between the two
+    picks = {choose(view, values, np.random.default_rng(seed)) for seed in range(40)}
+    assert picks == {first, second}
+    values[second] = 9.0 - 0.01  # a hundredth apart (the step of a mean over 100 worlds): no tie
+    assert {choose(view, values, np.random.default_rng(seed)) for seed in range(40)} == {first}
