@@ -15,3 +15,13 @@ def known_reset_options(options: dict | None, known: set[str], env_name: str) ->
         for key in unknown:
             options.pop(key)
     return options
+
+
+AGENTS = ["north", "east", "south", "west"]
+
+
+def wrapped(raw):
+    """A raw AEC env with PettingZoo's usual wrappers (actions within bounds, order of calls enforced)."""
+    from pettingzoo.utils import wrappers
+
+    return wrappers.OrderEnforcingWrapper(wrappers.AssertOutOfBoundsWrapper(raw))

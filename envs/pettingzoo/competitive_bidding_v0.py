@@ -11,23 +11,17 @@ import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 
 from bridgerl.core import Auction, load_dataset
 from bridgerl.core.actions import action_index
 from bridgerl.core.calls import NUM_CALLS
 from bridgerl.core.competitive import (OBSERVATION_SIZE, REWARDS, CompetitiveDealSource, encode, render_text,
                                        result)
-from bridgerl.envs.pettingzoo.common import known_reset_options
-
-AGENTS = ["north", "east", "south", "west"]
-
+from bridgerl.envs.pettingzoo.common import AGENTS, known_reset_options, wrapped
 
 def env(**kwargs):
     """The wrapped env (order enforcing, action bounds checked)."""
-    wrapped = raw_env(**kwargs)
-    wrapped = wrappers.AssertOutOfBoundsWrapper(wrapped)
-    return wrappers.OrderEnforcingWrapper(wrapped)
+    return wrapped(raw_env(**kwargs))
 
 
 class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming)
