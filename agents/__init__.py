@@ -10,6 +10,7 @@ JAX-dependent agents (``DQNAgent``) load on first use.
 
 from bridgerl.agents.baselines import PassAgent, RandomBidder
 from bridgerl.agents.alphamu import AlphaMuAgent
+from bridgerl.agents.best_defence import best_defence_values
 from bridgerl.agents.play import DoubleDummyAgent, PIMCAgent, RandomAgent
 from bridgerl.agents.competitive_rules import CompetitiveRuleBidder
 from bridgerl.agents.constructive_rules import ConstructiveRuleBidder
@@ -17,7 +18,8 @@ from bridgerl.agents.rules import RuleBidder
 from bridgerl.agents.silent import SilentOpponents
 
 __all__ = ["PassAgent", "RandomBidder", "RuleBidder", "ConstructiveRuleBidder", "CompetitiveRuleBidder",
-           "SilentOpponents", "DQNAgent", "RandomAgent", "DoubleDummyAgent", "PIMCAgent", "AlphaMuAgent"]
+           "SilentOpponents", "DQNAgent", "RandomAgent", "DoubleDummyAgent", "PIMCAgent", "AlphaMuAgent",
+           "best_defence_values"]
 
 
 def __getattr__(name):
