@@ -14,7 +14,7 @@ from . import __version__
 from .core.argtypes import (OneLineParser, dataset_arg, int_range, non_negative_float, non_negative_int,
                             positive_float, positive_int, probability)
 from .core.dataset import DatasetError
-from .core.files import atomic_write_text, refuse_overwrite
+from .core.files import atomic_write_text, check_output, refuse_overwrite
 
 
 def _load_deals(data):
@@ -164,6 +164,7 @@ def _evaluate_uncontested(args) -> int:
     from .evaluation.specs import load_agent
     from .evaluation.uncontested import evaluate_uncontested
 
+    _check_outputs(args)
     agent = load_agent(args.agent, "uncontested_bidding", seed=args.seed)
     summary, outcomes = evaluate_uncontested(agent, args.data, deals=args.deals, side=args.side,
                                              opening_rules=not args.no_opening_rules, agent_name=args.agent)
@@ -208,6 +209,7 @@ def _evaluate_competitive(args) -> int:
     from .evaluation.competitive import duplicate_match
     from .evaluation.specs import load_agent
 
+    _check_outputs(args)
     a = load_agent(args.ns, "competitive_bidding", seed=args.seed)
     b = load_agent(args.ew, "competitive_bidding", seed=args.seed + 1)
     boards = [] if args.json or args.report else None
@@ -232,10 +234,18 @@ def _write_outputs(args, summary: dict, boards: list, title: str) -> None:
         print(f"  report: {write_match_report(summary, boards, args.report, title)}")
 
 
+def _check_outputs(args) -> None:
+    """The --json/--out/--pbn files and the --report directory a command will write, checked before it runs."""
+    for flag in ("json", "out", "pbn"):
+        check_output(getattr(args, flag, None), "file", f"--{flag}")
+    check_output(getattr(args, "report", None), "directory", "--report")
+
+
 def _evaluate_game(args) -> int:
     from .evaluation.game import game_match, summarize_game, summary_lines
     from .evaluation.specs import load_pair
 
+    _check_outputs(args)
     if args.pbn:
         refuse_overwrite(args.pbn, args.force, "PBN file")
     a, b = load_pair(args.ns, seed=args.seed), load_pair(args.ew, seed=args.seed + 1)
@@ -282,6 +292,7 @@ def _evaluate_play(args) -> int:
     from .evaluation.play import play_match, summarize
     from .evaluation.specs import load_play_agent
 
+    _check_outputs(args)
     contract = Contract.parse(args.contract, args.seat)
     declarer = load_play_agent(args.declarer, seed=args.seed)
     defenders = load_play_agent(args.defenders, seed=args.seed + 1)
@@ -302,6 +313,7 @@ def _evaluate_play(args) -> int:
 def _evaluate_records(args) -> int:
     from .evaluation.records import evaluate_records
 
+    _check_outputs(args)
     summary, outcomes = evaluate_records(args.file)
     par, actual, shares = summary["vs_par"], summary["vs_par_actual_tricks"], summary["categories"]
     print(f"{args.file}: {summary['imps_per_board']:+.2f} IMPs/board vs constructive par (95% CI +/- "
@@ -559,12 +571,19 @@ def _resume_hint(args, argv: list[str]) -> str:
     return ""
 
 
+def _one_line_warning(message, category, filename, lineno, line=None) -> str:
+    return f"bridgerl: note: {message}\n"
+
+
 def main(argv: list[str] | None = None) -> int:
+    import warnings
+
+    warnings.formatwarning = _one_line_warning  # notes such as "fewer boards than asked" in one line
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (DatasetError, ValueError, FileNotFoundError, FileExistsError, NotImplementedError) as exc:
+    except (DatasetError, ValueError, OSError, NotImplementedError) as exc:  # OSError: file system
         print(f"bridgerl: error: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

@@ -13,6 +13,7 @@ when declarer beats double dummy).
 from __future__ import annotations
 
 import time
+import warnings
 from dataclasses import dataclass
 from typing import Any, Callable
 
@@ -139,6 +140,9 @@ def game_match(a: Pair, b: Pair, data="test", deals: int = 100, start: int = 0, 
     if not rows:
         raise ValueError(f"{dataset.source}: no board to play (rows {start} to {start + deals - 1} of "
                          f"{len(dataset)} deals)")
+    if len(rows) < deals:
+        warnings.warn(f"{dataset.source} holds {len(dataset)} deals: playing rows {start}-{rows[-1]}, "
+                      f"{len(rows)} boards instead of {deals}", stacklevel=2)
     match = {"a": a.name, "b": b.name, "data": str(dataset.source), "seed": seed}
     done = {item["row"]: item for item in read_done(out, match)} if out is not None else {}
     for item in done.values():  # lines written before the field existed

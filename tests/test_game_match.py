@@ -154,3 +154,15 @@ def test_json_is_strict_when_a_mean_does_not_exist(tmp_path):
                  "--quiet", "--json", str(tmp_path / "one.json")]) == 0
     text = (tmp_path / "one.json").read_text()
     assert "NaN" not in text and json.loads(text)["ci95"] is None
+
+
+def test_outputs_of_the_wrong_kind_are_refused_before_the_match(tmp_path, capsys):
+    (tmp_path / "afile").write_text("x")
+    base = ["evaluate", "game", "--ns", "bid=rules,play=dd", "--ew", "bid=rules,play=dd", "--deals", "1", "--quiet"]
+    for extra, message in ((["--json", str(tmp_path)], "--json"), (["--report", str(tmp_path / "afile")], "--report"),
+                           (["--pbn", str(tmp_path), "--force"], "--pbn"), (["--out", str(tmp_path)], "--out")):
+        assert main(base + extra) == 2
+        err = capsys.readouterr().err
+        assert err.startswith("bridgerl: error:") and message in err and err.count("\n") == 1
+    assert main(["evaluate", "records", str(tmp_path / "missing.pbn")]) == 2
+    assert "no such hand-record file" in capsys.readouterr().err

@@ -49,7 +49,21 @@ def atomic_write_with(path: str | os.PathLike, write: Callable[[BinaryIO], None]
         write(handle)
 
 
+def check_output(path: str | os.PathLike | None, kind: str = "file", flag: str = "output") -> None:
+    """Before a long job: refuse (ValueError naming ``flag``) an output ``path`` of the wrong kind, a directory where
+    a file is written or a file where a directory of reports goes."""
+    if path is None:
+        return
+    path = Path(path)
+    if kind == "file" and path.is_dir():
+        raise ValueError(f"{flag} {path} is a directory; give a file name")
+    if kind == "directory" and path.exists() and not path.is_dir():
+        raise ValueError(f"{flag} {path} is a file; give a directory for the report")
+
+
 def refuse_overwrite(path: str | os.PathLike, force: bool = False, what: str = "output") -> None:
-    """Raise FileExistsError naming ``path`` when it exists and ``force`` is not set."""
+    """Raise FileExistsError naming ``path`` when it exists and ``force`` is not set (ValueError for a directory)."""
+    if Path(path).is_dir():
+        raise ValueError(f"{path} is a directory; the {what} is written to a file")
     if not force and Path(path).exists():
         raise FileExistsError(f"{path}: the {what} exists; pass --force to replace it")

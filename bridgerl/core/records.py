@@ -279,6 +279,8 @@ def read_records(path: str | os.PathLike) -> list[HandRecord]:
     if suffix not in (".pbn", ".lin"):
         raise ValueError(f"{path}: unknown hand-record format {path.suffix or '(no extension)'!r}; expected .pbn "
                          f"or .lin")
+    if not path.is_file():
+        raise FileNotFoundError(f"{path}: no such hand-record file")
     text = path.read_text(encoding="utf-8", errors="replace")
     return parse_pbn_records(text, str(path)) if suffix == ".pbn" else parse_lin_records(text, str(path))
 
