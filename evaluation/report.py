@@ -139,7 +139,7 @@ def write_match_report(summary: dict, boards: list[dict], directory: str | Path,
     if counts:
         lines += ["## Contracts reached (both tables)", "", "| " + " | ".join(counts) + " |",
                   "|" + " --- |" * len(counts), "| " + " | ".join(str(v) for v in counts.values()) + " |", ""]
-    lines += ["## Biggest swings", "", "| board | table 1 (A NS) | table 2 (B NS) | NS scores | IMPs for A |",
+    lines += ["## Biggest swings", "", f"| board | table 1 ({a} NS) | table 2 ({b} NS) | NS scores | IMPs for {a} |",
               "| --- | --- | --- | --- | --- |"]
     for item in sorted(boards, key=lambda item: -abs(item["imps"]))[:10]:
         cells = []
