@@ -12,6 +12,7 @@ when declarer beats double dummy).
 
 from __future__ import annotations
 
+import os
 import time
 import warnings
 from dataclasses import dataclass
@@ -143,7 +144,9 @@ def game_match(a: Pair, b: Pair, data="test", deals: int = 100, start: int = 0, 
     if len(rows) < deals:
         warnings.warn(f"{dataset.source} holds {len(dataset)} deals: playing rows {start}-{rows[-1]}, "
                       f"{len(rows)} boards instead of {deals}", stacklevel=2)
-    match = {"a": a.name, "b": b.name, "data": str(dataset.source), "seed": seed}
+    # the data as named ("test", a path): a bundled split is the same match on any checkout
+    match = {"a": a.name, "b": b.name, "data": str(data) if isinstance(data, (str, os.PathLike)) else dataset.source,
+             "seed": seed}
     done = {item["row"]: item for item in read_done(out, match)} if out is not None else {}
     for item in done.values():  # lines written before the field existed
         for t, record in enumerate(item["tables"]):
