@@ -97,6 +97,34 @@ class _Ending:
         return self.solve(played, winner, (), won + (winner % 2 == self.declaring), tricks_left - 1, valid)
 
 
+def random_endings(data="test", count: int | None = None, seed: int = 1, rows=None, tricks_left=(2, 3)):
+    """Declaring-side decisions in small endings, for checking and timing the exact search: each row of ``data``
+    (3NT by South on odd rows, 4S by South on even rows) played with random legal cards until ``tricks_left``
+    (drawn from the range) tricks remain and the declaring side chooses. Yields `PlayerView`s, ``count`` at most."""
+    from bridgerl.core import Contract, load_dataset
+    from bridgerl.core.play import PlayState
+    from bridgerl.envs import view_of
+
+    dataset = load_dataset(data)
+    rng = np.random.default_rng(seed)
+    low, high = tricks_left
+    for row in (range(len(dataset)) if rows is None else rows):
+        if row >= len(dataset):
+            return
+        contract = Contract(3, 4, 0, 2) if row % 2 else Contract(4, 3, 0, 2)
+        state = PlayState.start(dataset.owner[row], contract)
+        left = int(rng.integers(low, high + 1))
+        while not state.is_over and (len(state.tricks) < 13 - left or state.controller % 2 != 0):
+            state = state.play(int(rng.choice(state.legal_cards())))
+        if state.is_over:
+            continue
+        yield view_of(state)
+        if count is not None:
+            count -= 1
+            if count == 0:
+                return
+
+
 def best_defence_values(view: PlayerView, need: int | None = None, max_worlds: int = MAX_WORLDS) -> dict[int, float]:
     """For the declaring side's player to act in ``view``: each legal card -> the largest share of the worlds
     consistent with the view (all of them, uniform) that one strategy of the declaring side starting with that card
@@ -126,4 +154,4 @@ def best_defence_values(view: PlayerView, need: int | None = None, max_worlds: i
     return values
 
 
-__all__ = ["best_defence_values", "MAX_TRICKS_LEFT", "MAX_WORLDS"]
+__all__ = ["best_defence_values", "random_endings", "MAX_TRICKS_LEFT", "MAX_WORLDS"]

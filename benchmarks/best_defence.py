@@ -14,12 +14,9 @@ from __future__ import annotations
 import argparse
 import time
 
-import numpy as np
-
 from bridgerl.agents import AlphaMuAgent, best_defence_values
-from bridgerl.core import Contract, load_dataset
-from bridgerl.core.play import PlayState
-from bridgerl.envs import sample_worlds, view_of
+from bridgerl.agents.best_defence import random_endings
+from bridgerl.envs import sample_worlds
 
 
 def main() -> None:
@@ -27,19 +24,9 @@ def main() -> None:
     parser.add_argument("--positions", type=int, default=300, help="dataset rows to try (default 300)")
     parser.add_argument("--seed", type=int, default=1, help="seed of the random play (default 1)")
     args = parser.parse_args()
-    dataset = load_dataset("test")
-    rng = np.random.default_rng(args.seed)
     positions = cards = disagree = 0
     exact_seconds = alphamu_seconds = 0.0
-    for row in range(min(args.positions, len(dataset))):
-        contract = Contract(3, 4, 0, 2) if row % 2 else Contract(4, 3, 0, 2)
-        state = PlayState.start(dataset.owner[row], contract)
-        left = int(rng.integers(2, 4))
-        while not state.is_over and (len(state.tricks) < 13 - left or state.controller % 2 != 0):
-            state = state.play(int(rng.choice(state.legal_cards())))
-        if state.is_over:
-            continue
-        view = view_of(state)
+    for view in random_endings("test", seed=args.seed, rows=range(args.positions)):
         worlds = sample_worlds(view, 401, seed=0)
         if len(worlds) > 400:
             continue

@@ -21,11 +21,11 @@ import numpy as np
 
 from bridgerl.core import load_dataset
 from bridgerl.core.actions import action_index
-from bridgerl.core.bridge import (AUCTION_OBSERVATION_SIZE, CARD_OFFSET, NUM_ACTIONS, OBSERVATION_SIZE, BridgeResult,
+from bridgerl.core.bridge import (CARD_OFFSET, NUM_ACTIONS, OBSERVATION_SIZE, BridgeResult,
                                   BridgeState, action_name, check_modes, render_text)
 from bridgerl.core.card_play import notify_deal
 from bridgerl.core.cards import SEATS, parse_seat
-from bridgerl.core.competitive import RESET_OPTIONS, CompetitiveDealSource, contract_text
+from bridgerl.core.competitive import RESET_OPTIONS, CompetitiveDealSource
 from bridgerl.envs.spaces import LegalActionSpace, binary_space
 
 RECORD_OPTIONS = {"record", "upto"}
@@ -135,7 +135,7 @@ class BridgeEnv(gym.Env):
         while not self.state.is_over and self.state.player not in self.agent_seats:
             state = self.state
             if state.phase == "auction":
-                obs = state.observation()[:AUCTION_OBSERVATION_SIZE]
+                obs = state.auction_observation()
                 action = int(self.opponent.act(obs, state.auction.legal_mask().astype(np.int8)))
                 what = "call"
             else:
@@ -155,10 +155,7 @@ class BridgeEnv(gym.Env):
         info = {"action_mask": state.legal_mask().astype(np.int8), "seat": state.seat, "player": state.player,
                 "phase": state.phase, "view": view, **self._deal_info}
         if over:
-            r = self.outcome
-            info.update(contract=contract_text(r.contract), declarer=None if r.contract is None else r.contract.declarer,
-                        tricks=r.tricks, score_ns=r.score_ns, par_ns=r.par_ns,
-                        returns=r.returns(self.reward_mode))
+            info.update(self.outcome.info(self.reward_mode))
         return state.observation(view=view if state.phase == "play" else None), info
 
 

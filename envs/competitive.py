@@ -15,7 +15,7 @@ from bridgerl.core import SEATS, Auction, call_name, load_dataset
 from bridgerl.core.actions import action_index
 from bridgerl.core.calls import NUM_CALLS, PASS
 from bridgerl.core.competitive import (OBSERVATION_SIZE, REWARDS, AuctionEncoder, AuctionView, CompetitiveDeal,
-                                       CompetitiveDealSource, CompetitiveResult, contract_text, render_text, result)
+                                       CompetitiveDealSource, CompetitiveResult, render_text, result)
 from bridgerl.envs.spaces import LegalActionSpace, binary_space
 
 AGENT_SEATS = ("all", "NS", "EW")
@@ -128,7 +128,5 @@ class CompetitiveBiddingEnv(gym.Env):
                 "view": None if over else AuctionView.of(auction, self._hands[seat], we, they, mask),
                 **self._deal_info}
         if self.outcome is not None:
-            r = self.outcome
-            info.update(contract=contract_text(r.contract), declarer=None if r.contract is None else r.contract.declarer,
-                        tricks=r.tricks, score_ns=r.score_ns, par_ns=r.par_ns, returns=self._returns)
+            info.update(self.outcome.info(self.reward_mode))
         return obs, info

@@ -30,7 +30,7 @@ from bridgerl.core.calls import call_name
 from bridgerl.core.card_play import LAYOUT as PLAY_LAYOUT
 from bridgerl.core.cards import SEATS, card_name, hand_text
 from bridgerl.core.competitive import HAND_OFFSET, contract_text
-from bridgerl.envs.openspiel_common import DealAuctionState, TensorObserver, game_of
+from bridgerl.envs.openspiel_common import DealAuctionState, TensorObserver, game_of, game_type
 from bridgerl.envs.openspiel_competitive import _MAX_GAME_LENGTH as _MAX_AUCTION_LENGTH
 from bridgerl.envs.openspiel_competitive import _MAX_POINTS, _deal_source
 
@@ -38,21 +38,11 @@ _NUM_PLAYERS = 4
 _DEFAULT_PARAMS = {"dataset": "train", "play": "agents", "reward": "score", "dealer": -1, "vul": ""}
 _MAX_GAME_LENGTH = _MAX_AUCTION_LENGTH + 52  # the longest auction (319 calls), then 52 cards
 _UTILITY_BOUNDS = {"score": _MAX_POINTS, "par_imps": 24.0}
-_GAME_TYPE = pyspiel.GameType(
-    short_name="bridgerl_bridge",
-    long_name="bridgerl bridge: the whole deal (auction, then play or double-dummy result)",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=_NUM_PLAYERS,
-    min_num_players=_NUM_PLAYERS,
-    provides_information_state_string=True,
-    provides_information_state_tensor=False,  # the observation does not record the trick order
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification=_DEFAULT_PARAMS)
+_GAME_TYPE = game_type("bridgerl_bridge",
+                       "bridgerl bridge: the whole deal (auction, then play or double-dummy result)",
+                       _DEFAULT_PARAMS,
+                       _NUM_PLAYERS,
+                       information_state_tensor=False)  # the observation does not record the trick order
 
 # The 802 values in named pieces, in the order of `BridgeState.observation`: (name, size, private to one player).
 _PIECES = ([("vulnerable", 2, False), ("auction", HAND_OFFSET - 2, False), ("hand", 52, True)]

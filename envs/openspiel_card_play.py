@@ -25,28 +25,18 @@ from bridgerl.core.card_play import (LAYOUT, REWARDS, CardPlayDeal, CardPlayDeal
                                      parse_contract, parse_played, render_text, view_of)
 from bridgerl.core.cards import SEATS, card_name, hand_text
 from bridgerl.core.play import PlayState
-from bridgerl.envs.openspiel_common import TensorObserver
+from bridgerl.envs.openspiel_common import TensorObserver, game_type
 
 _NUM_PLAYERS = 4
 _DEFAULT_PARAMS = {"dataset": "train", "index": -1, "deal": "", "contract": "3NT", "declarer": "S", "played": "",
                    "reward": "tricks", "rotate": True}
 _PUBLIC = [(name, size) for name, size in LAYOUT if name not in ("hand", "visible")]
 _PRIVATE = [(name, size) for name, size in LAYOUT if name in ("hand", "visible")]
-_GAME_TYPE = pyspiel.GameType(
-    short_name="bridgerl_card_play",
-    long_name="bridgerl bridge card play (declarer controls dummy)",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=_NUM_PLAYERS,
-    min_num_players=_NUM_PLAYERS,
-    provides_information_state_string=True,
-    provides_information_state_tensor=False,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification=_DEFAULT_PARAMS)
+_GAME_TYPE = game_type("bridgerl_card_play",
+                       "bridgerl bridge card play (declarer controls dummy)",
+                       _DEFAULT_PARAMS,
+                       _NUM_PLAYERS,
+                       information_state_tensor=False)
 
 _UTILITY_BOUNDS = {"tricks": 13.0, "make": 1.0, "score": 7600.0}
 

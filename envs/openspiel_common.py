@@ -108,3 +108,24 @@ class TensorObserver:
 
     def fill(self, state, player: int) -> dict:
         raise NotImplementedError
+
+
+def game_type(short_name: str, long_name: str, params: dict, num_players: int, information_state_tensor: bool = True,
+              utility=pyspiel.GameType.Utility.ZERO_SUM) -> pyspiel.GameType:
+    """The `pyspiel.GameType` every bridgerl game shares (sequential, a chance node dealing, imperfect information,
+    terminal rewards, observation strings and tensors), with what differs between them."""
+    return pyspiel.GameType(
+        short_name=short_name,
+        long_name=long_name,
+        dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
+        chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
+        information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
+        utility=utility,
+        reward_model=pyspiel.GameType.RewardModel.TERMINAL,
+        max_num_players=num_players,
+        min_num_players=num_players,
+        provides_information_state_string=True,
+        provides_information_state_tensor=information_state_tensor,
+        provides_observation_string=True,
+        provides_observation_tensor=True,
+        parameter_specification=params)

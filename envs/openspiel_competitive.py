@@ -18,27 +18,16 @@ from bridgerl.core.cards import hand_text
 from bridgerl.core.competitive import (HAND_OFFSET, REWARDS, CompetitiveDealSource, contract_text, encode,
                                        render_text, result)
 from bridgerl.core.scoring import SCORE_TABLE
-from bridgerl.envs.openspiel_common import DealAuctionState, TensorObserver
+from bridgerl.envs.openspiel_common import DealAuctionState, TensorObserver, game_type
 
 _NUM_PLAYERS = 4
 _DEFAULT_PARAMS = {"dataset": "train", "reward": "par_imps"}
 _MAX_POINTS = float(np.abs(SCORE_TABLE).max())
 _MAX_GAME_LENGTH = 319  # the longest legal auction: 3 passes, then 35 x (bid P P X P P XX P P), then 1 more pass
-_GAME_TYPE = pyspiel.GameType(
-    short_name="bridgerl_competitive_bidding",
-    long_name="bridgerl competitive bridge bidding (Bethe thesis 4.5.2)",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.ZERO_SUM,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=_NUM_PLAYERS,
-    min_num_players=_NUM_PLAYERS,
-    provides_information_state_string=True,
-    provides_information_state_tensor=True,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification=_DEFAULT_PARAMS)
+_GAME_TYPE = game_type("bridgerl_competitive_bidding",
+                       "bridgerl competitive bridge bidding (Bethe thesis 4.5.2)",
+                       _DEFAULT_PARAMS,
+                       _NUM_PLAYERS)
 
 
 @functools.lru_cache(maxsize=8)

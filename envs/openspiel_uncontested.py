@@ -19,27 +19,17 @@ from bridgerl.core.scoring import SCORE_TABLE
 from bridgerl.core.cards import hand_text
 from bridgerl.core.uncontested import (REWARDS, SIDES, UncontestedDealSource, action_name, apply_action,
                                        contract_text, initial_pass, legal_actions_mask, render_text, result)
-from bridgerl.envs.openspiel_common import DealAuctionState, TensorObserver
+from bridgerl.envs.openspiel_common import DealAuctionState, TensorObserver, game_type
 
 _NUM_PLAYERS = 2
 _DEFAULT_PARAMS = {"dataset": "train", "opening_rules": True, "side": "thesis", "reward": "imps"}
 _MIN_POINTS = float(SCORE_TABLE[:, 1].min() - SCORE_TABLE[:, 0].max())
 _MAX_GAME_LENGTH = 37  # an initial pass, 35 bids, the final pass
-_GAME_TYPE = pyspiel.GameType(
-    short_name="bridgerl_uncontested_bidding",
-    long_name="bridgerl uncontested bridge bidding (Bethe thesis 4.4)",
-    dynamics=pyspiel.GameType.Dynamics.SEQUENTIAL,
-    chance_mode=pyspiel.GameType.ChanceMode.EXPLICIT_STOCHASTIC,
-    information=pyspiel.GameType.Information.IMPERFECT_INFORMATION,
-    utility=pyspiel.GameType.Utility.IDENTICAL,
-    reward_model=pyspiel.GameType.RewardModel.TERMINAL,
-    max_num_players=_NUM_PLAYERS,
-    min_num_players=_NUM_PLAYERS,
-    provides_information_state_string=True,
-    provides_information_state_tensor=True,
-    provides_observation_string=True,
-    provides_observation_tensor=True,
-    parameter_specification=_DEFAULT_PARAMS)
+_GAME_TYPE = game_type("bridgerl_uncontested_bidding",
+                       "bridgerl uncontested bridge bidding (Bethe thesis 4.4)",
+                       _DEFAULT_PARAMS,
+                       _NUM_PLAYERS,
+                       utility=pyspiel.GameType.Utility.IDENTICAL)
 
 
 @functools.lru_cache(maxsize=8)

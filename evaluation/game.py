@@ -25,7 +25,6 @@ from bridgerl.core.bridge import CARD_OFFSET, BridgeState, action_name
 from bridgerl.core.calls import NUM_CALLS
 from bridgerl.core.card_play import notify_deal
 from bridgerl.core.cards import SEATS, card_name
-from bridgerl.core.competitive import OBSERVATION_SIZE as AUCTION_BITS
 from bridgerl.core.competitive import CompetitiveDealSource, contract_text, deal_and_auction_lines
 from bridgerl.core.contract import Contract
 from bridgerl.core.scoring import GAME, SMALL_SLAM, bonus_level
@@ -64,7 +63,7 @@ def bid_auctions(states: list[BridgeState], pairs: list[tuple[Pair, Pair]], rows
             groups.setdefault((id(pair.bidder), pair.name), []).append(i)
         for members in groups.values():
             pair = pairs[members[0]][states[members[0]].seat % 2]
-            observations = np.stack([states[i].observation()[:AUCTION_BITS] for i in members])
+            observations = np.stack([states[i].auction_observation() for i in members])
             masks = np.stack([states[i].auction.legal_mask().astype(np.int8) for i in members])
             views = [states[i].view() for i in members]
             calls = act_batch(pair.bidder, observations, masks, views)

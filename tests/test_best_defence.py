@@ -1,33 +1,19 @@
 """The best-defence reference (Frank & Basin): exact values of small endings, checked against αμ at full depth
 (an independent search of the same model) and on the discovery play; the size guard refuses cleanly."""
 
-import numpy as np
 import pytest
 
 from bridgerl.agents import AlphaMuAgent
-from bridgerl.agents.best_defence import best_defence_values
+from bridgerl.agents.best_defence import best_defence_values, random_endings
 from bridgerl.core import Contract, load_dataset, pbn_to_owner
 from bridgerl.core.cards import parse_card
 from bridgerl.core.play import PlayState
 from bridgerl.envs import sample_worlds, view_of
 
 
-def endings(count: int, seed: int = 1, rows=range(200)):
+def endings(count: int):
     """Declaring-side decisions with two or three tricks left, from held-out deals played at random."""
-    dataset = load_dataset("test")
-    rng = np.random.default_rng(seed)
-    for row in rows:
-        contract = Contract(3, 4, 0, 2) if row % 2 else Contract(4, 3, 0, 2)
-        state = PlayState.start(dataset.owner[row], contract)
-        left = int(rng.integers(2, 4))
-        while not state.is_over and (len(state.tricks) < 13 - left or state.controller % 2 != 0):
-            state = state.play(int(rng.choice(state.legal_cards())))
-        if state.is_over:
-            continue
-        yield view_of(state)
-        count -= 1
-        if count == 0:
-            return
+    return random_endings("test", count, seed=1, rows=range(200))
 
 
 def test_agrees_with_alphamu_at_full_depth():

@@ -27,10 +27,9 @@ from .card_play import OBSERVATION_SIZE as PLAY_OBSERVATION_SIZE
 from .card_play import PlayerView, encode as encode_play, view_of
 from .cards import NUM_CARDS, SEATS, card_name
 from .competitive import OBSERVATION_SIZE as AUCTION_OBSERVATION_SIZE
-from .competitive import (AuctionView, CompetitiveDeal, contract_text, deal_and_auction_lines,
+from .competitive import (AuctionView, CompetitiveDeal, CompetitiveResult, contract_text, deal_and_auction_lines,
                           encode as encode_auction_observation, score_ns_for_tricks)
 from .contract import Contract
-from .imps import imps
 from .play import PlayState
 
 CARD_OFFSET = NUM_CALLS
@@ -83,20 +82,16 @@ def action_name(action: int) -> str:
 
 
 @dataclass(frozen=True)
-class BridgeResult:
-    contract: Contract | None   # None for a pass-out
-    tricks: int                 # declarer's tricks: played, or DD with play="double_dummy" (0 for a pass-out)
-    score_ns: int
-    par_ns: int
+class BridgeResult(CompetitiveResult):
+    """The competitive result, with ``tricks`` declarer's tricks as played (or DD with ``play="double_dummy"``) and
+    the whole deal's reward names: "score" (the default) and "par_imps" (alias "imps_vs_par")."""
 
     def ns_reward(self, mode: str = "score") -> float:
-        mode = REWARD_ALIASES.get(mode, mode)
-        return float(imps(self.score_ns - self.par_ns)) if mode == "par_imps" else float(self.score_ns)
+        return super().ns_reward(REWARD_ALIASES.get(mode, mode))
 
     def returns(self, mode: str = "score") -> list[float]:
         """One value per seat N, E, S, W (zero-sum between the sides)."""
-        ns = self.ns_reward(mode)
-        return [ns, -ns, ns, -ns]
+        return super().returns(mode)
 
 
 @dataclass(frozen=True)
@@ -213,7 +208,7 @@ class BridgeState:
         ``view``: the chooser's `PlayerView` when the caller has it already (saves building it again)."""
         player = self.player if player is None else int(player)
         obs = np.zeros(OBSERVATION_SIZE, dtype=np.int8)
-        obs[:AUCTION_OBSERVATION_SIZE] = self._auction_observation(player)
+        obs[:AUCTION_OBSERVATION_SIZE] = self.auction_observation(player)
         if self.play is not None:
             over = self.play.is_over
             chooser = not over and player == self.play.controller
@@ -222,13 +217,17 @@ class BridgeState:
             obs[AUCTION_OBSERVATION_SIZE:] = encode_play(view)
         return obs
 
-    def _auction_observation(self, player: int) -> np.ndarray:
+    def auction_observation(self, player: int | None = None) -> np.ndarray:
+        """int8[231]: the competitive auction encoding of ``player`` (default: the seat choosing), what bidding
+        agents read; bits 0-230 of `observation`."""
+        player = self.player if player is None else int(player)
         bits = self._auction_bits.get(player) if self.auction.is_over else None
         if bits is None:
             calls = self.auction.calls[:-1] if self.auction.is_over else self.auction.calls
             bits = encode_auction_observation(calls, self.deal.vulnerable(player), self.deal.vulnerable(player + 1),
                                               self.deal.hands()[player])
             if self.auction.is_over:
+                bits.setflags(write=False)  # shared by the states of the play
                 self._auction_bits[player] = bits
         return bits
 

@@ -294,6 +294,13 @@ class CompetitiveResult:
         ns = self.ns_reward(mode)
         return [ns, -ns, ns, -ns]
 
+    def info(self, mode: str) -> dict:
+        """What the envs put in ``info`` at the end: ``contract`` (text), ``declarer`` (seat or None), ``tricks``,
+        ``score_ns``, ``par_ns`` and ``returns`` (N, E, S, W) under reward ``mode``."""
+        return {"contract": contract_text(self.contract),
+                "declarer": None if self.contract is None else self.contract.declarer, "tricks": self.tricks,
+                "score_ns": self.score_ns, "par_ns": self.par_ns, "returns": self.returns(mode)}
+
 
 def score_ns_for_tricks(contract: Contract, tricks: int, vul: str) -> int:
     """NS's duplicate score of ``contract`` when declarer takes ``tricks`` (NS negative when EW score)."""

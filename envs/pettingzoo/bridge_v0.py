@@ -24,21 +24,20 @@ from __future__ import annotations
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import EzPickle, seeding
-from pettingzoo import AECEnv
+from gymnasium.utils import EzPickle
 
 from bridgerl.core import load_dataset
 from bridgerl.core.actions import action_index
 from bridgerl.core.bridge import NUM_ACTIONS, OBSERVATION_SIZE, BridgeState, check_modes, render_text
-from bridgerl.core.competitive import RESET_OPTIONS, CompetitiveDealSource, contract_text
-from bridgerl.envs.pettingzoo.common import AGENTS, known_reset_options, wrapped
+from bridgerl.core.competitive import RESET_OPTIONS, CompetitiveDealSource
+from bridgerl.envs.pettingzoo.common import AGENTS, SeatsEnv, known_reset_options, wrapped
 
 def env(**kwargs):
     """The wrapped env (order enforcing, action bounds checked)."""
     return wrapped(raw_env(**kwargs))
 
 
-class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming)
+class raw_env(SeatsEnv):  # noqa: N801  (PettingZoo's naming)
     metadata = {"render_modes": ["ansi", "human"], "name": "bridge_v0", "is_parallelizable": False,
                 "render_fps": 1}
 
@@ -51,35 +50,19 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming)
         self.source = CompetitiveDealSource(load_dataset(dataset))
         self.play_mode, self.reward_mode = play, mode
         self.render_mode = render_mode
-        self.possible_agents = AGENTS[:]
-        self.agents = AGENTS[:]
-        self.action_spaces = {a: spaces.Discrete(NUM_ACTIONS) for a in AGENTS}
-        self.observation_spaces = {a: spaces.Dict({
+        self._set_spaces(spaces.Dict({
             # one flat int8 MultiBinary(802), as in every framework (Gymnasium's MultiBinary samples int8; the
             # Gymnasium env's `binary_space` is not imported here: no framework file imports another framework's)
             "observation": spaces.MultiBinary(OBSERVATION_SIZE),
-            "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8)}) for a in AGENTS}
-        self._np_random, _ = seeding.np_random(None)
+            "action_mask": spaces.Box(0, 1, (NUM_ACTIONS,), dtype=np.int8)}), NUM_ACTIONS)
         self.state: BridgeState | None = None
         self.outcome = None
 
-    def observation_space(self, agent):
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent):
-        return self.action_spaces[agent]
-
     def reset(self, seed=None, options=None):
-        if seed is not None:
-            self._np_random, _ = seeding.np_random(seed)
+        self._start_episode(seed)
         options = known_reset_options(options, RESET_OPTIONS, "bridge_v0")
         self.state = BridgeState.start(self.source.deal_for_reset(self._np_random, options), self.play_mode)
         self.outcome = None
-        self.agents = AGENTS[:]
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
         deal = self.state.deal
         self._deal_info = {"dealer": deal.dealer, "vul": deal.vul, "index": deal.index, "board": deal.board}
         self._set_infos()
@@ -99,10 +82,8 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming)
         self.state = self.state.apply(action_index(action, NUM_ACTIONS))  # illegal: ValueError naming the action
         self.rewards = dict.fromkeys(self.agents, 0.0)
         if self.state.is_over:
-            self.outcome = outcome = self.state.result()
-            for agent, value in zip(AGENTS, outcome.returns(self.reward_mode)):
-                self.rewards[agent] = value
-            self.terminations = dict.fromkeys(self.agents, True)
+            self.outcome = self.state.result()
+            self._finish(self.outcome.returns(self.reward_mode))
         self._set_infos()
         self._accumulate_rewards()
         self.agent_selection = AGENTS[self.state.player]
@@ -114,11 +95,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming)
         state = self.state
         info = {"seat": state.seat, "player": state.player, "phase": state.phase, **self._deal_info}
         if state.is_over:
-            outcome = self.outcome
-            info.update(contract=contract_text(outcome.contract),
-                        declarer=None if outcome.contract is None else outcome.contract.declarer,
-                        tricks=outcome.tricks, score_ns=outcome.score_ns, par_ns=outcome.par_ns,
-                        returns=outcome.returns(self.reward_mode))
+            info.update(self.outcome.info(self.reward_mode))
         self.infos = {a: dict(info) for a in self.agents}
 
     def render(self):
@@ -129,6 +106,3 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming)
             print(text)
             return None
         return text
-
-    def close(self):
-        pass

@@ -9,22 +9,21 @@ from __future__ import annotations
 
 import numpy as np
 from gymnasium import spaces
-from gymnasium.utils import EzPickle, seeding
-from pettingzoo import AECEnv
+from gymnasium.utils import EzPickle
 
 from bridgerl.core import Auction, load_dataset
 from bridgerl.core.actions import action_index
 from bridgerl.core.calls import NUM_CALLS
 from bridgerl.core.competitive import (OBSERVATION_SIZE, REWARDS, CompetitiveDealSource, encode, render_text,
                                        result)
-from bridgerl.envs.pettingzoo.common import AGENTS, known_reset_options, wrapped
+from bridgerl.envs.pettingzoo.common import AGENTS, SeatsEnv, known_reset_options, wrapped
 
 def env(**kwargs):
     """The wrapped env (order enforcing, action bounds checked)."""
     return wrapped(raw_env(**kwargs))
 
 
-class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming)
+class raw_env(SeatsEnv):  # noqa: N801  (PettingZoo's naming)
     metadata = {"render_modes": ["ansi"], "name": "competitive_bidding_v0", "is_parallelizable": False,
                 "render_fps": 1}
 
@@ -38,34 +37,18 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming)
         self.source = CompetitiveDealSource(load_dataset(dataset))
         self.reward_mode = reward
         self.render_mode = render_mode
-        self.possible_agents = AGENTS[:]
-        self.agents = AGENTS[:]
-        self.action_spaces = {a: spaces.Discrete(NUM_CALLS) for a in AGENTS}
-        self.observation_spaces = {a: spaces.Dict({
+        self._set_spaces(spaces.Dict({
             "observation": spaces.Box(0, 1, (OBSERVATION_SIZE,), dtype=np.int8),
-            "action_mask": spaces.Box(0, 1, (NUM_CALLS,), dtype=np.int8)}) for a in AGENTS}
-        self._np_random, _ = seeding.np_random(None)
+            "action_mask": spaces.Box(0, 1, (NUM_CALLS,), dtype=np.int8)}), NUM_CALLS)
         self.deal = None
         self.auction = None
 
-    def observation_space(self, agent):
-        return self.observation_spaces[agent]
-
-    def action_space(self, agent):
-        return self.action_spaces[agent]
-
     def reset(self, seed=None, options=None):
-        if seed is not None:
-            self._np_random, _ = seeding.np_random(seed)
+        self._start_episode(seed)
         options = known_reset_options(options, {"index", "deal", "dealer", "vul"}, "competitive_bidding_v0")
         self.deal = self.source.deal_for_reset(self._np_random, options)
         self.auction = Auction(self.deal.dealer)
         self._hands = self.deal.hands()
-        self.agents = AGENTS[:]
-        self.rewards = dict.fromkeys(self.agents, 0.0)
-        self._cumulative_rewards = dict.fromkeys(self.agents, 0.0)
-        self.terminations = dict.fromkeys(self.agents, False)
-        self.truncations = dict.fromkeys(self.agents, False)
         self.infos = {a: {} for a in self.agents}
         self.agent_selection = AGENTS[self.auction.to_act]
 
@@ -86,9 +69,7 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         if self.auction.is_over:
             outcome = result(self.auction, self.deal.dd, self.deal.vul, self.deal.par_ns)
-            for agent, value in zip(AGENTS, outcome.returns(self.reward_mode)):
-                self.rewards[agent] = value
-            self.terminations = dict.fromkeys(self.agents, True)
+            self._finish(outcome.returns(self.reward_mode))
             info = {"contract": None if outcome.contract is None else str(outcome.contract),
                     "score_ns": outcome.score_ns, "par_ns": outcome.par_ns}
             self.infos = {a: dict(info) for a in self.agents}
@@ -103,5 +84,3 @@ class raw_env(AECEnv, EzPickle):  # noqa: N801  (PettingZoo's naming)
             return None
         return render_text(self.deal, self.auction, getattr(self, "_result", None) if self.auction.is_over else None)
 
-    def close(self):
-        pass
