@@ -2,12 +2,14 @@
 
 `PIMCAgent` is thesis Algorithm 1 (3.3.4): sample worlds, solve each double dummy, play the card with the best
 mean. Equivalent cards (touching, or separated only by played cards) are one choice and the lowest is played;
-ties in value between choices are broken by the agent's seeded generator. Its worlds may follow the auction
-(``auction="rules"`` or ``"policy"``, `bridgerl.agents.auction_worlds`).
+ties in value between choices (less than 0.01 apart) are broken by the agent's seeded generator, or first by the
+information score (``tiebreak="info"``, thesis 3.4.3, `bridgerl.agents.combined_defender`). Its worlds may follow
+the auction (``auction="rules"`` or ``"policy"``, `bridgerl.agents.auction_worlds`).
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Mapping
 
 import numpy as np
@@ -15,6 +17,7 @@ import numpy as np
 from bridgerl.agents.auction_worlds import METHODS as AUCTION_METHODS
 from bridgerl.agents.auction_worlds import PRIORS as AUCTION_PRIORS
 from bridgerl.agents.auction_worlds import SamplingStats, check_bidders, sample_with_auction
+from bridgerl.agents.combined_defender import DEFAULT_INFO_BUDGET, InformationScore
 from bridgerl.core.cards import SEATS
 from bridgerl.core.constraints import HandConstraint
 from bridgerl.core.dd import solve_positions
@@ -22,6 +25,7 @@ from bridgerl.envs import PlayerView
 
 OBJECTIVES = ("tricks", "make")
 GOALS = ("tricks", "sigma")
+TIEBREAKS = ("random", "info")
 TIE_TOLERANCE = 0.01
 """Choices whose values differ by less than this (in tricks, or in probability for ``make``) are ties (thesis 3.4.3:
 "a tolerance of 0.01"); strictly less, so means over 100 worlds or fewer, spaced 0.01 or more, never tie."""
@@ -85,14 +89,61 @@ def sigma_values(view: PlayerView, per_world: np.ndarray, legal: np.ndarray) -> 
     return np.where(reach, mean - sigma, np.where(legal, -np.inf, -1.0))
 
 
+def tied_best(values, tolerance: float = TIE_TOLERANCE) -> np.ndarray:
+    """Indices of the values less than ``tolerance`` below the largest (the best and those tied with it)."""
+    values = np.asarray(values, dtype=np.float64)
+    return np.flatnonzero(values.max() - values < tolerance - 1e-9)
+
+
 def choose(view: PlayerView, values: np.ndarray, rng: np.random.Generator,
            tolerance: float = TIE_TOLERANCE) -> int:
     """The lowest card of a best group of equals; groups whose values are less than ``tolerance`` apart tie, and
     ties are broken with ``rng``."""
     groups = view.equivalent_groups()
-    group_values = np.array([values[g[0]] for g in groups])
-    best = np.flatnonzero(group_values.max() - group_values < tolerance - 1e-9)
+    best = tied_best([values[g[0]] for g in groups], tolerance)
     return groups[int(best[rng.integers(len(best))]) if len(best) > 1 else int(best[0])][0]
+
+
+SIGMA_CASES = ("safety", "safest", "safer")
+
+
+def sigma_case(view: PlayerView, per_world: np.ndarray) -> str | None:
+    """Which of thesis 3.5.4's cases a decision is, from per-world DD tricks [k, 52] (G the tricks the side still
+    needs, H the choice with the highest mean, S the one with the highest mean - σ among those reaching G, H > S):
+    "safety" (S >= G and σ_S = 0), "safest" (S - σ_S >= G > H - σ_H), "safer" (S - σ_S > H - σ_H >= G), or None
+    (S is H, no choice reaches G, or none of the three)."""
+    if len(per_world) < 2:
+        return None
+    reps = [g[0] for g in view.equivalent_groups()]
+    mean = per_world[:, reps].mean(0)
+    sigma = per_world[:, reps].std(0, ddof=1)
+    need = view.tricks_needed - view.tricks_won
+    reach = mean >= need - 1e-9
+    if not reach.any():
+        return None
+    h = int(np.argmax(mean))
+    s = int(np.flatnonzero(reach)[np.argmax((mean - sigma)[reach])])
+    if not mean[h] - mean[s] > 1e-9:
+        return None
+    if sigma[s] < 1e-9:
+        return "safety"
+    if mean[s] - sigma[s] >= need - 1e-9 > mean[h] - sigma[h]:
+        return "safest"
+    if mean[s] - sigma[s] > mean[h] - sigma[h] >= need - 1e-9:
+        return "safer"
+    return None
+
+
+@dataclass
+class TieStats:
+    """What an agent's tie-breaks did: ``decisions`` with a choice (two or more groups of equals), ``tied`` those
+    with two or more choices within the tolerance of the best, ``info_decided`` ties the information score settled
+    (one choice left), ``random_draws`` ties left to the seeded draw (among those the score kept, if it ran)."""
+
+    decisions: int = 0
+    tied: int = 0
+    info_decided: int = 0
+    random_draws: int = 0
 
 
 class RandomAgent(SeededAgent):
@@ -138,6 +189,12 @@ class PIMCAgent(SeededAgent):
     (DDS, batched), the card with the best mean tricks or probability of reaching the side's target. ``goal="sigma"``
     (with ``objective="tricks"``): among the choices whose mean reaches the tricks the side still needs, the one
     with the largest mean - σ (thesis 3.4.4, `sigma_values`), a safer line at the same expected result.
+    ``tiebreak="info"``: choices within 0.01 of the best are ranked by their information score over the same worlds
+    (thesis 3.4.3, `bridgerl.agents.combined_defender.InformationScore`: the declaring side's combined-defender claim
+    after the trick; the defence takes the smallest, declarer the largest), and only what is still tied goes to the
+    seeded draw. ``info_budget``: search nodes per combined-defender value inside it. ``ties`` counts what the
+    tie-breaks did (`TieStats`); ``last`` describes the last decision (the tied cards, whether the draw chose, the
+    σ case of `sigma_case`).
 
     ``auction`` (thesis 3.3.4, InterpretAuction): how the auction before the play shapes the worlds, when the view
     carries one (the whole deal; in plain card play all three are "none"): "none" ignores it; "rules" samples with
@@ -150,7 +207,12 @@ class PIMCAgent(SeededAgent):
 
     def __init__(self, worlds: int = 100, objective: str = "tricks", seed=None,
                  constraints: Mapping[int, HandConstraint] | None = None, max_tries: int = 200_000,
-                 auction: str = "none", max_candidates: int = 2000, prior: str = "none", goal: str = "tricks"):
+                 auction: str = "none", max_candidates: int = 2000, prior: str = "none", goal: str = "tricks",
+                 tiebreak: str = "random", info_budget: int = DEFAULT_INFO_BUDGET):
+        if tiebreak not in TIEBREAKS:
+            raise ValueError(f"tiebreak must be one of {TIEBREAKS}, got {tiebreak!r}")
+        if info_budget < 0:
+            raise ValueError(f"info_budget must be 0 (sure-trick lines only) or more, got {info_budget}")
         if goal not in GOALS:
             raise ValueError(f"goal must be one of {GOALS}, got {goal!r}")
         if goal == "sigma" and objective != "tricks":
@@ -172,8 +234,13 @@ class PIMCAgent(SeededAgent):
         self.max_candidates = int(max_candidates)
         self.prior = prior
         self.goal = goal
+        self.tiebreak = tiebreak
+        self.information = InformationScore(info_budget)
         self.bidders: dict[int, object] = {}
         self.sampling = SamplingStats()
+        self.ties = TieStats()
+        self.last: dict = {}
+        self._worlds: np.ndarray | None = None
 
     def see_bidders(self, bidders: Mapping[int, object]) -> None:
         """The bidding agents at the table, {seat: bidder with ``act_batch`` or ``act`` on 231-bit observations}:
@@ -192,6 +259,8 @@ class PIMCAgent(SeededAgent):
         scores = solve_worlds(view, owners)
         legal = scores[0] >= 0
         per_world = world_values(view, scores, self.objective)
+        self._worlds = owners
+        self.last = {"case": sigma_case(view, per_world) if self.objective == "tricks" else None}
         if self.goal == "sigma":
             return sigma_values(view, per_world, legal)
         return np.where(legal, per_world.mean(0), -1.0)
@@ -199,11 +268,36 @@ class PIMCAgent(SeededAgent):
     def act(self, view: PlayerView) -> int:
         groups = view.equivalent_groups()
         if len(groups) == 1:
+            self.last = {}
             return groups[0][0]
-        return choose(view, self.card_values(view), self.rng)
+        values = self.card_values(view)
+        self.ties.decisions += 1
+        best = tied_best([values[g[0]] for g in groups])
+        self.last["tied"] = [groups[i][0] for i in best]
+        if len(best) > 1:
+            self.ties.tied += 1
+            if self.tiebreak == "info":
+                scores = self.information_scores(view, self.last["tied"])
+                kept = tied_best(scores if view.is_declaring_side else -scores)
+                if len(kept) == 1:
+                    self.ties.info_decided += 1
+                best = best[kept]
+        self.last["draw"] = len(best) > 1
+        if len(best) > 1:
+            self.ties.random_draws += 1
+        return groups[int(best[self.rng.integers(len(best))]) if len(best) > 1 else int(best[0])][0]
+
+    def information_scores(self, view: PlayerView, cards, owners: np.ndarray | None = None) -> np.ndarray:
+        """float[len(cards)]: each card's information score, the mean over the worlds (the last decision's unless
+        given) of the declaring side's combined-defender tricks after the trick the card plays to."""
+        owners = self._worlds if owners is None else owners
+        if owners is None:
+            owners = self.sample(view)
+        return self.information.scores(view, owners, [int(c) for c in cards]).mean(0)
 
     def __repr__(self) -> str:
         auction = f", auction={self.auction!r}" if self.auction != "none" else ""
         goal = f", goal={self.goal!r}" if self.goal != "tricks" else ""
-        return f"PIMCAgent(worlds={self.worlds}, objective={self.objective!r}{auction}{goal})"
+        tiebreak = f", tiebreak={self.tiebreak!r}" if self.tiebreak != "random" else ""
+        return f"PIMCAgent(worlds={self.worlds}, objective={self.objective!r}{auction}{goal}{tiebreak})"
 

@@ -10,7 +10,14 @@ timed). Ratio = PIMC seconds per world / anchor seconds per world (goal <= 1.1).
 timed for M = 2 and 3 with 20 worlds, with and without the transposition table and cuts; the anchor is PIMC
 (make objective) with the same worlds on the same decisions (goal: M=3 mean <= 10x PIMC).
 
+Information score (thesis 3.4.3, figure 3.11): at the same positions (trick 1 and trick 7, declaring side and
+defence), the seconds of one candidate card's information score in one world (a one-trick minimax whose leaves are
+combined-defender searches, a fresh memory per position as in play) against one DDS call (all cards of one world,
+the anchor above); goal <= 0.2x. Enhanced PIMC (information-score ties and the σ goal) against base PIMC over whole
+deals at equal worlds, seconds per card (figure 3.12); goal <= 2x.
+
     python benchmarks/play_speed.py --deals 10 --worlds 100 --alphamu-positions 30
+    python benchmarks/play_speed.py --deals 0 --alphamu-positions 0 --info-positions 20 --play-deals 8 --worlds 20
 """
 
 from __future__ import annotations
@@ -24,6 +31,7 @@ from endplay.dds import solve_all_boards
 from endplay.types import Card, Denom, Player
 
 from bridgerl.agents import AlphaMuAgent, DoubleDummyAgent, PIMCAgent
+from bridgerl.agents.combined_defender import DEFAULT_INFO_BUDGET, InformationScore
 from bridgerl.core import Contract, load_dataset
 from bridgerl.core.cards import card_name
 from bridgerl.core.dd import DDS_MAX_BOARDS, owner_to_deal, strain_to_endplay
@@ -98,6 +106,44 @@ def measure(states: list[PlayState], worlds: int, repeats: int) -> tuple[float, 
     return pimc_total, anchor_total, solved
 
 
+def defence_positions(deals: int, trick: int) -> list[PlayState]:
+    """Decisions of a defender with at least two different choices, in the given trick (double-dummy play before)."""
+    found = []
+    for row, state, oracle in double_dummy_starts():
+        while not state.is_over and len(state.tricks) < trick - 1:
+            state = state.play(oracle.act(view_of(state)))
+        while not state.is_over and len(state.tricks) == trick - 1:
+            view = view_of(state)
+            if not view.is_declaring_side and len(view.equivalent_groups()) > 1:
+                found.append(state)
+                break
+            state = state.play(oracle.act(view))
+        if len(found) == deals:
+            return found
+    return found
+
+
+def information_times(states: list[PlayState], worlds: int, budget: int) -> tuple:
+    """(seconds of all information scores, seconds of raw DDS on the same worlds, candidate-worlds, worlds,
+    combined-defender values left inexact / computed)."""
+    info = dds = 0.0
+    candidate_worlds = solved = inexact = calls = 0
+    for i, state in enumerate(states):
+        view = view_of(state)
+        sample = PIMCAgent(worlds, seed=i).sample(view)
+        dds += raw_dds(endplay_deals(view, state, sample))
+        cards = [group[0] for group in view.equivalent_groups()]
+        score = InformationScore(budget)
+        start = time.perf_counter()
+        score.scores(view, sample, cards)
+        info += time.perf_counter() - start
+        candidate_worlds += len(cards) * len(sample)
+        solved += len(sample)
+        inexact += score.search.inexact
+        calls += score.search.calls
+    return info, dds, candidate_worlds, solved, inexact, calls
+
+
 def decisions(count: int) -> list[PlayState]:
     """Declaring-side decisions with at least two choices, every third one of whole double-dummy deals."""
     found = []
@@ -131,15 +177,49 @@ def main() -> None:
     parser.add_argument("--repeats", type=int, default=2, help="best of N timings per position")
     parser.add_argument("--alphamu-positions", type=int, default=30, help="decisions for the αμ table (0: skip)")
     parser.add_argument("--alphamu-worlds", type=int, default=20)
+    parser.add_argument("--info-positions", type=int, default=10,
+                        help="positions per trick and side for the information score (0: skip)")
+    parser.add_argument("--info-budget", type=int, default=DEFAULT_INFO_BUDGET)
+    parser.add_argument("--play-deals", type=int, default=4,
+                        help="whole deals for enhanced against base PIMC time per card (0: skip)")
     args = parser.parse_args()
     print(f"PIMC with {args.worlds} worlds, 3NT S, {args.deals} positions per trick, {os.cpu_count()} cores; "
           f"DDS threads: all cores")
     print(f"{'position':10s} {'PIMC s/card':>12s} {'PIMC ms/world':>14s} {'DDS ms/world':>13s} {'ratio':>6s}")
-    for trick in (1, 7):
+    for trick in (1, 7) if args.deals else ():
         states = positions(args.deals, trick)
         pimc, anchor, solved = measure(states, args.worlds, args.repeats)
         print(f"trick {trick:<4d} {pimc / len(states):12.3f} {1000 * pimc / solved:14.2f} "
               f"{1000 * anchor / solved:13.2f} {pimc / anchor:6.3f}")
+    if args.info_positions:
+        print(f"\nInformation score per candidate card and world (budget {args.info_budget} nodes per "
+              f"combined-defender value) against one DDS call per world, {args.worlds} worlds")
+        print(f"{'position':18s} {'info ms/cand':>13s} {'DDS ms/world':>13s} {'ratio':>6s} {'exact CD':>9s}")
+        for trick in (1, 7):
+            for side, found in (("declaring", positions), ("defence", defence_positions)):
+                states = found(args.info_positions, trick)
+                info, dds, cand, solved, inexact, calls = information_times(states, args.worlds, args.info_budget)
+                ratio = (info / cand) / (dds / solved)
+                print(f"trick {trick} {side:10s} {1000 * info / cand:13.3f} {1000 * dds / solved:13.3f} "
+                      f"{ratio:6.3f} {1 - inexact / max(calls, 1):9.1%}")
+    if args.play_deals:
+        from bridgerl.core import load_dataset
+        from bridgerl.evaluation.play_study import double_dummy_contract, play_run
+
+        dataset = load_dataset("test")
+        per_card = {}
+        for run in ("base", "enhanced"):
+            seconds = cards = 0
+            for row in range(args.play_deals):
+                contract = double_dummy_contract(dataset.dd[row])
+                result = play_run(dataset.owner[row], contract, int(dataset.dd[row, contract.declarer,
+                                  contract.strain]), False, args.worlds, 0, row, run, args.info_budget)
+                seconds += result["declaring"]["seconds"] + result["defence"]["seconds"]
+                cards += result["declaring"]["cards"] + result["defence"]["cards"]
+            per_card[run] = seconds / cards
+        print(f"\nWhole deals ({args.play_deals}, each deal's double-dummy contract, {args.worlds} worlds, all four "
+              f"seats the same player): base PIMC {per_card['base']:.4f} s/card, enhanced (info ties + σ goal) "
+              f"{per_card['enhanced']:.4f} s/card, ratio {per_card['enhanced'] / per_card['base']:.2f}")
     if args.alphamu_positions:
         w = args.alphamu_worlds
         configs = [("PIMC make (anchor)", lambda i: PIMCAgent(w, "make", seed=i)),

@@ -310,6 +310,20 @@ def _evaluate_play(args) -> int:
     return 0
 
 
+def _evaluate_play_study(args) -> int:
+    from .evaluation.play_study import format_study, play_study, summarize_study
+
+    _check_outputs(args)
+    items = play_study(args.data, deals=args.deals, start=args.start, worlds=args.worlds, seed=args.seed,
+                       info_budget=args.info_budget, out=args.out, workers=args.workers, progress=not args.quiet)
+    summary = summarize_study(items)
+    print(format_study(summary, args.worlds))
+    if args.json:
+        _write_json(args.json, {"data": str(args.data), "start": args.start, "worlds": args.worlds,
+                                "seed": args.seed, **summary})
+    return 0
+
+
 def _evaluate_records(args) -> int:
     from .evaluation.records import evaluate_records
 
@@ -541,6 +555,22 @@ def build_parser() -> argparse.ArgumentParser:
     play.add_argument("--json", help="write the summary as JSON")
     play.add_argument("--quiet", action="store_true", help="no progress bar")
     play.set_defaults(func=_evaluate_play)
+    study = eval_commands.add_parser("play-study", help="the thesis' card-play tables (3.1, 3.4, 3.5, fig. 3.12): "
+                                     "base PIMC, information-score tie-breaks and the σ goal on the same deals")
+    study.add_argument("--data", type=dataset_arg, default="test", help=data_help + " (default test)")
+    study.add_argument("--deals", type=positive_int, default=100, help="number of deals (default 100)")
+    study.add_argument("--start", type=non_negative_int, default=0, help="first dataset row (default 0)")
+    study.add_argument("--worlds", type=positive_int, default=20, help="worlds per decision (default 20)")
+    study.add_argument("--seed", type=non_negative_int, default=0,
+                       help="agents are reseeded from (seed, row, run, side) on each deal")
+    study.add_argument("--info-budget", type=non_negative_int, default=None,
+                       help="search nodes per combined-defender value in the information score (default 0: the "
+                            "line of sure tricks alone)")
+    study.add_argument("--workers", type=positive_int, default=1, help="processes (default 1)")
+    study.add_argument("--out", help="JSON lines, one per deal; running again resumes")
+    study.add_argument("--json", help="write the tables as JSON")
+    study.add_argument("--quiet", action="store_true", help="no progress bar")
+    study.set_defaults(func=_evaluate_play_study)
     rec = eval_commands.add_parser("records", help="the auctions of a PBN / LIN file of hand records against "
                                                    "constructive par and par (thesis table 4.1)")
     rec.add_argument("file", help="hand records: a .pbn or .lin (BBO) file")
@@ -566,7 +596,7 @@ def _resume_hint(args, argv: list[str]) -> str:
             command = [word for word in command if word != "--force"] + ["--resume"]  # continue, do not replace
         return f"; continue with: {shlex.join(command)}"
     if (args.command == "data" and args.data_command == "generate") or \
-            (args.command == "evaluate" and args.evaluate_command in ("play", "game") and args.out):
+            (args.command == "evaluate" and args.evaluate_command in ("play", "game", "play-study") and args.out):
         return f"; continue with: {shlex.join(command)}"
     return ""
 

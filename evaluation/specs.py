@@ -72,9 +72,11 @@ def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
 
 
 PLAY_SPEC_HELP = ("random | dd | pimc[:worlds=N,objective=tricks|make,max_tries=T,auction=none|rules|policy,"
-                  "prior=none|rules,max_candidates=C,goal=tricks|sigma] (defaults worlds=100, objective=tricks, "
-                  "max_tries=200000 world draws, goal=tricks; goal=sigma: the safest move among those reaching the "
-                  "tricks needed, thesis 3.4.4; auction=none: worlds ignore the auction; rules: constrained by the rule system's "
+                  "prior=none|rules,max_candidates=C,goal=tricks|sigma,tiebreak=random|info,info_budget=B] (defaults "
+                  "worlds=100, objective=tricks, max_tries=200000 world draws, goal=tricks, tiebreak=random, "
+                  "info_budget=0; goal=sigma: the safest move among those reaching the tricks needed, thesis 3.4.4; "
+                  "tiebreak=info: ties within 0.01 broken by the combined-defender information score, thesis 3.4.3; "
+                  "auction=none: worlds ignore the auction; rules: constrained by the rule system's "
                   "agreements; policy: kept only when the seats' bidders would have made the calls seen) | "
                   "alphamu[:max_moves=M,worlds=N,transposition=true|false,early_cut=true|false,root_cut=true|false,"
                   "max_tries=T] (defaults max_moves=3, worlds=20, all true) | module:attr (an object, or a class to instantiate, "

@@ -1,0 +1,89 @@
+"""The thesis' play measurements (`bridgerl evaluate play-study`) and their pieces: σ cases, the double-dummy
+contract, the spec keys of the enhanced player."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from helper_endings import ending
+
+from bridgerl.agents.play import sigma_case
+from bridgerl.cli import main
+from bridgerl.core import Contract
+from bridgerl.envs import view_of
+from bridgerl.evaluation.play_study import double_dummy_contract, play_study, summarize_study
+from bridgerl.evaluation.specs import load_play_agent
+
+
+def test_double_dummy_contract_by_hand():
+    dd = np.array([[4, 9, 4, 10, 5], [9, 1, 8, 3, 4], [4, 9, 4, 11, 5], [9, 1, 8, 3, 4]])
+    assert double_dummy_contract(dd) == Contract(5, 3, 0, 2)  # South's 11 spade tricks: 5S by South
+    low = np.full((4, 5), 6)
+    low[1, 4] = 6
+    assert double_dummy_contract(low) == Contract(1, 0, 0, 0)  # nobody makes seven: the one level
+
+
+def test_sigma_cases_by_hand():
+    """Two choices of a declarer in 6NT who has won 10 tricks and needs 2 more (thesis 3.5.4's G = 2): H the higher
+    mean, S the safer; per-world tricks are made up to hit each case (σ with ddof 1)."""
+    view = view_of(ending({"N": "AKQ...", "E": ".54..2", "S": "2.32..", "W": "J.6.2."}, "6NT S", "S"))
+    assert view.tricks_needed - view.tricks_won == 2
+    reps = [g[0] for g in view.equivalent_groups()]
+    assert len(reps) >= 2
+
+    def case(high, safe):
+        per_world = np.full((len(high), 52), -9.0)  # other choices: far below
+        per_world[:, reps[0]], per_world[:, reps[1]] = high, safe
+        return sigma_case(view, per_world)
+
+    assert case([3, 2, 3, 2], [2, 2, 2, 2]) == "safety"          # S = 2 >= G with σ = 0
+    assert case([4, 4, 4, 4, 0], [3, 3, 3, 3, 2]) == "safest"    # S - σ = 2.35 >= 2 > H - σ = 3.2 - 1.79
+    assert case([4, 4, 4, 2, 2], [3, 3, 3, 3, 2]) == "safer"     # S - σ = 2.35 > H - σ = 3.2 - 1.10 = 2.10 >= 2
+    assert case([1, 1, 1, 1], [0, 0, 0, 1]) is None              # nothing reaches the goal
+    assert case([3, 3, 3, 3], [2, 2, 2, 2]) is None              # the highest mean is also the safest
+
+
+def test_enhanced_player_from_a_spec():
+    agent = load_play_agent("pimc:worlds=8,tiebreak=info,goal=sigma,info_budget=5", seed=3)
+    assert (agent.worlds, agent.tiebreak, agent.goal, agent.information.budget) == (8, "info", "sigma", 5)
+    assert "tiebreak='info'" in repr(agent)
+    with pytest.raises(ValueError, match="tiebreak must be one of"):
+        load_play_agent("pimc:tiebreak=coin")
+    with pytest.raises(ValueError, match="info_budget"):
+        load_play_agent("pimc:info_budget=-1")
+
+
+def test_study_runs_resumes_and_is_deterministic(tmp_path, capsys):
+    out = tmp_path / "study.jsonl"
+    first = play_study("test", deals=2, start=40, worlds=3, seed=1, out=out)
+    assert [item["row"] for item in first] == [40, 41]
+    for item in first:
+        assert set(item["runs"]) == {"base", "info", "enhanced", "enhanced_declarer", "enhanced_defence"}
+        base = item["runs"]["base"]
+        assert base["edge"] == base["tricks"] - item["dd_tricks"]
+        assert base["declaring"]["random_draws"] == base["declaring"]["tied"]  # no tie-break but the draw
+        assert base["declaring"]["cards"] + base["defence"]["cards"] == 52
+        info = item["runs"]["info"]["defence"]
+        assert info["random_draws"] + info["info_decided"] == info["tied"]  # each tie: settled, or drawn
+    again = play_study("test", deals=2, start=40, worlds=3, seed=1, out=tmp_path / "again.jsonl")
+    strip = [{**i, "runs": {k: {**r, "declaring": {**r["declaring"], "seconds": 0},
+                                "defence": {**r["defence"], "seconds": 0}} for k, r in i["runs"].items()}}
+             for i in (first + again)]
+    assert strip[:2] == strip[2:]  # same seed, same deals, same play
+    lines = out.read_text().splitlines()
+    out.write_text("\n".join(lines[:2]) + "\n")  # keep the header and the first deal
+    resumed = play_study("test", deals=2, start=40, worlds=3, seed=1, out=out)
+    assert len(out.read_text().splitlines()) == 3 and resumed[0] == first[0]
+    summary = summarize_study(resumed)
+    assert summary["deals"] == 2 and set(summary["runs"]) == {"base", "info", "enhanced"}
+    with pytest.raises(ValueError, match="different match"):
+        play_study("test", deals=2, start=40, worlds=4, seed=1, out=out)
+    assert main(["evaluate", "play-study", "--deals", "2", "--start", "40", "--worlds", "3", "--seed", "1",
+                 "--out", str(out), "--json", str(tmp_path / "s.json"), "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert "Table 3.1" in printed and "Table 3.4" in printed and "Table 3.5" in printed
+    assert json.loads((tmp_path / "s.json").read_text())["deals"] == 2
+    with pytest.raises(ValueError, match="worlds must be at least 2"):
+        play_study("test", deals=1, worlds=1)
