@@ -213,12 +213,13 @@ class CombinedDefender:
             return 0
         lows = tuple(_popcount(pool & SUIT_BITS[s]) for s in range(4))
         self.line_nodes = 0
+        self.lines = {}  # one claim's memory: a claim cut short by the budget never leaks into the next one
         return self._line(a, b, pool, lows, nx, ny, vx, vy, leader)
 
     def _line(self, a, b, high, lows, nx, ny, vx, vy, leader) -> int:
         """``high``: the pool cards that may still be out (only surely played ones removed); ``lows``: per suit,
         the fewest cards the opponents may still hold."""
-        key = (a, b, high, lows, nx, ny, leader)
+        key = (a, b, high, lows, nx, ny, vx | vy << 4, leader)
         found = self.lines.get(key)
         if found is not None:
             return found

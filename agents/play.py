@@ -193,8 +193,8 @@ class PIMCAgent(SeededAgent):
     (thesis 3.4.3, `bridgerl.agents.combined_defender.InformationScore`: the declaring side's combined-defender claim
     after the trick; the defence takes the smallest, declarer the largest), and only what is still tied goes to the
     seeded draw. ``info_budget``: search nodes per combined-defender value inside it. ``ties`` counts what the
-    tie-breaks did (`TieStats`); ``last`` describes the last decision (the tied cards, whether the draw chose, the
-    σ case of `sigma_case`).
+    tie-breaks did (`TieStats`); ``last`` describes the last decision (the tied cards, those the information score kept
+    when it ran; whether the draw chose; the σ case of `sigma_case`).
 
     ``auction`` (thesis 3.3.4, InterpretAuction): how the auction before the play shapes the worlds, when the view
     carries one (the whole deal; in plain card play all three are "none"): "none" ignores it; "rules" samples with
@@ -282,6 +282,7 @@ class PIMCAgent(SeededAgent):
                 if len(kept) == 1:
                     self.ties.info_decided += 1
                 best = best[kept]
+                self.last["tied"] = [groups[i][0] for i in best]  # what the draw (if any) chooses among
         self.last["draw"] = len(best) > 1
         if len(best) > 1:
             self.ties.random_draws += 1

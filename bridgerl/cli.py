@@ -314,13 +314,29 @@ def _evaluate_play_study(args) -> int:
     from .evaluation.play_study import format_study, play_study, summarize_study
 
     _check_outputs(args)
+    runs = [name.strip() for name in args.runs.split(",")] if args.runs else None
     items = play_study(args.data, deals=args.deals, start=args.start, worlds=args.worlds, seed=args.seed,
-                       info_budget=args.info_budget, out=args.out, workers=args.workers, progress=not args.quiet)
+                       info_budget=args.info_budget, out=args.out, workers=args.workers, progress=not args.quiet,
+                       runs=runs)
     summary = summarize_study(items)
     print(format_study(summary, args.worlds))
     if args.json:
         _write_json(args.json, {"data": str(args.data), "start": args.start, "worlds": args.worlds,
                                 "seed": args.seed, **summary})
+    return 0
+
+
+def _evaluate_best_defence(args) -> int:
+    from .evaluation.best_defence_study import best_defence_study, format_best_defence_study
+    from .evaluation.specs import load_play_agent
+
+    _check_outputs(args)
+    agents = {spec: load_play_agent(spec, seed=args.seed) for spec in args.agents}
+    summary = best_defence_study(agents, positions=args.positions, data=args.data, seed=args.seed,
+                                 progress=not args.quiet)
+    print(format_best_defence_study(summary))
+    if args.json:
+        _write_json(args.json, {"data": str(args.data), "seed": args.seed, **summary})
     return 0
 
 
@@ -567,10 +583,24 @@ def build_parser() -> argparse.ArgumentParser:
                        help="search nodes per combined-defender value in the information score (default 0: the "
                             "line of sure tricks alone)")
     study.add_argument("--workers", type=positive_int, default=1, help="processes (default 1)")
+    study.add_argument("--runs", default=None, help="comma-separated runs (default all: base, info, enhanced, "
+                       "enhanced_declarer, enhanced_defence, sigma_declarer, sigma_defence)")
     study.add_argument("--out", help="JSON lines, one per deal; running again resumes")
     study.add_argument("--json", help="write the tables as JSON")
     study.add_argument("--quiet", action="store_true", help="no progress bar")
     study.set_defaults(func=_evaluate_play_study)
+    from .evaluation.best_defence_study import DEFAULT_AGENTS
+
+    bd = eval_commands.add_parser("best-defence", help="play agents against the exact best-defence reference "
+                                  "(Frank & Basin) on small endings: share of suboptimal choices, value lost")
+    bd.add_argument("--agents", nargs="+", default=list(DEFAULT_AGENTS),
+                    help=f"play specs (default: {' '.join(DEFAULT_AGENTS)}); " + PLAY_SPEC_HELP)
+    bd.add_argument("--positions", type=positive_int, default=300, help="decisions that matter (default 300)")
+    bd.add_argument("--data", type=dataset_arg, default="test", help=data_help + " (default test)")
+    bd.add_argument("--seed", type=non_negative_int, default=0, help="random play to the endings, agent seeds")
+    bd.add_argument("--json", help="write the table as JSON")
+    bd.add_argument("--quiet", action="store_true", help="no progress bar")
+    bd.set_defaults(func=_evaluate_best_defence)
     rec = eval_commands.add_parser("records", help="the auctions of a PBN / LIN file of hand records against "
                                                    "constructive par and par (thesis table 4.1)")
     rec.add_argument("file", help="hand records: a .pbn or .lin (BBO) file")

@@ -1,11 +1,14 @@
 """The thesis' card-play measurements (ch. 3: tables 3.1, 3.4, 3.5, figure 3.12) rerun with `PIMCAgent`.
 
-Every deal is played five times from the opening lead. Three runs seat the same kind of player at all four seats,
-as the thesis' robot-against-robot tables do: ``base`` (PIMC, ties drawn at random), ``info`` (ties broken by the
-information score, thesis 3.4.3) and ``enhanced`` (information score and the σ goal, 3.4.4). Two more seat the
-enhanced player on one side only, ``enhanced_declarer`` (against base defenders) and ``enhanced_defence`` (against
-a base declarer), a duplicate pair: the enhanced player's IMPs on a deal are those of the first run's score less
-the second's, which measures strength (the same player on both sides only moves declarer's edge). The contract of a deal is its *double-dummy contract*: the side and strain with the
+Every deal is played from the opening lead in each of the chosen runs (`RUNS`). Three seat the same kind of
+player at all four seats, as the thesis' robot-against-robot tables do: ``base`` (PIMC, ties drawn at random),
+``info`` (ties broken by the information score, thesis 3.4.3) and ``enhanced`` (information score and the σ goal,
+3.4.4). The others are duplicate pairs that seat a player on one side only: ``enhanced_declarer`` /
+``enhanced_defence`` (the enhanced player against base PIMC) and ``sigma_declarer`` / ``sigma_defence`` (the
+enhanced player against the information score alone: the σ goal's worth). The tested player's IMPs on a deal are
+those of the first run's score less the second's; that measures strength, while the same player on both sides
+only moves declarer's edge, so the all-seat runs are compared in tricks only. Each run's agents are seeded from
+(seed, row, run, side). The contract of a deal is its *double-dummy contract*: the side and strain with the
 most double-dummy tricks (declarer the partner with more), at the level those tricks just make (one if fewer than
 seven), so every deal is tight for one side. Per deal and run it records declarer's tricks against double dummy,
 each side's decisions, ties and random draws, the tricks those draws could change (the spread of the tied choices'
@@ -38,7 +41,8 @@ from bridgerl.evaluation.play import agent_seed
 
 BASE, INFO, ENHANCED = {}, {"tiebreak": "info"}, {"tiebreak": "info", "goal": "sigma"}
 RUNS = {"base": (BASE, BASE), "info": (INFO, INFO), "enhanced": (ENHANCED, ENHANCED),
-        "enhanced_declarer": (ENHANCED, BASE), "enhanced_defence": (BASE, ENHANCED)}
+        "enhanced_declarer": (ENHANCED, BASE), "enhanced_defence": (BASE, ENHANCED),
+        "sigma_declarer": (ENHANCED, INFO), "sigma_defence": (INFO, ENHANCED)}
 """Each run's (declaring side, defence) PIMC settings."""
 SAME = ("base", "info", "enhanced")
 SIDES = ("declaring", "defence")
@@ -90,19 +94,24 @@ def play_run(owner: np.ndarray, contract: Contract, dd_tricks: int, vulnerable: 
 
 
 def _deal_job(job: tuple) -> dict:
-    row, owner, dd, board, worlds, seed, info_budget = job
+    row, owner, dd, board, worlds, seed, info_budget, names = job
     contract = double_dummy_contract(dd)
     vulnerable = is_vulnerable(vul_for_board(board), contract.declarer)
     dd_tricks = int(dd[contract.declarer, contract.strain])
     runs = {run: play_run(owner, contract, dd_tricks, vulnerable, worlds, seed, row, run, info_budget)
-            for run in RUNS}
+            for run in names}
     return {"row": row, "board": board, "contract": str(contract), "dd_tricks": dd_tricks, "runs": runs}
 
 
 def play_study(data="test", deals: int = 100, start: int = 0, worlds: int = 20, seed: int = 0,
-               info_budget: int | None = None, out=None, workers: int = 1, progress: bool = False) -> list[dict]:
-    """Play rows ``start`` .. ``start + deals - 1`` in the three runs; with ``out`` (JSON lines) finished deals are
-    kept and a rerun of the same study continues."""
+               info_budget: int | None = None, out=None, workers: int = 1, progress: bool = False,
+               runs=None) -> list[dict]:
+    """Play rows ``start`` .. ``start + deals - 1`` in the ``runs`` (names of `RUNS`, default all); with ``out``
+    (JSON lines) finished deals are kept and a rerun of the same study continues."""
+    names = list(RUNS) if runs is None else list(runs)
+    unknown = [name for name in names if name not in RUNS]
+    if unknown or not names:
+        raise ValueError(f"unknown run(s) {', '.join(unknown) or '(none given)'}; runs: {', '.join(RUNS)}")
     from bridgerl.agents.combined_defender import DEFAULT_INFO_BUDGET
 
     if worlds < 2:
@@ -116,9 +125,9 @@ def play_study(data="test", deals: int = 100, start: int = 0, worlds: int = 20, 
         raise ValueError(f"{dataset.source}: no deal to play (rows {start} to {start + deals - 1} of "
                          f"{len(dataset)} deals)")
     study = {"study": "play", "data": str(dataset.source), "worlds": worlds, "seed": seed, "info_budget": info_budget,
-             "runs": {name: list(settings) for name, settings in RUNS.items()}}
+             "runs": {name: list(RUNS[name]) for name in names}}
     done = {item["row"]: item for item in read_done(out, study)} if out is not None else {}
-    jobs = [(row, dataset.owner[row], dataset.dd[row], int(dataset.boards[row]), worlds, seed, info_budget)
+    jobs = [(row, dataset.owner[row], dataset.dd[row], int(dataset.boards[row]), worlds, seed, info_budget, names)
             for row in rows if row not in done]
     pool = None if workers <= 1 or len(jobs) <= 1 else multiprocessing.get_context("fork").Pool(
         workers, initializer=set_dds_threads, initargs=(1,))
@@ -144,11 +153,21 @@ def _ci(values) -> dict:
     return {"mean": mean, "ci95": ci}
 
 
+def _duplicate(items: list[dict], declaring: str, defending: str) -> dict | None:
+    """The tested player's IMPs per deal over a duplicate pair of runs: it declares in ``declaring`` and defends in
+    ``defending`` against the same opponents; its score is the first table's less the second's."""
+    if not items or not all(declaring in i["runs"] and defending in i["runs"] for i in items):
+        return None
+    return _ci([imps(i["runs"][declaring]["score"] - i["runs"][defending]["score"]) for i in items])
+
+
 def summarize_study(items: list[dict]) -> dict:
-    """The tables: ties and what draws change (3.1), declarer's edge against double dummy per run and the paired
-    differences (3.4), σ cases per deal and the IMPs the σ goal wins (3.5), seconds per card (3.12)."""
+    """The tables from the runs present: ties and what draws change (3.1), declarer's edge against double dummy per
+    run and the paired differences in tricks (3.4), σ cases per deal (3.5), the duplicate pairs' IMPs (the
+    enhanced player against base PIMC, the σ goal against the information score alone), seconds per card (3.12)."""
+    present = [run for run in RUNS if items and all(run in i["runs"] for i in items)]
     out: dict = {"deals": len(items), "runs": {}}
-    for run in SAME:
+    for run in present:
         rows = [item["runs"][run] for item in items]
         summary = {"edge": _ci([r["edge"] for r in rows])}
         for side in SIDES:
@@ -163,70 +182,75 @@ def summarize_study(items: list[dict]) -> dict:
                 "seconds_per_card": sum(p["seconds"] for p in per) / max(1, sum(p["cards"] for p in per)),
             }
         out["runs"][run] = summary
-
-    def paired(a: str, b: str) -> dict:
-        edge = [i["runs"][b]["edge"] - i["runs"][a]["edge"] for i in items]
-        swing = [imps(i["runs"][b]["score"] - i["runs"][a]["score"]) for i in items]
-        return {"tricks": _ci(edge), "imps": _ci(swing)}
-
-    swing = [imps(i["runs"]["enhanced_declarer"]["score"] - i["runs"]["enhanced_defence"]["score"]) for i in items]
-    out["enhanced_duplicate_imps"] = _ci(swing)
-    out["enhanced_as_declarer"] = paired("base", "enhanced_declarer")
-    out["enhanced_as_defence"] = paired("enhanced_defence", "base")
-    out["info_vs_base"] = paired("base", "info")
-    out["enhanced_vs_info"] = paired("info", "enhanced")
-    out["enhanced_vs_base"] = paired("base", "enhanced")
-    with_case = [i for i in items if any(sum(i["runs"]["enhanced"][side]["cases"].values()) for side in SIDES)]
-    out["enhanced_vs_info_deals_with_a_case"] = {
-        "deals": len(with_case),
-        "imps": _ci([imps(i["runs"]["enhanced"]["score"] - i["runs"]["info"]["score"]) for i in with_case])
-        if len(with_case) > 1 else None}
+    pairs = {}
+    for a, b in (("base", "info"), ("info", "enhanced"), ("base", "enhanced"), ("base", "enhanced_declarer"),
+                 ("enhanced_defence", "base")):
+        if a in present and b in present:  # tricks only: where both sides change, IMPs measure nothing useful
+            pairs[f"{b}-{a}"] = _ci([i["runs"][b]["edge"] - i["runs"][a]["edge"] for i in items])
+    out["edge_differences"] = pairs
+    out["duplicate"] = {
+        "enhanced_vs_base": _duplicate(items, "enhanced_declarer", "enhanced_defence"),
+        "sigma_vs_info": _duplicate(items, "sigma_declarer", "sigma_defence"),
+    }
+    if "sigma_declarer" in present and "sigma_defence" in present:
+        cased = [i for i in items if sum(i["runs"]["sigma_declarer"]["declaring"]["cases"].values())
+                 + sum(i["runs"]["sigma_defence"]["defence"]["cases"].values())]
+        out["duplicate"]["sigma_vs_info_deals_with_a_case"] = {
+            "deals": len(cased), "imps": _duplicate(cased, "sigma_declarer", "sigma_defence") if len(cased) > 1
+            else None}
     return out
 
 
 def format_study(summary: dict, worlds: int) -> str:
-    """The tables as text."""
+    """The tables as text (those the runs present allow)."""
     runs = summary["runs"]
-    lines = [f"{summary['deals']} deals, {worlds} worlds per decision, all four seats the same PIMC player"]
-    lines.append("Table 3.1 (base PIMC): per deal           declaring side     defence")
-    for key, label in (("tied_per_deal", "decisions with a tie"), ("random_draws_per_deal", "random tie draws"),
-                       ("draw_spread_per_deal", "tricks the draws could change")):
-        cells = [f"{runs['base'][s][key]['mean']:6.2f} +/- {runs['base'][s][key]['ci95']:.2f}" for s in SIDES]
-        lines.append(f"  {label:34s} {cells[0]:18s} {cells[1]}")
-    info = runs["info"]
-    lines.append(f"  info run: ties the information score settles per deal: declaring "
-                 f"{info['declaring']['info_decided_per_deal']['mean']:.2f}, defence "
-                 f"{info['defence']['info_decided_per_deal']['mean']:.2f}; draws left "
-                 f"{info['declaring']['random_draws_per_deal']['mean']:.2f} / "
-                 f"{info['defence']['random_draws_per_deal']['mean']:.2f}")
-    lines.append("Table 3.4: declarer's tricks - double-dummy tricks (declarer's edge)")
-    for run in SAME:
-        edge = runs[run]["edge"]
-        lines.append(f"  {run:9s} {edge['mean']:+.3f} +/- {edge['ci95']:.3f}")
-    for key in ("info_vs_base", "enhanced_vs_info", "enhanced_vs_base"):
-        diff = summary[key]
-        lines.append(f"  {key.replace('_', ' '):18s} tricks {diff['tricks']['mean']:+.3f} +/- "
-                     f"{diff['tricks']['ci95']:.3f}, IMPs/deal {diff['imps']['mean']:+.3f} +/- "
-                     f"{diff['imps']['ci95']:.3f}")
-    dup = summary["enhanced_duplicate_imps"]
-    lines.append(f"Strength, duplicate: enhanced vs base PIMC {dup['mean']:+.3f} +/- {dup['ci95']:.3f} IMPs/deal "
-                 f"(enhanced declaring against base defenders at one table, base declaring against enhanced at the other)")
-    for key, label in (("enhanced_as_declarer", "as declarer"), ("enhanced_as_defence", "as defence")):
-        diff = summary[key]
-        lines.append(f"  {label}: tricks for the enhanced side {diff['tricks']['mean']:+.3f} +/- "
-                     f"{diff['tricks']['ci95']:.3f} against all-base play")
-    lines.append("Table 3.5 (enhanced run): σ cases per deal   declaring side   defence")
-    for case in SIGMA_CASES:
-        lines.append(f"  {case:8s}                              {runs['enhanced']['declaring']['cases_per_deal'][case]:.3f}"
-                     f"            {runs['enhanced']['defence']['cases_per_deal'][case]:.3f}")
-    cased = summary["enhanced_vs_info_deals_with_a_case"]
-    if cased["imps"] is not None:
-        lines.append(f"  σ goal on the {cased['deals']} deals with a case: {cased['imps']['mean']:+.3f} +/- "
-                     f"{cased['imps']['ci95']:.3f} IMPs/deal (enhanced vs info)")
-    lines.append("Figure 3.12: seconds per card          declaring side   defence")
-    for run in SAME:
-        lines.append(f"  {run:9s}                            {runs[run]['declaring']['seconds_per_card']:.4f}"
-                     f"           {runs[run]['defence']['seconds_per_card']:.4f}")
+    lines = [f"{summary['deals']} deals, {worlds} worlds per decision"]
+    if "base" in runs:
+        lines.append("Table 3.1 (base PIMC at all four seats): per deal   declaring side     defence")
+        for key, label in (("tied_per_deal", "decisions with a tie (random draws)"),
+                           ("draw_spread_per_deal", "DD tricks between the tied cards"),
+                           ("decisions_per_deal", "decisions with a choice")):
+            cells = [f"{runs['base'][s][key]['mean']:6.2f} +/- {runs['base'][s][key]['ci95']:.2f}" for s in SIDES]
+            lines.append(f"  {label:40s} {cells[0]:18s} {cells[1]}")
+    if "info" in runs:
+        info = runs["info"]
+        lines.append(f"  info run: ties the information score settles per deal: declaring "
+                     f"{info['declaring']['info_decided_per_deal']['mean']:.2f}, defence "
+                     f"{info['defence']['info_decided_per_deal']['mean']:.2f}; draws left "
+                     f"{info['declaring']['random_draws_per_deal']['mean']:.2f} / "
+                     f"{info['defence']['random_draws_per_deal']['mean']:.2f}")
+    same = [run for run in SAME if run in runs]
+    if same:
+        lines.append("Table 3.4: declarer's tricks - double-dummy tricks (the same player at all four seats)")
+        for run in same:
+            edge = runs[run]["edge"]
+            lines.append(f"  {run:9s} {edge['mean']:+.3f} +/- {edge['ci95']:.3f}")
+    for key, diff in summary["edge_differences"].items():
+        lines.append(f"  {key:36s} {diff['mean']:+.3f} +/- {diff['ci95']:.3f} tricks to declarer")
+    for key, label in (("enhanced_vs_base", "enhanced (info + σ) vs base PIMC"),
+                       ("sigma_vs_info", "σ goal vs information score alone")):
+        dup = summary["duplicate"].get(key)
+        if dup is not None:
+            lines.append(f"Duplicate, {label}: {dup['mean']:+.3f} +/- {dup['ci95']:.3f} IMPs/deal (it declares at "
+                         f"one table and defends at the other, against the same opponents)")
+    cased = summary["duplicate"].get("sigma_vs_info_deals_with_a_case")
+    if cased and cased["imps"] is not None:
+        lines.append(f"  on the {cased['deals']} deals where the σ player met a case: {cased['imps']['mean']:+.3f} "
+                     f"+/- {cased['imps']['ci95']:.3f} IMPs/deal")
+    source = "enhanced" if "enhanced" in runs else None
+    if source is None and "sigma_declarer" in runs and "sigma_defence" in runs:
+        source = "sigma"
+    if source:
+        declaring = runs["enhanced" if source == "enhanced" else "sigma_declarer"]["declaring"]["cases_per_deal"]
+        defence = runs["enhanced" if source == "enhanced" else "sigma_defence"]["defence"]["cases_per_deal"]
+        lines.append("Table 3.5: σ cases per deal (σ player)     declaring side   defence")
+        for case in SIGMA_CASES:
+            lines.append(f"  {case:8s}                               {declaring[case]:.3f}            {defence[case]:.3f}")
+    if same:
+        lines.append("Figure 3.12: seconds per card          declaring side   defence")
+        for run in same:
+            lines.append(f"  {run:9s}                            {runs[run]['declaring']['seconds_per_card']:.4f}"
+                         f"           {runs[run]['defence']['seconds_per_card']:.4f}")
     return "\n".join(lines)
 
 

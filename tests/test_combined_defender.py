@@ -86,7 +86,9 @@ def small_endings(count: int, seed: int = 5):
 
 
 def test_matches_exhaustive_search_on_small_endings():
-    checked = 0
+    """The full search equals the brute force; the line alone (budget 0, the information score's default) and a
+    search cut short by a tiny budget never claim more."""
+    checked = lines_exact = 0
     for state in small_endings(120):
         side = state.declarer % 2
         hands = [state.hands[s] for s in range(4)]
@@ -97,9 +99,16 @@ def test_matches_exhaustive_search_on_small_endings():
         got, exact = search.value((hands[side], hands[(side + 2) % 4]), x | y, (x.bit_count(), y.bit_count()),
                                   voids, state.trick.leader, tuple(state.trick.cards))
         assert exact
-        assert got == exhaustive_guarantee(hands, side, state.strain, state.trick.leader, state.trick.cards, voids)
+        truth = exhaustive_guarantee(hands, side, state.strain, state.trick.leader, state.trick.cards, voids)
+        assert got == truth
+        args = ((hands[side], hands[(side + 2) % 4]), x | y, (x.bit_count(), y.bit_count()), voids,
+                state.trick.leader, tuple(state.trick.cards))
+        line, line_exact = CombinedDefender(state.strain, side, budget=0).value(*args)
+        assert line <= truth and (not line_exact or line == truth)
+        lines_exact += line == truth
+        assert CombinedDefender(state.strain, side, budget=3).value(*args)[0] <= truth
         checked += 1
-    assert checked > 100
+    assert checked > 100 and lines_exact > checked // 2
 
 
 def test_cd_vector_by_hand():

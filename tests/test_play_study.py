@@ -58,9 +58,12 @@ def test_enhanced_player_from_a_spec():
 def test_study_runs_resumes_and_is_deterministic(tmp_path, capsys):
     out = tmp_path / "study.jsonl"
     first = play_study("test", deals=2, start=40, worlds=3, seed=1, out=out)
+    with pytest.raises(ValueError, match="unknown run"):
+        play_study("test", deals=1, worlds=3, runs=["base", "coin"])
     assert [item["row"] for item in first] == [40, 41]
     for item in first:
-        assert set(item["runs"]) == {"base", "info", "enhanced", "enhanced_declarer", "enhanced_defence"}
+        assert set(item["runs"]) == {"base", "info", "enhanced", "enhanced_declarer", "enhanced_defence",
+                                     "sigma_declarer", "sigma_defence"}
         base = item["runs"]["base"]
         assert base["edge"] == base["tricks"] - item["dd_tricks"]
         assert base["declaring"]["random_draws"] == base["declaring"]["tied"]  # no tie-break but the draw
@@ -77,13 +80,55 @@ def test_study_runs_resumes_and_is_deterministic(tmp_path, capsys):
     resumed = play_study("test", deals=2, start=40, worlds=3, seed=1, out=out)
     assert len(out.read_text().splitlines()) == 3 and resumed[0] == first[0]
     summary = summarize_study(resumed)
-    assert summary["deals"] == 2 and set(summary["runs"]) == {"base", "info", "enhanced"}
+    assert summary["deals"] == 2 and set(summary["runs"]) == set(item["runs"])
     with pytest.raises(ValueError, match="different match"):
         play_study("test", deals=2, start=40, worlds=4, seed=1, out=out)
     assert main(["evaluate", "play-study", "--deals", "2", "--start", "40", "--worlds", "3", "--seed", "1",
                  "--out", str(out), "--json", str(tmp_path / "s.json"), "--quiet"]) == 0
     printed = capsys.readouterr().out
     assert "Table 3.1" in printed and "Table 3.4" in printed and "Table 3.5" in printed
+    assert "Duplicate, σ goal vs information score alone" in printed
     assert json.loads((tmp_path / "s.json").read_text())["deals"] == 2
     with pytest.raises(ValueError, match="worlds must be at least 2"):
         play_study("test", deals=1, worlds=1)
+
+
+def test_best_defence_study_counts_suboptimal_choices():
+    from bridgerl.agents import RandomAgent
+    from bridgerl.evaluation.best_defence_study import best_defence_study, format_best_defence_study
+
+    class Worst:
+        """Plays the card of lowest best-defence value: every decision it makes is suboptimal."""
+
+        def act(self, view):
+            from bridgerl.agents.best_defence import best_defence_values
+
+            values = best_defence_values(view)
+            return min(values, key=values.get)
+
+    summary = best_defence_study({"worst": Worst(), "random": RandomAgent()}, positions=2, seed=0, play_worlds=2)
+    worst, rand = summary["agents"]["worst"], summary["agents"]["random"]
+    assert worst["decisions"] == rand["decisions"] == 2
+    assert worst["suboptimal"] == 1.0 and worst["value_lost"] > 0
+    assert 0 <= rand["value_lost"] <= worst["value_lost"]
+    assert summary["positions_seen"] >= 2 + summary["positions_flat"]
+    assert "worst" in format_best_defence_study(summary)
+
+
+def test_summary_signs_on_made_up_deals():
+    """Two made-up deals: the enhanced player makes 3NT (+400) declaring where base PIMC went one down (-50), and
+    defends as well as base. Its duplicate IMPs are those of +400 against -50 at one table and 0 at the other."""
+    def run(score, edge):
+        side = {"cards": 26, "seconds": 1.0, "decisions": 5, "tied": 2, "info_decided": 0, "random_draws": 2,
+                "draw_spread": 0, "cases": {"safety": 0, "safest": 0, "safer": 0}}
+        return {"tricks": 9 + edge, "edge": edge, "score": score, "declaring": dict(side), "defence": dict(side)}
+
+    item = {"row": 0, "board": 1, "contract": "3NT S", "dd_tricks": 9, "runs": {
+        "base": run(-50, -1), "info": run(-50, -1), "enhanced": run(400, 0), "enhanced_declarer": run(400, 0),
+        "enhanced_defence": run(-50, -1), "sigma_declarer": run(400, 0), "sigma_defence": run(400, 0)}}
+    summary = summarize_study([item, {**item, "row": 1}])
+    assert summary["duplicate"]["enhanced_vs_base"]["mean"] == 10  # 450 points: 10 IMPs for the enhanced player
+    assert summary["duplicate"]["sigma_vs_info"]["mean"] == 0
+    assert summary["edge_differences"]["enhanced_declarer-base"]["mean"] == 1
+    assert summary["edge_differences"]["base-enhanced_defence"]["mean"] == 0
+    assert summary["runs"]["base"]["edge"]["mean"] == -1
