@@ -333,7 +333,7 @@ def _evaluate_best_defence(args) -> int:
     _check_outputs(args)
     agents = {spec: load_play_agent(spec, seed=args.seed) for spec in args.agents}
     summary = best_defence_study(agents, positions=args.positions, data=args.data, seed=args.seed,
-                                 progress=not args.quiet)
+                                 progress=not args.quiet, max_worlds=args.max_worlds)
     print(format_best_defence_study(summary))
     if args.json:
         _write_json(args.json, {"data": str(args.data), "seed": args.seed, **summary})
@@ -598,6 +598,8 @@ def build_parser() -> argparse.ArgumentParser:
     bd.add_argument("--positions", type=positive_int, default=300, help="decisions that matter (default 300)")
     bd.add_argument("--data", type=dataset_arg, default="test", help=data_help + " (default test)")
     bd.add_argument("--seed", type=non_negative_int, default=0, help="random play to the endings, agent seeds")
+    bd.add_argument("--max-worlds", type=positive_int, default=150,
+                    help="skip endings with more consistent worlds (default 150; the exact search allows 400)")
     bd.add_argument("--json", help="write the table as JSON")
     bd.add_argument("--quiet", action="store_true", help="no progress bar")
     bd.set_defaults(func=_evaluate_best_defence)

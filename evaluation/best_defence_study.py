@@ -2,7 +2,9 @@
 
 Positions: declaring-side decisions with two to four tricks left, from held-out deals in their double-dummy
 contract (`bridgerl.evaluation.play_study.double_dummy_contract`: tight, the contract on the line) played by PIMC
-(10 worlds) on both sides, with at least two choices and at most 400 consistent worlds. At each, `best_defence_values` gives every card's exact value (the largest share of the worlds
+(10 worlds) on both sides, with at least two choices and at most ``max_worlds`` consistent worlds (default 150:
+the exact search's time grows steeply with the worlds, and a single 400-world, four-trick ending took over 15
+minutes on 2 cores). At each, `best_defence_values` gives every card's exact value (the largest share of the worlds
 one strategy starting with it makes the contract in, the defence knowing the world); each agent (a play spec,
 reseeded per position) chooses a card; a choice is *suboptimal* when its value is below the best, and the value
 lost is the difference. Positions where every card has the same value (the contract is sure, or lost whatever
@@ -45,7 +47,7 @@ def pimc_endings(data="test", seed: int = 0, tricks_left=(2, 4), worlds: int = 1
 
 
 def best_defence_study(agents: dict[str, object], positions: int = 300, data="test", seed: int = 0,
-                       progress: bool = False, play_worlds: int = 10) -> dict:
+                       progress: bool = False, play_worlds: int = 10, max_worlds: int = 150) -> dict:
     """Run every agent on the first ``positions`` positions that matter (cards of different values) and return
     {agent: {"decisions", "suboptimal", "suboptimal_ci95", "value_lost", "value_lost_ci95"}} plus counts."""
     records = {name: {"lost": []} for name in agents}
@@ -60,7 +62,7 @@ def best_defence_study(agents: dict[str, object], positions: int = 300, data="te
         if len(view.equivalent_groups()) < 2:
             continue
         try:
-            values = best_defence_values(view)
+            values = best_defence_values(view, max_worlds=max_worlds)
         except ValueError:
             continue  # beyond the exact search's size guard
         seen += 1

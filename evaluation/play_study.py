@@ -169,7 +169,8 @@ def summarize_study(items: list[dict]) -> dict:
     out: dict = {"deals": len(items), "runs": {}}
     for run in present:
         rows = [item["runs"][run] for item in items]
-        summary = {"edge": _ci([r["edge"] for r in rows])}
+        summary = {"edge": _ci([r["edge"] for r in rows]),
+                   "differential": _ci([-r["edge"] for r in rows])}  # the thesis' sign: DD - declarer
         for side in SIDES:
             per = [r[side] for r in rows]
             summary[side] = {
@@ -221,12 +222,18 @@ def format_study(summary: dict, worlds: int) -> str:
                      f"{info['defence']['random_draws_per_deal']['mean']:.2f}")
     same = [run for run in SAME if run in runs]
     if same:
-        lines.append("Table 3.4: declarer's tricks - double-dummy tricks (the same player at all four seats)")
+        lines.append("Table 3.4: differential = double-dummy tricks - declarer's tricks (the thesis' sign: below 0, "
+                     "declarer beat double dummy), the same player at all four seats")
         for run in same:
-            edge = runs[run]["edge"]
-            lines.append(f"  {run:9s} {edge['mean']:+.3f} +/- {edge['ci95']:.3f}")
+            diff = runs[run]["differential"]
+            lines.append(f"  {run:9s} {diff['mean']:+.3f} +/- {diff['ci95']:.3f}")
+    labels = {"info-base": "all seats info instead of base: declarer's tricks",
+              "enhanced-info": "all seats enhanced instead of info: declarer's tricks",
+              "enhanced-base": "all seats enhanced instead of base: declarer's tricks",
+              "enhanced_declarer-base": "enhanced declarer instead of base (base defence): tricks gained",
+              "base-enhanced_defence": "enhanced defence instead of base (base declarer): tricks saved"}
     for key, diff in summary["edge_differences"].items():
-        lines.append(f"  {key:36s} {diff['mean']:+.3f} +/- {diff['ci95']:.3f} tricks to declarer")
+        lines.append(f"  {labels[key]:66s} {diff['mean']:+.3f} +/- {diff['ci95']:.3f}")
     for key, label in (("enhanced_vs_base", "enhanced (info + σ) vs base PIMC"),
                        ("sigma_vs_info", "σ goal vs information score alone")):
         dup = summary["duplicate"].get(key)
