@@ -35,10 +35,15 @@ def _rng(seed) -> np.random.Generator:
     return seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
 
 
+def _one_of(name: str, value: str, allowed: tuple) -> str:
+    """``value`` if it is one of ``allowed``, else the one-line error naming the setting."""
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+    return value
+
+
 def _check_objective(objective: str) -> str:
-    if objective not in OBJECTIVES:
-        raise ValueError(f"objective must be one of {OBJECTIVES}, got {objective!r}")
-    return objective
+    return _one_of("objective", objective, OBJECTIVES)
 
 
 def holdings_of(view: PlayerView, owners: np.ndarray) -> np.ndarray:
@@ -209,22 +214,18 @@ class PIMCAgent(SeededAgent):
                  constraints: Mapping[int, HandConstraint] | None = None, max_tries: int = 200_000,
                  auction: str = "none", max_candidates: int = 2000, prior: str = "none", goal: str = "tricks",
                  tiebreak: str = "random", info_budget: int = DEFAULT_INFO_BUDGET):
-        if tiebreak not in TIEBREAKS:
-            raise ValueError(f"tiebreak must be one of {TIEBREAKS}, got {tiebreak!r}")
+        _one_of("tiebreak", tiebreak, TIEBREAKS)
+        _one_of("goal", goal, GOALS)
+        _one_of("auction", auction, AUCTION_METHODS)
+        _one_of("prior", prior, AUCTION_PRIORS)
         if info_budget < 0:
             raise ValueError(f"info_budget must be 0 (sure-trick lines only) or more, got {info_budget}")
-        if goal not in GOALS:
-            raise ValueError(f"goal must be one of {GOALS}, got {goal!r}")
         if goal == "sigma" and objective != "tricks":
             raise ValueError("goal='sigma' works on tricks (thesis 3.4.4): use it with objective='tricks'")
         if worlds < 1:
             raise ValueError(f"worlds must be at least 1, got {worlds}")
-        if auction not in AUCTION_METHODS:
-            raise ValueError(f"auction must be one of {AUCTION_METHODS}, got {auction!r}")
         if max_candidates < 1:
             raise ValueError(f"max_candidates must be at least 1, got {max_candidates}")
-        if prior not in AUCTION_PRIORS:
-            raise ValueError(f"prior must be one of {AUCTION_PRIORS}, got {prior!r}")
         self.worlds = int(worlds)
         super().__init__(seed)
         self.objective = _check_objective(objective)
