@@ -187,3 +187,42 @@ def test_budget_gives_a_lower_bound_and_flags_it():
         declarer_claim(view_of(PlayState.start(dataset.owner[3], Contract.parse("3NT S"))))
     with pytest.raises(ValueError, match="tiebreak"):
         PIMCAgent(tiebreak="coin")
+
+
+def pinned_positions(count: int = 40):
+    """Views of the player to act in held-out deals played at random into tricks 3-11 (four contracts, some in
+    mid-trick), with twelve sampled worlds each and one card of each group of equal cards."""
+    dataset = load_dataset("test")
+    rng = np.random.default_rng(17)
+    for row in range(count):
+        state = PlayState.start(dataset.owner[100 + row], Contract.parse(["3NT S", "4H N", "2S E", "5C W"][row % 4]))
+        for _ in range(int(rng.integers(8, 41))):
+            state = state.play(int(rng.choice(state.legal_cards())))
+        view = view_of(state)
+        yield view, sample_worlds(view, 12, seed=row), [group[0] for group in view.equivalent_groups()]
+
+
+def information_digest(make_score) -> str:
+    """sha256 of every score and the search's counters over `pinned_positions`; ``make_score(budget)`` makes an
+    `InformationScore`."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for view, worlds, cards in pinned_positions():
+        for budget in (0, 25):
+            score = make_score(budget)
+            values = score.scores(view, worlds, cards)
+            digest.update(repr((values.astype(int).tolist(), score.search.calls, score.search.inexact)).encode())
+    return digest.hexdigest()
+
+
+PINNED_INFORMATION = "452ebf0b9e6348703d334ac8ee0f679277497897d0ed1c8ce1302f3265efc793"
+
+
+def test_information_scores_pinned():
+    """The information scores (lines only, and with a 25-node search) and the search's counters on 40 positions
+    (1,000+ candidate-worlds), pinned by hash. The hash was recorded from the pure-Python search (commit ef80b80)
+    that the compiled one (`_cd_search`) replaced: the port changed no score."""
+    from bridgerl.agents.combined_defender import InformationScore
+
+    assert information_digest(InformationScore) == PINNED_INFORMATION

@@ -47,6 +47,12 @@ def trick_winner(leader: int, cards, strain: int) -> int:
     """Seat winning a complete trick led by ``leader``: the highest trump, else the highest card of the suit led."""
     if len(cards) != 4:
         raise ValueError(f"a trick has 4 cards, got {len(cards)}")
+    return (leader + winning_position(cards, strain)) % 4
+
+
+def winning_position(cards, strain: int) -> int:
+    """Position (0 = the lead) of the card winning a complete trick. Plain integer code, so the compiled searches
+    (`bridgerl.agents._cd_search`) compile this one copy of the rule."""
     best = 0
     for i in range(1, 4):
         card, top = cards[i], cards[best]
@@ -55,7 +61,7 @@ def trick_winner(leader: int, cards, strain: int) -> int:
                 best = i
         elif strain != NT and card // 13 == strain:
             best = i
-    return (leader + best) % 4
+    return best
 
 
 def legal_mask(hand: int, led_suit: int | None) -> int:
