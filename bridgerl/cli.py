@@ -277,6 +277,7 @@ def _evaluate_curve(args) -> int:
     labels = args.labels or [str(run) for run in args.runs]
     if len(labels) != len(args.runs):
         raise ValueError(f"--labels names {len(labels)} runs, {len(args.runs)} were given")
+    refuse_overwrite(args.out, args.force, "plot")
     for label, run in zip(labels, args.runs):
         curve = read_curve(run)
         best = int(curve["imps"].argmax())
@@ -556,6 +557,7 @@ def build_parser() -> argparse.ArgumentParser:
     curve.add_argument("--labels", nargs="+", help="one legend label per run")
     curve.add_argument("--out", required=True, help="PNG file to write")
     curve.add_argument("--title", default=None, help="plot title")
+    curve.add_argument("--force", action="store_true", help="replace an existing --out file")
     curve.set_defaults(func=_evaluate_curve)
     play = eval_commands.add_parser("play", help="card play: a declaring agent against a defending agent")
     play.add_argument("--declarer", required=True, help=PLAY_SPEC_HELP + " (plays declarer and dummy)")

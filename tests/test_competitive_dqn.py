@@ -239,6 +239,9 @@ def test_learning_curve_from_the_log(tiny_competitive_run, tmp_path, capsys):
     assert main(["evaluate", "curve", str(out), "--labels", "tiny", "--out", str(png)]) == 0
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert "tiny: 3 evaluations" in capsys.readouterr().out
+    assert main(["evaluate", "curve", str(out), "--out", str(png)]) == 2  # an existing plot is kept without --force
+    assert "pass --force" in capsys.readouterr().err
+    assert main(["evaluate", "curve", str(out), "--out", str(png), "--force"]) == 0
     (tmp_path / "empty.jsonl").write_text('{"env_steps": 0}\n')
     with pytest.raises(ValueError, match="no evaluation against the rule baseline"):
         read_curve(tmp_path / "empty.jsonl")
