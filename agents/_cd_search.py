@@ -15,12 +15,21 @@ Search results are 1 (proved), 0 (refuted) or -1 (the node budget ran out).
 
 from __future__ import annotations
 
+import hashlib
+import inspect
+from pathlib import Path
+
 import numpy as np
 from numba import float64, int64, njit, types
-from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
 from numba.typed import Dict
 
+from bridgerl.core.cards import NT
 from bridgerl.core.play import SUIT_BITS, winning_position
+
+try:
+    from numba.cpython.unsafe.numbers import leading_zeros, trailing_zeros
+except ImportError:  # an internal module of numba: plain loops below if it ever moves
+    leading_zeros = trailing_zeros = None
 
 NODES, CALLS, INEXACT, LINE_NODES, GEN = range(5)
 LINE_BUDGET = 60
@@ -38,16 +47,55 @@ _TABLE = (int64[:, ::1], _VEC, _VEC)
 # The recursive functions carry explicit signatures: numba cannot load a cached recursive function whose type it
 # inferred (numba issue #6061), and with the signature it compiles them before the first call.
 
-_winner = njit(cache=True)(winning_position)
+
+def _drop_stale_cache() -> None:
+    """numba checks a cached function against its own file only, but the trick winner is compiled from
+    `bridgerl.core.play`: when that rule (or the suit masks) differ from those the cache was built with, this
+    module's cache files are removed so that everything compiles again. A read-only install changes neither."""
+    folder = Path(__file__).with_name("__pycache__")
+    stamp = folder / f"{Path(__file__).stem}.rules"
+    want = hashlib.sha256(f"{inspect.getsource(winning_position)}{SUIT_BITS}{NT}".encode()).hexdigest()
+    try:
+        if stamp.read_text() == want:
+            return
+    except OSError:
+        pass
+    try:
+        for old in folder.glob(f"{Path(__file__).stem}.*.nb[ic]"):
+            old.unlink()
+        folder.mkdir(exist_ok=True)
+        stamp.write_text(want)
+    except OSError:
+        pass
 
 
-@njit(cache=True)
+_drop_stale_cache()
+_CACHE = [True]
+
+
+def _jit(*signature, **options):
+    """``numba.njit`` with the on-disk cache where numba finds a writable place for it (next to the module, or the
+    user-wide cache folder); without one, compiled in each process (some seconds) instead of failing."""
+    def wrap(func):
+        if _CACHE[0]:
+            try:
+                return njit(*signature, cache=True, **options)(func)
+            except RuntimeError:  # numba: "cannot cache function ...: no locator available"
+                _CACHE[0] = False
+        return njit(*signature, **options)(func)
+    return wrap
+
+
+_winner = _jit()(winning_position)
+
+
+@_jit()
 def new_values():
     """A value memory: packed position -> tricks * 2 + exact (made in compiled code: cached, no compile per run)."""
     return Dict.empty(key_type=KEY, value_type=types.int64)
 
 
-@njit(cache=True)
+@_jit()
 def new_bounds():
     """A transposition memory of trick starts: packed position -> (proved lower bound, upper bound)."""
     return Dict.empty(key_type=KEY, value_type=PAIR)
@@ -58,23 +106,38 @@ def new_table() -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return (np.zeros((TABLE_SIZE, 4), np.int64), np.zeros(TABLE_SIZE, np.int64), np.zeros(TABLE_SIZE, np.int64))
 
 
-@njit(cache=True, inline="always")
+@_jit(inline="always")
 def pop(x):
     return _POP13[x & 8191] + _POP13[(x >> 13) & 8191] + _POP13[(x >> 26) & 8191] + _POP13[(x >> 39) & 8191]
 
 
-@njit(cache=True, inline="always")
-def top(x):
-    """Index of the highest set bit (x's bit_length - 1); -1 for 0."""
-    return 63 - leading_zeros(x) if x else -1
+if leading_zeros is not None:
+    @_jit(inline="always")
+    def top(x):
+        """Index of the highest set bit (x's bit_length - 1); -1 for 0."""
+        return 63 - leading_zeros(x) if x else -1
+
+    @_jit(inline="always")
+    def low(x):
+        """Index of the lowest set bit of x > 0."""
+        return trailing_zeros(x)
+else:
+    @_jit()
+    def top(x):
+        """Index of the highest set bit (x's bit_length - 1); -1 for 0."""
+        t = -1
+        while x:
+            x >>= 1
+            t += 1
+        return t
+
+    @_jit()
+    def low(x):
+        """Index of the lowest set bit of x > 0."""
+        return top(x & -x)
 
 
-@njit(cache=True, inline="always")
-def low(x):
-    return trailing_zeros(x)
-
-
-@njit(cache=True)
+@_jit()
 def capacity(pool, suit, n_self, void_self, void_other):
     """Most cards of ``suit`` one opponent can hold: none if void, else the pool's cards of the suit up to its hand
     size less the cards it must hold in the suits its partner has shown out of."""
@@ -87,7 +150,7 @@ def capacity(pool, suit, n_self, void_self, void_other):
     return max(0, min(pop(pool & _SUIT[suit]), n_self - forced))
 
 
-@njit(cache=True)
+@_jit()
 def min_len(pool, suit, nx, ny, vx, vy):
     """The CD vector's M: the fewest cards of ``suit`` either opponent must hold."""
     n = pop(pool & _SUIT[suit])
@@ -96,7 +159,7 @@ def min_len(pool, suit, nx, ny, vx, vy):
     return min(max(0, n - cap_y), max(0, n - cap_x))
 
 
-@njit(cache=True)
+@_jit()
 def feasible(pool, nx, ny, vx, vy):
     """Is there a split of ``pool`` giving the two opponents nx and ny cards within their voids?"""
     if not vx | vy:
@@ -117,7 +180,7 @@ def feasible(pool, nx, ny, vx, vy):
     return forced_x <= nx and forced_y <= ny
 
 
-@njit(cache=True)
+@_jit()
 def runs(cards, live, out):
     """One card (the lowest) of each run of ``cards`` (cards of one suit with no other ``live`` card between), lowest
     first, into ``out``; returns how many."""
@@ -134,7 +197,7 @@ def runs(cards, live, out):
     return n
 
 
-@njit(cache=True)
+@_jit()
 def _sort_desc(cards, keys, extra, n):
     """Stable sort of the first ``n`` cards by ``keys``, highest first (Python's ``sorted(reverse=True)``);
     ``extra`` moves with them."""
@@ -147,7 +210,7 @@ def _sort_desc(cards, keys, extra, n):
         cards[j + 1], keys[j + 1], extra[j + 1] = c, k, e
 
 
-@njit(cache=True)
+@_jit()
 def _replies(hand, suit, led, trump, out):
     """Partner's plays worth trying in a sure trick: following, the lowest card and the lowest and highest that beat
     the card led (to take the lead over, or unblock); discarding, the lowest card of each suit (and the highest
@@ -180,7 +243,7 @@ def _replies(hand, suit, led, trump, out):
 
 
 # -- the line of sure tricks ------------------------------------------------------------------------------------------
-@njit(cache=True)
+@_jit()
 def line(a, b, pool, nx, ny, vx, vy, leader, side, trump, st, keys, vals, stamp):
     """The longest run of sure tricks the claiming side can cash from a trick start with the lead (see
     `combined_defender.CombinedDefender.line`). A fresh line memory per claim."""
@@ -194,7 +257,7 @@ def line(a, b, pool, nx, ny, vx, vy, leader, side, trump, st, keys, vals, stamp)
     return _line(a, b, pool, lows, nx, ny, vx, vy, leader, side, trump, st, keys, vals, stamp)
 
 
-@njit(int64(*(int64,) * 11, _VEC, *_TABLE), cache=True)
+@_jit(int64(*(int64,) * 11, _VEC, *_TABLE))
 def _line(a, b, high, lows, nx, ny, vx, vy, leader, side, trump, st, keys, vals, stamp):
     """``high``: the pool cards that may still be out (only surely played ones removed); ``lows``: per suit (4 bits
     each), the fewest cards the opponents may still hold."""
@@ -272,7 +335,7 @@ def _line(a, b, high, lows, nx, ny, vx, vy, leader, side, trump, st, keys, vals,
 
 
 # -- bounds -----------------------------------------------------------------------------------------------------------
-@njit(cache=True)
+@_jit()
 def quick(a, b, pool, nx, ny, vx, vy, leader, side, trump):
     """Sure tricks when the claiming side is on lead: the leader's top run in each suit (cards above every other
     live card of the suit), all of it in notrump, in trumps and when the pool holds no trump, else as many rounds as
@@ -298,7 +361,7 @@ def quick(a, b, pool, nx, ny, vx, vy, leader, side, trump):
     return sure
 
 
-@njit(cache=True)
+@_jit()
 def cap(a, b, pool, nx, ny, vx, vy, leader, side, trump):
     """Most tricks the claiming side can still take: all of them unless an opponent is on lead, when the
     adversary's top run in one suit (pool cards above every card of the claiming side in it, as many as the leader
@@ -338,7 +401,7 @@ def cap(a, b, pool, nx, ny, vx, vy, leader, side, trump):
 
 
 # -- the search against the pooled adversary --------------------------------------------------------------------------
-@njit(int64(*(int64,) * 17, _BOUNDS, _VEC), cache=True)
+@_jit(int64(*(int64,) * 17, _BOUNDS, _VEC))
 def search(a, b, pool, nx, ny, vx, vy, leader, t0, t1, t2, nt, k, side, strain, trump, budget, bounds, st):
     """Can the claiming side take at least ``k`` more tricks (the one in progress included)? 1, 0, or -1 when the
     node budget ran out."""
@@ -447,7 +510,7 @@ def search(a, b, pool, nx, ny, vx, vy, leader, t0, t1, t2, nt, k, side, strain, 
     return result
 
 
-@njit(cache=True)
+@_jit()
 def value(a, b, pool, nx, ny, vx, vy, leader, t0, t1, t2, nt, side, strain, trump, budget, values, bounds, st,
           keys, vals, stamp):
     """Tricks the claiming side can guarantee from now (the trick in progress included) * 2 + 1 if exact: the line,
@@ -479,8 +542,7 @@ def value(a, b, pool, nx, ny, vx, vy, leader, t0, t1, t2, nt, side, strain, trum
 
 
 # -- the information score --------------------------------------------------------------------------------------------
-@njit(float64(_VEC, *(int64,) * 3, _VEC, *(int64,) * 5, _VALUES, _BOUNDS, _VEC, *_TABLE, float64, float64),
-      cache=True)
+@_jit(float64(_VEC, *(int64,) * 3, _VEC, *(int64,) * 5, _VALUES, _BOUNDS, _VEC, *_TABLE, float64, float64))
 def _complete(hands, v0, v1, leader, trick, nt, side, strain, trump, budget, values, bounds, st, keys, vals, stamp,
               alpha, beta):
     """Minimax over the rest of the trick with alpha-beta cuts (the declaring side maximising), valued at its end by
@@ -534,7 +596,7 @@ def _complete(hands, v0, v1, leader, trick, nt, side, strain, trump, budget, val
     return best
 
 
-@njit(cache=True)
+@_jit()
 def information_scores(worlds, v0, v1, leader, trick, cards, side, strain, trump, budget, values, bounds, st, keys,
                        vals, stamp):
     """float[worlds, cards]: for each world (int64[w, 4] remaining hands) and candidate card, the one-trick minimax

@@ -29,6 +29,7 @@ more (thesis 3.6.1: "the same analysis could be used by declarer for themselves"
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import numpy as np
@@ -49,6 +50,13 @@ def _kernels():
     from bridgerl.agents import _cd_search
 
     return _cd_search
+
+
+@functools.cache
+def load_search() -> None:
+    """Load the compiled search now (numba's cache, or a compile of some seconds in a fresh checkout) rather than
+    inside the first timed decision. Once per process."""
+    CombinedDefender(NT, 0, 0).value((1, 1 << 1), 1 << 2 | 1 << 3, (1, 1), (0, 0), 0)
 
 
 @dataclass(frozen=True)
@@ -102,6 +110,22 @@ class CombinedDefender:
         self.table = k.new_table()
         self.stats = np.zeros(5, np.int64)
 
+    def __getstate__(self) -> dict:
+        """Copies and pickles carry the memories as plain dicts (numba's typed dicts do not pickle)."""
+        state = dict(self.__dict__)
+        state["values"] = dict(self.values)
+        state["bounds"] = dict(self.bounds)
+        return state
+
+    def __setstate__(self, state: dict) -> None:
+        k = _kernels()
+        values, bounds = k.new_values(), k.new_bounds()
+        for key, value in state["values"].items():
+            values[key] = value
+        for key, value in state["bounds"].items():
+            bounds[key] = value
+        self.__dict__.update(state, values=values, bounds=bounds)
+
     nodes = property(lambda self: int(self.stats[_kernels().NODES]))
     calls = property(lambda self: int(self.stats[_kernels().CALLS]))
     inexact = property(lambda self: int(self.stats[_kernels().INEXACT]))
@@ -112,10 +136,10 @@ class CombinedDefender:
 
     def value(self, hands: tuple[int, int], pool: int, counts: tuple[int, int], voids: tuple[int, int], leader: int,
               trick: tuple[int, ...] = ()) -> tuple[int, bool]:
-        if len(trick) > 3:
-            raise ValueError(f"a trick in progress has at most 3 cards, got {len(trick)}")
-        t = tuple(int(c) for c in trick) + (0,) * (3 - len(trick))
-        ints = (int(x) for x in (hands[0], hands[1], pool, counts[0], counts[1], voids[0], voids[1], leader))
+        ints = [int(x) for x in (hands[0], hands[1], pool, counts[0], counts[1], voids[0], voids[1], leader)]
+        trick = tuple(int(c) for c in trick)
+        _check_position(*ints, trick)
+        t = trick + (0,) * (3 - len(trick))
         packed = _kernels().value(*ints, *t, len(trick), *self._args, self.values, self.bounds, self.stats,
                                   *self.table)
         return int(packed) >> 1, bool(packed & 1)
@@ -128,8 +152,28 @@ class CombinedDefender:
         cards (only the cards they must play leave the pool, the lowest first) and to throw any card they may when
         not forced to follow, so a winner of a plain suit in a trump contract counts only while both must still
         follow (M >= 1) or no trump can be left with them. At most `_cd_search.LINE_BUDGET` positions per claim."""
+        ints = [int(x) for x in state]
+        _check_position(*ints, ())
         side, _, trump, _ = self._args
-        return int(_kernels().line(*(int(x) for x in state), side, trump, self.stats, *self.table))
+        return int(_kernels().line(*ints, side, trump, self.stats, *self.table))
+
+
+def _check_position(a: int, b: int, pool: int, nx: int, ny: int, vx: int, vy: int, leader: int, trick: tuple) -> None:
+    """The compiled search trusts its input (fixed buffers, packed keys): a position that cannot occur is refused
+    here, in one line."""
+    problem = None
+    if any(x < 0 or x >> 52 for x in (a, b, pool)) or a & b or (a | b) & pool:
+        problem = "hands and pool must be disjoint 52-bit card masks"
+    elif len(trick) > 3 or any(not 0 <= c < 52 or (a | b | pool) >> c & 1 for c in trick):
+        problem = f"the trick in progress {trick} must be at most 3 cards, none of them still held"
+    elif not (0 <= nx <= 13 and 0 <= ny <= 13 and nx + ny == pool.bit_count()):
+        problem = f"the opponents' counts {nx}, {ny} must be 0-13 and add up to the pool's {pool.bit_count()} cards"
+    elif not (0 <= vx < 16 and 0 <= vy < 16 and 0 <= leader < 4):
+        problem = f"voids ({vx}, {vy}) must be 4-bit suit masks and the leader ({leader}) a seat 0-3"
+    elif max(a.bit_count(), b.bit_count()) > 13 or (a.bit_count() + b.bit_count() + pool.bit_count() + len(trick)) % 4:
+        problem = "the hands, pool and trick in progress do not make whole tricks of at most 13 cards a hand"
+    if problem:
+        raise ValueError(f"combined-defender position: {problem}")
 
 
 # -- from views and worlds -----------------------------------------------------------------------------------------
@@ -189,6 +233,8 @@ class InformationScore:
         trick = np.array(view.current_trick.cards, np.int64)
         voids = (_void_bits(view.voids, side + 1), _void_bits(view.voids, (side + 3) % 4))
         owners = np.asarray(worlds)
+        if owners.size == 0:
+            return np.zeros((0, len(cards)))
         if owners.ndim != 2 or owners.shape[1] != 52:
             raise ValueError(f"worlds must be int[n, 52] (the seat of each card), got shape {owners.shape}")
         bits = np.int64(1) << np.arange(52, dtype=np.int64)
@@ -199,4 +245,4 @@ class InformationScore:
 
 
 __all__ = ["CombinedDefender", "CDVector", "cd_vector", "declarer_claim", "InformationScore", "DEFAULT_BUDGET",
-           "DEFAULT_INFO_BUDGET"]
+           "DEFAULT_INFO_BUDGET", "load_search"]

@@ -31,7 +31,7 @@ from endplay.dds import solve_all_boards
 from endplay.types import Card, Denom, Player
 
 from bridgerl.agents import AlphaMuAgent, DoubleDummyAgent, PIMCAgent
-from bridgerl.agents.combined_defender import DEFAULT_INFO_BUDGET, InformationScore
+from bridgerl.agents.combined_defender import DEFAULT_INFO_BUDGET, InformationScore, load_search
 from bridgerl.core import Contract, load_dataset
 from bridgerl.core.cards import card_name
 from bridgerl.core.dd import DDS_MAX_BOARDS, owner_to_deal, strain_to_endplay
@@ -128,9 +128,6 @@ def information_times(states: list[PlayState], worlds: int, budget: int) -> tupl
     combined-defender values left inexact / computed)."""
     info = dds = 0.0
     candidate_worlds = solved = inexact = calls = 0
-    if states:  # load the compiled search (numba's cache, or a compile in a fresh checkout) before timing
-        view = view_of(states[0])
-        InformationScore(budget).scores(view, PIMCAgent(2, seed=0).sample(view), [view.equivalent_groups()[0][0]])
     for i, state in enumerate(states):
         view = view_of(state)
         sample = PIMCAgent(worlds, seed=i).sample(view)
@@ -186,6 +183,8 @@ def main() -> None:
     parser.add_argument("--play-deals", type=int, default=4,
                         help="whole deals for enhanced against base PIMC time per card (0: skip)")
     args = parser.parse_args()
+    if args.info_positions or args.play_deals:
+        load_search()  # numba's cache (or a compile in a fresh checkout) is not part of any timing
     print(f"PIMC with {args.worlds} worlds, 3NT S, {args.deals} positions per trick, {os.cpu_count()} cores; "
           f"DDS threads: all cores")
     print(f"{'position':10s} {'PIMC s/card':>12s} {'PIMC ms/world':>14s} {'DDS ms/world':>13s} {'ratio':>6s}")

@@ -27,6 +27,7 @@ import time
 import numpy as np
 
 from bridgerl.agents import PIMCAgent
+from bridgerl.agents.combined_defender import load_search
 from bridgerl.agents.play import SIGMA_CASES, solve_worlds
 from bridgerl.core import Contract, load_dataset
 from bridgerl.core.board import is_vulnerable, vul_for_board
@@ -61,6 +62,8 @@ def double_dummy_contract(dd: np.ndarray) -> Contract:
 def play_run(owner: np.ndarray, contract: Contract, dd_tricks: int, vulnerable: bool, worlds: int, seed: int,
              row: int, run: str, info_budget: int) -> dict:
     """Play one deal with the run's players on both sides and measure it."""
+    if any(settings.get("tiebreak") == "info" for settings in RUNS[run]):
+        load_search()  # once per process: numba's load is not part of the first timed card
     agents = [PIMCAgent(worlds=worlds, seed=agent_seed(seed, row, 2 * list(RUNS).index(run) + side),
                         info_budget=info_budget, **RUNS[run][side]) for side in range(2)]
     state = PlayState.start(owner, contract)
