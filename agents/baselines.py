@@ -27,6 +27,11 @@ class RandomBidder:
     def __init__(self, seed: int | None = 0):
         self.rng = np.random.default_rng(seed)
 
+    def reseed(self, seed) -> None:
+        """Restart the generator (whole-deal data reseeds every agent per deal, so a deal's calls do not depend on
+        the deals before it)."""
+        self.rng = np.random.default_rng(seed)
+
     def act(self, observation, action_mask) -> int:
         legal = np.flatnonzero(np.asarray(action_mask))
         if len(legal) == 0:

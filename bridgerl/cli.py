@@ -54,6 +54,20 @@ def _data_generate(args) -> int:
     return 0
 
 
+def _data_positions(args) -> int:
+    from .evaluation.positions import generate_positions
+
+    refuse_overwrite(args.out, args.force, "positions file")
+    path = generate_positions(args.out, data=args.data, deals=args.deals, start=args.start, ns=args.ns, ew=args.ew,
+                              seed=args.seed, workers=args.workers, progress=not args.quiet)
+    from .core.positions import load_positions
+
+    positions = load_positions(path)
+    print(f"wrote {len(positions)} positions of {len(positions.deals['row'])} deals "
+          f"({int((positions.positions['choices'] > 1).sum())} with a choice) to {path}")
+    return 0
+
+
 def _data_to_pbn(args) -> int:
     from .core.pbn import write_pbn
 
@@ -380,6 +394,8 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"bridgerl {__version__}",
                         help="print the version and exit")
     commands = parser.add_subparsers(dest="command", required=True)
+    from .evaluation.specs import GAME_SPEC_HELP
+
     force_help = "replace an existing output file"
     data_help = "bundled split 'train' or 'test', or a .npz dataset file"
 
@@ -397,6 +413,22 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--force", action="store_true", help=force_help)
     gen.add_argument("--quiet", action="store_true", help="no progress bar")
     gen.set_defaults(func=_data_generate)
+
+    pos = data_commands.add_parser(
+        "positions", help="play positions of whole-deal games with the hidden hands and the DD value of every legal "
+                          "card (resumable, parallel; format in docs/datasets.md)")
+    pos.add_argument("--data", type=dataset_arg, default="train", help=data_help + " (default train)")
+    pos.add_argument("--deals", type=positive_int, default=100, help="deals to bid and play (default 100)")
+    pos.add_argument("--start", type=non_negative_int, default=0, help="first dataset row (default 0)")
+    pos.add_argument("--ns", default="rules", help=GAME_SPEC_HELP + " for North-South (default rules)")
+    pos.add_argument("--ew", default="rules", help="game spec for East-West (default rules)")
+    pos.add_argument("--seed", type=non_negative_int, default=0,
+                     help="seed of the players (as table 1 of `evaluate game --seed`; default 0)")
+    pos.add_argument("--out", required=True, help="output .npz (an interrupted run resumes from OUT.partial/)")
+    pos.add_argument("--workers", type=positive_int, default=1, help="processes (default 1)")
+    pos.add_argument("--force", action="store_true", help=force_help)
+    pos.add_argument("--quiet", action="store_true", help="no progress bar")
+    pos.set_defaults(func=_data_positions)
 
     to_pbn = data_commands.add_parser("to-pbn", help="write a dataset as PBN")
     to_pbn.add_argument("dataset", type=dataset_arg, help=data_help)
@@ -535,7 +567,6 @@ def build_parser() -> argparse.ArgumentParser:
     comp.add_argument("--json", help="write the summary and every board's auctions as JSON (atomic)")
     comp.add_argument("--report", help="write a Markdown report with PNG plots into this directory")
     comp.set_defaults(func=_evaluate_competitive)
-    from .evaluation.specs import GAME_SPEC_HELP
 
     game = eval_commands.add_parser("game", help="whole-deal duplicate match: auction and play at two tables")
     game.add_argument("--ns", required=True, help=GAME_SPEC_HELP + " (North-South at table 1, East-West at table 2)")

@@ -1,0 +1,166 @@
+"""Play positions from whole-deal games, with the hidden hands known (`bridgerl data positions`, format in
+`docs/datasets.md`, "Play positions").
+
+A positions file is an ``.npz`` of two tables. *Deal arrays* (one row per deal played, D rows): ``row`` (the row of
+the source dataset), ``board``, ``dealer``, ``vul`` (index into `board.VULS`), ``owner`` uint8[D, 52], ``dd``
+uint8[D, 4, 5] (the source's DD table), ``auction`` int16[D, A] (the calls, -1 after the end), ``contract``
+int8[D, 4] (level, strain, penalty, declarer; all -1 for a passed-out deal) and ``play`` int8[D, 52] (the cards in
+the order played, -1 after the end). *Position arrays* (one row per card played, P rows): ``deal`` (index into the
+deal arrays), ``step`` (cards played before it), ``player`` (the seat choosing: declarer for dummy's cards),
+``seat`` (the hand the card comes from), ``legal`` bool[P, 52], ``choices`` (groups of equal legal cards), ``card``
+(the card played) and ``dd`` int8[P, 52]: the double-dummy tricks the side to play takes from this position on (the
+trick in progress included) after each legal card, -1 for the others. Scalars: ``format`` (1), ``source`` (the
+dataset), ``ns``/``ew`` (the specs that bid and played), ``seed``.
+"""
+
+from __future__ import annotations
+
+import os
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+
+from .auction import Auction
+from .board import VULS
+from .bridge import CARD_OFFSET, BridgeState
+from .competitive import CompetitiveDeal
+
+FORMAT = 1
+DEAL_ARRAYS = {"row": (np.int32, ()), "board": (np.int32, ()), "dealer": (np.uint8, ()), "vul": (np.uint8, ()),
+               "owner": (np.uint8, (52,)), "dd": (np.uint8, (4, 5)), "auction": (np.int16, (None,)),
+               "contract": (np.int8, (4,)), "play": (np.int8, (52,))}
+POSITION_ARRAYS = {"deal": (np.int32, ()), "step": (np.uint8, ()), "player": (np.uint8, ()), "seat": (np.uint8, ()),
+                   "legal": (np.bool_, (52,)), "choices": (np.uint8, ()), "card": (np.uint8, ()),
+                   "dd": (np.int8, (52,))}
+SCALARS = ("format", "source", "ns", "ew", "seed")
+
+
+class PositionsError(ValueError):
+    """A positions file that is missing, unreadable or not in the documented format (the message names it)."""
+
+
+@dataclass(frozen=True)
+class Positions:
+    """A loaded positions file: ``deals`` and ``positions`` (dicts of arrays, the two tables) and ``meta`` (the
+    scalars)."""
+
+    deals: dict
+    positions: dict
+    meta: dict
+    source: str = "<arrays>"
+
+    def __len__(self) -> int:
+        return len(self.positions["deal"])
+
+    def state(self, i: int) -> BridgeState:
+        """The whole-deal state of position ``i`` (its auction and the cards played before it), rebuilt by replay."""
+        if not 0 <= i < len(self):
+            raise IndexError(f"{self.source}: position {i} out of range (0..{len(self) - 1})")
+        d = int(self.positions["deal"][i])
+        deal = CompetitiveDeal(self.deals["owner"][d], self.deals["dd"][d], int(self.deals["dealer"][d]),
+                               VULS[int(self.deals["vul"][d])], int(self.deals["board"][d]), int(self.deals["row"][d]))
+        state = BridgeState.start(deal)
+        for call in self.deals["auction"][d]:
+            if call < 0:
+                break
+            state = state.apply(int(call))
+        for card in self.deals["play"][d][:int(self.positions["step"][i])]:
+            state = state.apply(CARD_OFFSET + int(card))
+        return state
+
+
+def deal_table(states: list[BridgeState], rows: list[int]) -> dict:
+    """The deal arrays of finished games (``states``, played from dataset ``rows``)."""
+    width = max([1] + [len(s.auction.calls) for s in states])
+    auction = np.full((len(states), width), -1, np.int16)
+    contract = np.full((len(states), 4), -1, np.int8)
+    play = np.full((len(states), 52), -1, np.int8)
+    for i, s in enumerate(states):
+        auction[i, :len(s.auction.calls)] = s.auction.calls
+        c = s.auction.contract()
+        if c is not None:
+            contract[i] = (c.level, c.strain, c.penalty, c.declarer)
+            play[i, :len(s.play.history)] = s.play.history
+    return {"row": np.asarray(rows, np.int32), "board": np.array([s.deal.board for s in states], np.int32),
+            "dealer": np.array([s.deal.dealer for s in states], np.uint8),
+            "vul": np.array([VULS.index(s.deal.vul) for s in states], np.uint8),
+            "owner": np.stack([np.asarray(s.deal.owner, np.uint8) for s in states]) if states else
+            np.zeros((0, 52), np.uint8),
+            "dd": np.stack([np.asarray(s.deal.dd, np.uint8) for s in states]) if states else
+            np.zeros((0, 4, 5), np.uint8),
+            "auction": auction, "contract": contract, "play": play}
+
+
+def concatenate(parts: list[tuple[dict, dict]]) -> tuple[dict, dict]:
+    """Join (deal arrays, position arrays) tables in order: deal indices are shifted, auctions padded with -1."""
+    width = max([1] + [deals["auction"].shape[1] for deals, _ in parts])
+    deals_out = {k: [] for k in DEAL_ARRAYS}
+    positions_out = {k: [] for k in POSITION_ARRAYS}
+    offset = 0
+    for deals, positions in parts:
+        for k in DEAL_ARRAYS:
+            value = deals[k]
+            if k == "auction":
+                value = np.pad(value, ((0, 0), (0, width - value.shape[1])), constant_values=-1)
+            deals_out[k].append(value)
+        for k in POSITION_ARRAYS:
+            positions_out[k].append(positions[k] + offset if k == "deal" else positions[k])
+        offset += len(deals["row"])
+    empty_deals = {k: np.zeros((0, *(width if s is None else s for s in shape)), dtype)
+                   for k, (dtype, shape) in DEAL_ARRAYS.items()}
+    empty_positions = {k: np.zeros((0, *shape), dtype) for k, (dtype, shape) in POSITION_ARRAYS.items()}
+    return ({k: np.concatenate(v).astype(DEAL_ARRAYS[k][0]) if v else empty_deals[k] for k, v in deals_out.items()},
+            {k: np.concatenate(v).astype(POSITION_ARRAYS[k][0]) if v else empty_positions[k]
+             for k, v in positions_out.items()})
+
+
+def file_arrays(deals: dict, positions: dict, meta: dict) -> dict:
+    """The arrays of a positions file: deal arrays as ``deal_NAME``, position arrays as ``pos_NAME``, scalars."""
+    arrays = {f"deal_{k}": v for k, v in deals.items()}
+    arrays.update({f"pos_{k}": v for k, v in positions.items()})
+    arrays.update({k: np.asarray(meta[k]) for k in SCALARS})
+    return arrays
+
+
+def load_positions(path: str | os.PathLike) -> Positions:
+    """Load and check a positions file; a missing array, a wrong shape or an index out of range is one line naming
+    the file."""
+    path = Path(path)
+    if not path.exists():
+        raise PositionsError(f"{path}: no such positions file")
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            arrays = {k: npz[k] for k in npz.files}
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
+        raise PositionsError(f"{path}: not a readable .npz positions file ({exc})") from None
+    missing = [f"deal_{k}" for k in DEAL_ARRAYS if f"deal_{k}" not in arrays]
+    missing += [f"pos_{k}" for k in POSITION_ARRAYS if f"pos_{k}" not in arrays]
+    missing += [k for k in SCALARS if k not in arrays]
+    if missing:
+        raise PositionsError(f"{path}: not a positions file (missing {', '.join(missing)}; "
+                             "make one with `bridgerl data positions`)")
+    if int(arrays["format"]) != FORMAT:
+        raise PositionsError(f"{path}: positions format {int(arrays['format'])}, this bridgerl reads {FORMAT}")
+    deals = {k: arrays[f"deal_{k}"] for k in DEAL_ARRAYS}
+    positions = {k: arrays[f"pos_{k}"] for k in POSITION_ARRAYS}
+    for table, spec in ((deals, DEAL_ARRAYS), (positions, POSITION_ARRAYS)):
+        n = len(next(iter(table.values())))
+        for k, (_, shape) in spec.items():
+            got = table[k].shape
+            if got[0] != n or len(got) != 1 + len(shape) or any(s is not None and s != g
+                                                                   for s, g in zip(shape, got[1:])):
+                want = ", ".join(["N"] + ["A" if s is None else str(s) for s in shape])
+                raise PositionsError(f"{path}: array {k!r} has shape {got}, expected ({want}) with N = {n}")
+    if len(positions["deal"]) and not (0 <= positions["deal"].min() and positions["deal"].max() < len(deals["row"])):
+        raise PositionsError(f"{path}: position deal indices outside 0..{len(deals['row']) - 1}")
+    meta = {k: arrays[k].item() for k in SCALARS}
+    return Positions(deals, positions, meta, str(path))
+
+
+def auction_of(positions: Positions, i: int) -> Auction:
+    """The auction (dealer and calls) of position ``i``."""
+    d = int(positions.positions["deal"][i])
+    calls = positions.deals["auction"][d]
+    return Auction.from_calls(int(positions.deals["dealer"][d]), [int(c) for c in calls[calls >= 0]])

@@ -1,0 +1,181 @@
+"""Play positions from whole-deal games (`bridgerl data positions`): the data of the inference models (issue #20).
+
+Each dataset row is bid and played at one table, ``ns`` North-South and ``ew`` East-West (game specs as in
+`bridgerl evaluate game`), the card players reseeded from (seed, row, side) exactly as table 1 of
+`bridgerl evaluate game --seed SEED` (so the same specs and seed play the same cards there). Every card played is a
+position; its legal cards are valued double dummy (`bridgerl.core.dd.solve_positions`, one batch per deal). The
+format is `bridgerl.core.positions`.
+
+Rows are played in chunks; each finished chunk is written atomically to ``OUT.partial/`` and a rerun of the same
+command skips it, so an interrupted job loses at most the chunks in flight. The final file is written atomically
+and does not depend on the number of workers.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing as mp
+import shutil
+from pathlib import Path
+
+import numpy as np
+
+from bridgerl.core import load_dataset
+from bridgerl.core.bridge import CARD_OFFSET, BridgeState
+from bridgerl.core.competitive import CompetitiveDealSource
+from bridgerl.core.dataset import atomic_savez
+from bridgerl.core.dd import set_dds_threads, solve_positions
+from bridgerl.core.positions import FORMAT, POSITION_ARRAYS, concatenate, deal_table, file_arrays
+from bridgerl.evaluation.game import bid_auctions, play_out, see_table
+from bridgerl.evaluation.play import agent_seed
+
+CHUNK = 4
+"""Rows per chunk (the unit of work of a worker and of resuming)."""
+
+_WORKER: dict = {}  # per process: the dataset and the pairs, loaded once
+
+
+def _pairs(ns: str, ew: str, seed: int):
+    from bridgerl.evaluation.specs import load_pair
+
+    key = (ns, ew, seed)
+    if _WORKER.get("pairs_key") != key:
+        _WORKER["pairs"] = (load_pair(ns, seed=seed), load_pair(ew, seed=seed))
+        _WORKER["pairs_key"] = key
+    return _WORKER["pairs"]
+
+
+def _source(data: str) -> CompetitiveDealSource:
+    if _WORKER.get("data_key") != data:
+        _WORKER["source"] = CompetitiveDealSource(load_dataset(data))
+        _WORKER["data_key"] = data
+    return _WORKER["source"]
+
+
+def play_rows(data, rows: list[int], ns: str, ew: str, seed: int) -> tuple[dict, dict]:
+    """Bid and play ``rows`` of ``data``; returns (deal arrays, position arrays) as `bridgerl.core.positions`."""
+    source = _source(str(data))
+    ns_pair, ew_pair = _pairs(ns, ew, seed)
+    finals, positions = [], {k: [] for k in POSITION_ARRAYS}
+    for d, row in enumerate(rows):
+        for side, pair in enumerate((ns_pair, ew_pair)):
+            for agent in (pair.bidder, pair.player):
+                if hasattr(agent, "reseed"):
+                    agent.reseed(agent_seed(seed, row, side))
+        [state] = bid_auctions([BridgeState.start(source.deal_at(row))], [(ns_pair, ew_pair)], [row])
+        before: list[tuple[BridgeState, int]] = []
+        if state.phase == "play":
+            for pair in (ns_pair, ew_pair):
+                see_table(pair.player, state, ns_pair, ew_pair)
+            state, _ = play_out(state, ns_pair, ew_pair,
+                                trace=lambda s, action, pair: before.append((s, action - CARD_OFFSET)))
+        finals.append(state)
+        if not before:
+            continue
+        plays = [s.play for s, _ in before]
+        holdings = np.array([p.hands for p in plays], np.uint64)
+        tricks = np.full((len(plays), 3), -1, np.int32)
+        for i, p in enumerate(plays):
+            tricks[i, :len(p.trick.cards)] = p.trick.cards
+        dd = solve_positions(holdings, plays[0].strain, [p.trick.leader for p in plays], tricks)
+        for i, ((s, card), p) in enumerate(zip(before, plays)):
+            positions["deal"].append(d)
+            positions["step"].append(len(p.history))
+            positions["player"].append(s.player)
+            positions["seat"].append(s.seat)
+            positions["legal"].append(dd[i] >= 0)
+            positions["choices"].append(len(s.view().equivalent_groups()))
+            positions["card"].append(card)
+            positions["dd"].append(dd[i])
+    table = {k: np.array(v, dtype=POSITION_ARRAYS[k][0]).reshape(-1, *POSITION_ARRAYS[k][1])
+             for k, v in positions.items()}
+    return deal_table(finals, rows), table
+
+
+def _chunk_job(job) -> tuple[int, dict, dict]:
+    data, rows, ns, ew, seed = job
+    deals, positions = play_rows(data, rows, ns, ew, seed)
+    return rows[0], deals, positions
+
+
+def _worker_init() -> None:
+    set_dds_threads(1)
+
+
+def _chunk_path(parts: Path, first: int) -> Path:
+    return parts / f"rows_{first:07d}.npz"
+
+
+def _read_chunk(path: Path) -> tuple[dict, dict]:
+    with np.load(path, allow_pickle=False) as npz:
+        return ({k[5:]: npz[k] for k in npz.files if k.startswith("deal_")},
+                {k[4:]: npz[k] for k in npz.files if k.startswith("pos_")})
+
+
+def generate_positions(out, data="train", deals: int = 100, start: int = 0, ns: str = "rules", ew: str = "rules",
+                       seed: int = 0, workers: int = 1, chunk: int = CHUNK, progress: bool = True) -> Path:
+    """Write the positions of rows ``start`` .. ``start + deals - 1`` of ``data`` to ``out``; returns the path.
+    The caller refuses to replace an existing ``out`` (`bridgerl data positions --force`)."""
+    if deals < 1:
+        raise ValueError(f"--deals must be at least 1, got {deals}")
+    if workers < 1:
+        raise ValueError(f"--workers must be at least 1, got {workers}")
+    if chunk < 1:
+        raise ValueError(f"chunk must be at least 1, got {chunk}")
+    from bridgerl.evaluation.specs import load_pair
+
+    for spec in (ns, ew):  # a spec that does not load fails here, in one line, before any work
+        load_pair(spec, seed=seed)
+    dataset = load_dataset(data)
+    rows = list(range(start, min(len(dataset), start + deals)))
+    if not rows:
+        raise ValueError(f"{dataset.source}: no deal to play (rows {start} to {start + deals - 1} of "
+                         f"{len(dataset)} deals)")
+    out = Path(out)
+    parts = Path(str(out) + ".partial")
+    meta = {"format": FORMAT, "source": str(data), "ns": ns, "ew": ew, "seed": int(seed), "chunk": chunk}
+    stamp = parts / "job.json"
+    if parts.exists():
+        try:
+            saved = json.loads(stamp.read_text())
+        except (OSError, ValueError):
+            saved = None
+        if saved != meta:
+            raise ValueError(f"{parts}: holds chunks of another job ({saved}); delete it or rerun that job")
+    else:
+        parts.mkdir(parents=True)
+        stamp.write_text(json.dumps(meta))
+    chunks = [rows[i:i + chunk] for i in range(0, len(rows), chunk)]
+    todo = [c for c in chunks if not _chunk_path(parts, c[0]).exists()]
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=len(rows), initial=len(rows) - sum(len(c) for c in todo), unit="deal",
+                   desc=f"positions -> {out.name}")
+    pool = None
+    try:
+        jobs = [(str(data), c, ns, ew, int(seed)) for c in todo]
+        if workers == 1 or len(jobs) <= 1:
+            results = map(_chunk_job, jobs)
+        else:
+            pool = mp.get_context("spawn").Pool(workers, initializer=_worker_init)
+            results = pool.imap_unordered(_chunk_job, jobs)
+        for first, deal_arrays, position_arrays in results:
+            atomic_savez(_chunk_path(parts, first), compressed=False,
+                         **{f"deal_{k}": v for k, v in deal_arrays.items()},
+                         **{f"pos_{k}": v for k, v in position_arrays.items()})
+            if bar is not None:
+                bar.update(len(deal_arrays["row"]))
+    finally:
+        if pool is not None:
+            pool.terminate()
+        if bar is not None:
+            bar.close()
+    deal_arrays, position_arrays = concatenate([_read_chunk(_chunk_path(parts, c[0])) for c in chunks])
+    atomic_savez(out, **file_arrays(deal_arrays, position_arrays, meta))
+    shutil.rmtree(parts)
+    return out
+
+
+__all__ = ["generate_positions", "play_rows", "CHUNK"]

@@ -1,0 +1,132 @@
+"""Play positions of whole-deal games (`bridgerl data positions`, `bridgerl.core.positions`)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from bridgerl.cli import main
+from bridgerl.core.bridge import CARD_OFFSET
+from bridgerl.core.play import trick_winner
+from bridgerl.core.positions import PositionsError, load_positions
+from bridgerl.evaluation import positions as positions_module
+from bridgerl.evaluation.positions import generate_positions
+
+FAST = "bid=rules,play=pimc:worlds=4"
+
+
+@pytest.fixture(scope="module")
+def played(tmp_path_factory):
+    """Four held-out deals bid by the rule bidders and played by PIMC (4 worlds), one chunk per deal."""
+    out = tmp_path_factory.mktemp("positions") / "pos.npz"
+    generate_positions(out, data="test", deals=4, start=10, ns=FAST, ew=FAST, seed=3, chunk=1, progress=False)
+    return out, load_positions(out)
+
+
+def test_positions_replay_and_their_dd_values_chain(played):
+    """Every stored position replays (its auction and the cards before it) to a state whose chooser, hand and
+    legal cards are the stored ones, and the played card is legal. Each DD value is checked against the next
+    position's: the value of the card played at position i (tricks of its side from i on) is the trick it may
+    complete plus its side's share of what the next position's best card is worth, so the whole play's DD values
+    chain to the last trick; a solver bug or a misaligned row breaks the chain."""
+    _, pos = played
+    p = pos.positions
+    assert len(pos.deals["row"]) == 4 and (pos.deals["row"] == [10, 11, 12, 13]).all()
+    assert pos.meta == {"format": 1, "source": "test", "ns": FAST, "ew": FAST, "seed": 3}
+    checked = 0
+    for i in range(len(pos)):
+        state = pos.state(i)
+        assert state.phase == "play"
+        assert (state.player, state.seat) == (p["player"][i], p["seat"][i])
+        legal = state.legal_mask()[CARD_OFFSET:CARD_OFFSET + 52].astype(bool)
+        assert (legal == p["legal"][i]).all() and ((p["dd"][i] >= 0) == legal).all() and legal[p["card"][i]]
+        assert p["choices"][i] == len(state.view().equivalent_groups())
+        after = state.play.play(int(p["card"][i]))
+        side = state.play.to_play % 2
+        won = 0
+        if len(after.trick.cards) == 0 and after.tricks:  # the card completed a trick
+            last = after.tricks[-1]
+            won = int(trick_winner(last.leader, last.cards, state.play.strain) % 2 == side)
+        value = int(p["dd"][i][p["card"][i]])
+        if after.is_over:
+            assert value == won
+        else:
+            nxt = i + 1
+            assert p["deal"][nxt] == p["deal"][i] and p["step"][nxt] == p["step"][i] + 1
+            best = int(p["dd"][nxt].max())
+            left = 13 - len(after.tricks)
+            assert value == won + (best if after.to_play % 2 == side else left - best)
+        checked += 1
+    assert checked == len(pos) and len(pos) == 52 * int((pos.deals["contract"][:, 0] > 0).sum())
+
+
+def test_positions_do_not_depend_on_chunks_or_interruption(played, tmp_path, monkeypatch):
+    """A run cut by an error after its first chunk resumes from `OUT.partial/` (with two worker processes) to the
+    same file as the uninterrupted single-process run; the same seed gives the same play as table 1 of
+    `evaluate game`."""
+    out, pos = played
+    calls = {"n": 0}
+    real = positions_module._chunk_job
+
+    def flaky(job):
+        calls["n"] += 1
+        if calls["n"] == 2:
+            raise KeyboardInterrupt
+        return real(job)
+
+    monkeypatch.setattr(positions_module, "_chunk_job", flaky)
+    cut = tmp_path / "cut.npz"
+    with pytest.raises(KeyboardInterrupt):
+        generate_positions(cut, data="test", deals=4, start=10, ns=FAST, ew=FAST, seed=3, chunk=1, progress=False)
+    assert not cut.exists() and len(list((tmp_path / "cut.npz.partial").glob("rows_*.npz"))) == 1
+    monkeypatch.setattr(positions_module, "_chunk_job", real)
+    generate_positions(cut, data="test", deals=4, start=10, ns=FAST, ew=FAST, seed=3, chunk=1, progress=False,
+                       workers=2)
+    assert not (tmp_path / "cut.npz.partial").exists()
+    with pytest.raises(ValueError, match="another job"):  # a partial folder is only resumed by the same job
+        (tmp_path / "other.npz.partial").mkdir()
+        (tmp_path / "other.npz.partial" / "job.json").write_text('{"seed": 9}')
+        generate_positions(tmp_path / "other.npz", data="test", deals=4, start=10, ns=FAST, ew=FAST, seed=3,
+                           progress=False)
+    again = load_positions(cut)
+    for table in ("deals", "positions"):
+        for key, value in getattr(pos, table).items():
+            assert np.array_equal(getattr(again, table)[key], value), (table, key)
+    from bridgerl.evaluation.game import game_match
+    from bridgerl.evaluation.specs import load_pair
+
+    boards = game_match(load_pair(FAST, seed=3), load_pair(FAST, seed=3), data="test", deals=1, start=10, seed=3)
+    d = 0
+    play = pos.deals["play"][d]
+    assert [int(c) for c in play[play >= 0]] == [_card(name) for name in boards[0]["tables"][0]["play"]]
+
+
+def _card(name: str) -> int:
+    from bridgerl.core.cards import parse_card
+
+    return parse_card(name)
+
+
+def test_positions_cli_and_bad_input(played, tmp_path, capsys):
+    out, _ = played
+    target = tmp_path / "p.npz"
+    target.write_text("keep me")
+    argv = ["data", "positions", "--data", "test", "--deals", "1", "--ns", FAST, "--ew", FAST, "--quiet",
+            "--out", str(target)]
+    assert main(argv) == 2 and "pass --force" in capsys.readouterr().err and target.read_text() == "keep me"
+    assert main(argv + ["--force"]) == 0
+    assert "positions of 1 deals" in capsys.readouterr().out and len(load_positions(target)) % 52 == 0
+    assert main(["data", "positions", "--ns", "nonsense:x=1", "--out", str(tmp_path / "q.npz")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "nonsense" in err and not (tmp_path / "q.npz.partial").exists()
+    with pytest.raises(PositionsError, match="not a positions file"):
+        from bridgerl.core.dataset import bundled_path
+
+        load_positions(bundled_path("test"))
+    with pytest.raises(PositionsError, match="no such positions file"):
+        load_positions(tmp_path / "missing.npz")
+    arrays = dict(np.load(out))
+    arrays["pos_dd"] = arrays["pos_dd"][:, :51]
+    np.savez(tmp_path / "short.npz", **arrays)
+    with pytest.raises(PositionsError, match="'dd' has shape"):
+        load_positions(tmp_path / "short.npz")
