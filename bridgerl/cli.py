@@ -372,6 +372,31 @@ def _evaluate_records(args) -> int:
     return 0
 
 
+def _train_card_location(args) -> int:
+    from .training.card_location import LocationConfig, train_location
+
+    config = LocationConfig(**{k: v for k, v in (("hidden", tuple(args.hidden) if args.hidden else None),
+                                                 ("learning_rate", args.learning_rate), ("epochs", args.epochs),
+                                                 ("batch_size", args.batch_size)) if v is not None})
+    record = train_location(args.out, args.train, args.valid, config, seed=args.seed, resume=args.resume,
+                            force=args.force, progress=not args.quiet,
+                            command=" ".join(["bridgerl", *map(shlex.quote, sys.argv[1:])]))
+    print(f"{args.out}: epoch {record.get('epoch')} train log-loss {record.get('train_log_loss', float('nan')):.4f}, "
+          f"valid {record.get('valid_log_loss', float('nan')):.4f}; model.msgpack keeps the best validation epoch")
+    return 0
+
+
+def _evaluate_inference(args) -> int:
+    from .evaluation.inference import evaluate_inference, inference_lines
+
+    _check_outputs(args)
+    result = evaluate_inference(args.model, args.positions)
+    print("\n".join(inference_lines(result)))
+    if args.json:
+        _write_json(args.json, result)
+    return 0
+
+
 def _train_export(args) -> int:
     from .agents.checkpoint import checkpoint_file, load_weights, save_weights
 
@@ -525,6 +550,20 @@ def build_parser() -> argparse.ArgumentParser:
     comp_train.add_argument("--eval-deals", type=positive_int, default=1000,
                             help="held-out deals of each duplicate match against the rule baseline (default 1000)")
     comp_train.set_defaults(func=_train_competitive)
+    loc = train_commands.add_parser("card-location", help="the card-location network (seed 003) on positions files "
+                                    "(bridgerl data positions); keeps the best validation epoch; resumable")
+    loc.add_argument("--train", required=True, help="positions .npz to learn from (from training-split deals)")
+    loc.add_argument("--valid", required=True, help="positions .npz to select the epoch on (from the valid split)")
+    loc.add_argument("--out", required=True, help="run directory (model.msgpack, train_state.msgpack, log.jsonl)")
+    loc.add_argument("--epochs", type=positive_int, default=None, help="epochs (default 20)")
+    loc.add_argument("--hidden", type=positive_int, nargs="+", help="hidden layer sizes (default 256 256)")
+    loc.add_argument("--learning-rate", type=positive_float, default=None, help="AdamW learning rate (default 1e-3)")
+    loc.add_argument("--batch-size", type=positive_int, default=None, help="examples per step (default 256)")
+    loc.add_argument("--seed", type=non_negative_int, default=0, help="initialisation and shuffling (default 0)")
+    loc.add_argument("--resume", action="store_true", help="continue the run saved in --out")
+    loc.add_argument("--force", action="store_true", help="start a new run in an --out that holds one")
+    loc.add_argument("--quiet", action="store_true", help="no progress bar")
+    loc.set_defaults(func=_train_card_location)
     export = train_commands.add_parser("export", help="copy a run's weights (e.g. as bfloat16) for release")
     export.add_argument("run", help="run directory or model.msgpack")
     export.add_argument("--out", required=True, help="directory for model.msgpack")
@@ -636,6 +675,12 @@ def build_parser() -> argparse.ArgumentParser:
     bd.add_argument("--json", help="write the table as JSON")
     bd.add_argument("--quiet", action="store_true", help="no progress bar")
     bd.set_defaults(func=_evaluate_best_defence)
+    inf = eval_commands.add_parser("inference", help="a card-location model against the uniform prior: per-card "
+                                   "log-loss and accuracy on a positions file, overall and by trick")
+    inf.add_argument("--model", required=True, help="card-location model (directory with model.msgpack, or the file)")
+    inf.add_argument("--positions", required=True, help="positions .npz (bridgerl data positions)")
+    inf.add_argument("--json", help="write the result as JSON (atomic)")
+    inf.set_defaults(func=_evaluate_inference)
     rec = eval_commands.add_parser("records", help="the auctions of a PBN / LIN file of hand records against "
                                                    "constructive par and par (thesis table 4.1)")
     rec.add_argument("file", help="hand records: a .pbn or .lin (BBO) file")

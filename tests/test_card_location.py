@@ -1,0 +1,128 @@
+"""Card-location inference (issue #20): features, hard constraints, the exact uniform prior, training, evaluation."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bridgerl.agents.card_location import (FEATURES, LocationModel, encode, positions_inputs, uniform_prior,
+                                           view_inputs)
+from bridgerl.cli import main
+from bridgerl.core.positions import load_positions
+from bridgerl.evaluation.positions import generate_positions
+
+FAST = "bid=rules,play=pimc:worlds=4"
+
+
+@pytest.fixture(scope="module")
+def positions_file(tmp_path_factory):
+    out = tmp_path_factory.mktemp("location") / "pos.npz"
+    generate_positions(out, data="test", deals=3, start=40, ns=FAST, ew=FAST, seed=1, progress=False)
+    return out
+
+
+def test_features_from_a_view_equal_those_from_the_file_and_the_truth_is_allowed(positions_file):
+    """The chooser's view at play time (`view_inputs`) and the positions file (`positions_inputs`) give the same
+    features and constraints; every unseen card's true seat is allowed, every seen card has none; the uniform prior
+    is a distribution per card whose column sums are the hidden seats' card counts."""
+    pos = load_positions(positions_file)
+    inputs, target = positions_inputs(pos)
+    x, allowed, counts = encode(**inputs)
+    assert x.shape == (len(pos), FEATURES) and x.dtype == np.int8
+    unseen = target >= 0
+    assert (allowed.any(-1) == unseen).all()
+    r, c = np.nonzero(unseen)
+    assert allowed[r, c, target[r, c]].all()
+    prior = uniform_prior(allowed, counts)
+    assert np.allclose(prior.sum(-1)[unseen], 1) and np.allclose(prior.sum(1), counts)
+    for i in range(0, len(pos), 7):
+        xv, av, cv = encode(**view_inputs(pos.state(i).view()))
+        assert (xv[0] == x[i]).all() and (av[0] == allowed[i]).all() and (cv[0] == counts[i]).all()
+
+
+@st.composite
+def small_layouts(draw):
+    """Up to 8 unseen cards among three hidden seats (some with no cards left), random shown voids."""
+    cards = draw(st.lists(st.integers(0, 51), min_size=1, max_size=8, unique=True))
+    first = draw(st.integers(0, len(cards)))
+    second = draw(st.integers(0, len(cards) - first))
+    counts = [first, second, len(cards) - first - second]
+    voids = draw(st.lists(st.lists(st.booleans(), min_size=4, max_size=4), min_size=3, max_size=3))
+    allowed = np.zeros((52, 3), bool)
+    for card in cards:
+        for seat in range(3):
+            allowed[card, seat] = counts[seat] > 0 and not voids[seat][card // 13]
+    return sorted(cards), counts, allowed
+
+
+@settings(max_examples=60, deadline=None)
+@given(small_layouts())
+def test_uniform_prior_equals_enumeration(layout):
+    """The prior counted over suit splits equals the share of explicitly listed layouts (every assignment of the
+    unseen cards to seats with the right counts, each card only where allowed)."""
+    cards, counts, allowed = layout
+    hits = np.zeros((52, 3))
+    total = 0
+    for seats in itertools.product(range(3), repeat=len(cards)):
+        if [seats.count(s) for s in range(3)] != counts:
+            continue
+        if not all(allowed[c, s] for c, s in zip(cards, seats)):
+            continue
+        total += 1
+        for c, s in zip(cards, seats):
+            hits[c, s] += 1
+    if total == 0:
+        with pytest.raises(ValueError, match="no layout"):
+            uniform_prior(allowed[None], np.array([counts]))
+        return
+    assert np.allclose(uniform_prior(allowed[None], np.array([counts]))[0], hits / total)
+
+
+def test_training_is_seeded_resumable_and_models_load_checked(positions_file, tmp_path, capsys):
+    """Two runs with one seed write the same model; three epochs straight equal two, then a resume to three; the
+    model loads by path in `evaluate inference` (JSON fields of the interface); a checkpoint of another kind or for
+    other features is refused in one line."""
+    from bridgerl.training.card_location import LocationConfig, train_location
+
+    config = LocationConfig(hidden=(32,), epochs=3, batch_size=32)
+    train_location(tmp_path / "a", positions_file, positions_file, config, seed=4, progress=False)
+    train_location(tmp_path / "b", positions_file, positions_file, config, seed=4, progress=False)
+    assert (tmp_path / "a" / "model.msgpack").read_bytes() == (tmp_path / "b" / "model.msgpack").read_bytes()
+    two = LocationConfig(hidden=(32,), epochs=2, batch_size=32)
+    train_location(tmp_path / "c", positions_file, positions_file, two, seed=4, progress=False)
+    with pytest.raises(FileExistsError, match="--resume"):
+        train_location(tmp_path / "c", positions_file, positions_file, config, seed=4, progress=False)
+    with pytest.raises(ValueError, match="differs from the saved run"):
+        train_location(tmp_path / "c", positions_file, positions_file, LocationConfig(hidden=(16,), epochs=3,
+                       batch_size=32), seed=4, resume=True, progress=False)
+    train_location(tmp_path / "c", positions_file, positions_file, config, seed=4, resume=True, progress=False)
+    a, c = (tmp_path / "a" / "log.jsonl").read_text(), (tmp_path / "c" / "log.jsonl").read_text()
+    assert a == c and len(a.splitlines()) == 3
+    assert (tmp_path / "a" / "model.msgpack").read_bytes() == (tmp_path / "c" / "model.msgpack").read_bytes()
+    out = tmp_path / "inference.json"
+    assert main(["evaluate", "inference", "--model", str(tmp_path / "a"), "--positions", str(positions_file),
+                 "--json", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert {"positions", "model_log_loss", "uniform_log_loss", "model_accuracy", "uniform_accuracy"} <= set(result)
+    assert result["positions"] == len(load_positions(positions_file)) and 0 < result["uniform_accuracy"] < 1
+    assert "uniform" in capsys.readouterr().out
+    from bridgerl.agents.card_location import FORMAT
+    from bridgerl.agents.checkpoint import load_weights, save_weights
+
+    metadata, params = load_weights(tmp_path / "a", format=FORMAT)
+    save_weights(tmp_path / "wrong.msgpack", params, {**metadata, "features": 10}, format=FORMAT)
+    with pytest.raises(ValueError, match="reads 10 features"):
+        LocationModel.load(tmp_path / "wrong.msgpack")
+    save_weights(tmp_path / "shape.msgpack", params, {**metadata, "hidden": [64]}, format=FORMAT)
+    with pytest.raises(ValueError, match="do not fit"):
+        LocationModel.load(tmp_path / "shape.msgpack")
+    with pytest.raises(ValueError, match="not a bridgerl card-location checkpoint"):
+        LocationModel.load("models/uncontested-dqn")
+    assert main(["evaluate", "inference", "--model", "models/uncontested-dqn", "--positions",
+                 str(positions_file)]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
