@@ -335,5 +335,61 @@ class LocationModel:
         return np.where(allowed, np.exp(self.log_probabilities(x, allowed)), 0.0)
 
 
+# -- worlds drawn from the model ----------------------------------------------------------------------------------------
+def sample_located_worlds(view, model: LocationModel, n: int, rng: np.random.Generator,
+                          constraints=None, oversample: int = 4) -> np.ndarray:
+    """uint8[k, 52]: worlds (owner arrays of the whole deal) drawn from ``model`` and consistent with ``view``.
+
+    Cards only one hidden seat may hold (the others have shown out of the suit) go there; every other unseen card,
+    in an order shuffled per world, goes to a seat drawn from the model's probabilities among the seats that may
+    hold it and still have room. So every world keeps the known cards, the hidden seats' counts and the voids (the
+    hard constraints); with a void shown only two seats are hidden, and any split of the cards both may hold fills
+    them, so no draw can dead-end. ``constraints`` ({seat: HandConstraint}, e.g. auction ranges, plus
+    ``view.constraints``) are kept by rejection among ``oversample * n`` draws; if none passes, the draws are kept
+    without them (as `auction_worlds` falls back)."""
+    if n < 1:
+        raise ValueError(f"n must be at least 1, got {n}")
+    inputs = view_inputs(view)
+    x, allowed, counts = encode(**inputs)
+    probs = np.where(allowed[0], np.exp(model.log_probabilities(x, allowed)[0]), 0.0)
+    allowed, counts = allowed[0], counts[0].astype(np.int64)
+    seat_of = (view.player + 1 + np.arange(HIDDEN)) % 4
+    known = np.full(52, 255, np.uint8)
+    for seat, cards in view.known_hands().items():
+        known[list(cards)] = seat
+    for trick in view.all_tricks():
+        for seat, card in zip(trick.seats, trick.cards):
+            known[card] = seat
+    ways = allowed.sum(1)
+    for card in np.flatnonzero(ways == 1):
+        r = int(np.argmax(allowed[card]))
+        known[card] = seat_of[r]
+        counts[r] -= 1
+    free = np.flatnonzero(ways > 1)
+    constraints = {**dict(view.constraints), **dict(constraints or {})}
+    draws = n * (oversample if constraints else 1)
+    owners = np.tile(known, (draws, 1))
+    room = np.tile(counts, (draws, 1))
+    order = free[np.argsort(rng.random((draws, len(free))), axis=1)] if len(free) else np.zeros((draws, 0), int)
+    rows = np.arange(draws)
+    for step in range(len(free)):
+        card = order[:, step]
+        weight = probs[card] * (room > 0)
+        fallback = allowed[card] & (room > 0)  # a seat the model gives (almost) nothing still takes it if needed
+        weight = np.where(weight.sum(1, keepdims=True) > 0, weight, fallback)
+        cumulative = np.cumsum(weight, 1)
+        pick = (rng.random(draws)[:, None] * cumulative[:, -1:] >= cumulative).sum(1)
+        pick = np.minimum(pick, HIDDEN - 1)
+        owners[rows, card] = seat_of[pick]
+        room[rows, pick] -= 1
+    if constraints:
+        ok = np.ones(draws, bool)
+        for seat, constraint in constraints.items():
+            ok &= np.asarray(constraint.accepts(owners, seat), bool)
+        kept = owners[ok]
+        owners = kept if len(kept) else owners
+    return owners[:n]
+
+
 __all__ = ["FEATURES", "HIDDEN", "encode", "uniform_prior", "positions_inputs", "view_inputs", "LocationModel",
-           "build_network", "masked_log_probs", "location_loss", "FORMAT"]
+           "build_network", "masked_log_probs", "location_loss", "FORMAT", "sample_located_worlds"]

@@ -26,6 +26,8 @@ from bridgerl.envs import PlayerView
 OBJECTIVES = ("tricks", "make")
 GOALS = ("tricks", "sigma")
 TIEBREAKS = ("random", "info")
+SAMPLERS = ("uniform", "network")
+_LOCATION_MODELS: dict = {}  # path -> LocationModel, loaded once per process
 TIE_TOLERANCE = 0.01
 """Choices whose values differ by less than this (in tricks, or in probability for ``make``) are ties (thesis 3.4.3:
 "a tolerance of 0.01"); strictly less, so means over 100 worlds or fewer, spaced 0.01 or more, never tie."""
@@ -208,13 +210,24 @@ class PIMCAgent(SeededAgent):
     bidders with ``see_bidders``, as evaluation does at each table). ``max_candidates``: the most candidate worlds
     "policy" replays per decision; ``prior``: where they come from, "none" (uniform: right whatever the bidders'
     system) or "rules" (the rule agreements' constraints first: tighter, for rule bidders). ``sampling`` counts the
-    auction-aware samples and their fallbacks."""
+    auction-aware samples and their fallbacks.
+
+    ``sampler="network"`` (issue #20, seed 003) draws the worlds from a card-location model (``model``: its path,
+    e.g. ``models/card-location``; `bridgerl.agents.card_location.sample_located_worlds`), which reads the auction
+    and the play itself; the hard constraints (known cards, counts, voids) always hold."""
 
     def __init__(self, worlds: int = 100, objective: str = "tricks", seed=None,
                  constraints: Mapping[int, HandConstraint] | None = None, max_tries: int = 200_000,
                  auction: str = "none", max_candidates: int = 2000, prior: str = "none", goal: str = "tricks",
-                 tiebreak: str = "random", info_budget: int = DEFAULT_INFO_BUDGET):
+                 tiebreak: str = "random", info_budget: int = DEFAULT_INFO_BUDGET, sampler: str = "uniform",
+                 model: str = ""):
         _one_of("tiebreak", tiebreak, TIEBREAKS)
+        _one_of("sampler", sampler, SAMPLERS)
+        if sampler == "network" and not model:
+            raise ValueError("sampler='network' draws worlds from a card-location model: give model=PATH "
+                             "(e.g. models/card-location)")
+        if sampler == "network" and auction != "none":
+            raise ValueError("sampler='network' reads the auction through its model: leave auction='none'")
         _one_of("goal", goal, GOALS)
         _one_of("auction", auction, AUCTION_METHODS)
         _one_of("prior", prior, AUCTION_PRIORS)
@@ -236,6 +249,10 @@ class PIMCAgent(SeededAgent):
         self.prior = prior
         self.goal = goal
         self.tiebreak = tiebreak
+        self.sampler = sampler
+        self.model = str(model)
+        if sampler == "network":
+            self.location_model()  # a model that does not load fails here, not at the first card
         self.information = InformationScore(info_budget)
         self.bidders: dict[int, object] = {}
         self.sampling = SamplingStats()
@@ -248,7 +265,19 @@ class PIMCAgent(SeededAgent):
         what ``auction="policy"`` replays."""
         self.bidders = check_bidders(bidders)
 
+    def location_model(self):
+        """The card-location model of ``sampler="network"`` (`bridgerl.agents.card_location`)."""
+        if self.model not in _LOCATION_MODELS:
+            from bridgerl.agents.card_location import LocationModel
+
+            _LOCATION_MODELS[self.model] = LocationModel.load(self.model)
+        return _LOCATION_MODELS[self.model]
+
     def sample(self, view: PlayerView) -> np.ndarray:
+        if self.sampler == "network":
+            from bridgerl.agents.card_location import sample_located_worlds
+
+            return sample_located_worlds(view, self.location_model(), self.worlds, self.rng, self.constraints)
         return sample_with_auction(view, self.worlds, self.auction, self.bidders, self.constraints, seed=self.rng,
                                    max_tries=self.max_tries, max_candidates=self.max_candidates, prior=self.prior,
                                    stats=self.sampling)
@@ -301,5 +330,6 @@ class PIMCAgent(SeededAgent):
         auction = f", auction={self.auction!r}" if self.auction != "none" else ""
         goal = f", goal={self.goal!r}" if self.goal != "tricks" else ""
         tiebreak = f", tiebreak={self.tiebreak!r}" if self.tiebreak != "random" else ""
-        return f"PIMCAgent(worlds={self.worlds}, objective={self.objective!r}{auction}{goal}{tiebreak})"
+        sampler = f", sampler='network', model={self.model!r}" if self.sampler == "network" else ""
+        return f"PIMCAgent(worlds={self.worlds}, objective={self.objective!r}{auction}{goal}{tiebreak}{sampler})"
 

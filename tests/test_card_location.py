@@ -126,3 +126,57 @@ def test_training_is_seeded_resumable_and_models_load_checked(positions_file, tm
     assert main(["evaluate", "inference", "--model", "models/uncontested-dqn", "--positions",
                  str(positions_file)]) == 2
     assert capsys.readouterr().err.count("\n") == 1
+
+
+@pytest.fixture(scope="module")
+def untrained(tmp_path_factory):
+    """A location model with random weights: any probabilities at all, the sampler must still keep the rules."""
+    from bridgerl.agents.card_location import FORMAT, build_network
+    from bridgerl.agents.checkpoint import save_weights
+    from flax import nnx
+
+    path = tmp_path_factory.mktemp("untrained") / "model.msgpack"
+    save_weights(path, nnx.to_pure_dict(nnx.state(build_network((16,), seed=5))),
+                 {"kind": "card-location", "features": FEATURES, "hidden": [16]}, format=FORMAT)
+    return path
+
+
+@settings(max_examples=40, deadline=None)
+@given(index=st.integers(0, 10 ** 6), seed=st.integers(0, 2 ** 32 - 1))
+def test_network_worlds_never_break_a_hard_constraint(positions_file, untrained, index, seed):
+    """Worlds drawn from a model keep every card the chooser knows where it is, give each seat 13 cards, and never
+    give a seat a card of a suit it has shown out of."""
+    from bridgerl.agents.card_location import sample_located_worlds
+
+    pos = load_positions(positions_file)
+    view = pos.state(index % len(pos)).view()
+    model = LocationModel.load(untrained)
+    worlds = sample_located_worlds(view, model, 12, np.random.default_rng(seed))
+    assert worlds.shape == (12, 52)
+    known = {c: s for s, cards in view.known_hands().items() for c in cards}
+    known.update({c: s for t in view.all_tricks() for s, c in zip(t.seats, t.cards)})
+    played = {c for t in view.all_tricks() for c in t.cards}
+    for owner in worlds:
+        assert all(owner[c] == s for c, s in known.items())
+        assert (np.bincount(owner, minlength=4) == 13).all()
+        for seat in range(4):
+            for suit in np.flatnonzero(view.voids[seat]):
+                held = [c for c in range(13 * suit, 13 * suit + 13) if owner[c] == seat and c not in played]
+                assert not held, (seat, suit, held)
+
+
+def test_pimc_with_network_worlds_plays_whole_deals(untrained):
+    """`pimc:sampler=network,model=PATH` loads as a play spec and plays whole deals; bad settings are refused."""
+    from bridgerl.agents import PIMCAgent
+    from bridgerl.evaluation.game import game_match
+    from bridgerl.evaluation.specs import load_pair
+
+    spec = f"bid=rules,play=pimc:worlds=4,sampler=network,model={untrained}"
+    boards = game_match(load_pair(spec), load_pair(FAST), data="test", deals=1, start=7, seed=0)
+    assert all(len(t["play"]) in (0, 52) for t in boards[0]["tables"])
+    with pytest.raises(ValueError, match="model=PATH"):
+        PIMCAgent(sampler="network")
+    with pytest.raises(ValueError, match="auction='none'"):
+        PIMCAgent(sampler="network", model=str(untrained), auction="rules")
+    with pytest.raises(ValueError, match="sampler"):
+        PIMCAgent(sampler="oracle")
