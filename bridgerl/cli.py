@@ -397,6 +397,19 @@ def _evaluate_inference(args) -> int:
     return 0
 
 
+def _evaluate_trick_loss(args) -> int:
+    from .evaluation.specs import load_play_agent
+    from .evaluation.trick_loss import trick_loss_lines, trick_loss_study
+
+    _check_outputs(args)
+    agents = {spec: load_play_agent(spec, seed=args.seed) for spec in args.agents}
+    result = trick_loss_study(agents, args.positions, limit=args.limit, seed=args.seed, progress=not args.quiet)
+    print("\n".join(trick_loss_lines(result)))
+    if args.json:
+        _write_json(args.json, result)
+    return 0
+
+
 def _train_export(args) -> int:
     from .agents.checkpoint import checkpoint_file, load_weights, save_weights
 
@@ -422,7 +435,7 @@ def build_parser() -> argparse.ArgumentParser:
     from .evaluation.specs import GAME_SPEC_HELP
 
     force_help = "replace an existing output file"
-    data_help = "bundled split 'train' or 'test', or a .npz dataset file"
+    data_help = "bundled split 'train', 'valid' or 'test', or a .npz dataset file"
 
     data = commands.add_parser("data", help="deal datasets with double-dummy tables")
     data_commands = data.add_subparsers(dest="data_command", required=True)
@@ -681,6 +694,15 @@ def build_parser() -> argparse.ArgumentParser:
     inf.add_argument("--positions", required=True, help="positions .npz (bridgerl data positions)")
     inf.add_argument("--json", help="write the result as JSON (atomic)")
     inf.set_defaults(func=_evaluate_inference)
+    tl = eval_commands.add_parser("trick-loss", help="play agents on the positions of a positions file: DD tricks "
+                                  "lost per decision against the best card (seed 004's metric)")
+    tl.add_argument("--positions", required=True, help="positions .npz (bridgerl data positions)")
+    tl.add_argument("--agents", nargs="+", required=True, help="play specs; " + PLAY_SPEC_HELP)
+    tl.add_argument("--limit", type=positive_int, default=None, help="the first N positions with a choice")
+    tl.add_argument("--seed", type=non_negative_int, default=0, help="agent seeds per position (default 0)")
+    tl.add_argument("--json", help="write the result as JSON (atomic)")
+    tl.add_argument("--quiet", action="store_true", help="no progress bar")
+    tl.set_defaults(func=_evaluate_trick_loss)
     rec = eval_commands.add_parser("records", help="the auctions of a PBN / LIN file of hand records against "
                                                    "constructive par and par (thesis table 4.1)")
     rec.add_argument("file", help="hand records: a .pbn or .lin (BBO) file")

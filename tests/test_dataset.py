@@ -78,8 +78,11 @@ def test_cli_reports_one_line_error(tmp_path):
 
 
 def test_bundled_splits_are_valid_and_disjoint():
-    train, test = load_dataset("train"), load_dataset("test")
-    assert len(train) >= 20000 and len(test) >= 5000
+    train, valid, test = load_dataset("train"), load_dataset("valid"), load_dataset("test")
+    assert len(train) >= 20000 and len(valid) == 5000 and len(test) >= 5000
     assert isinstance(train, Dataset)
-    train_keys = {row.tobytes() for row in train.owner}
-    assert not any(row.tobytes() in train_keys for row in test.owner)
+    from bridgerl.core.generate import deal_owners
+
+    assert (valid.owner[:3] == deal_owners(3, 3)).all()  # seed 3, as docs/datasets.md says
+    keys = [{row.tobytes() for row in split.owner} for split in (train, valid, test)]
+    assert not keys[0] & keys[1] and not keys[0] & keys[2] and not keys[1] & keys[2]

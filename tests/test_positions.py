@@ -130,3 +130,19 @@ def test_positions_cli_and_bad_input(played, tmp_path, capsys):
     np.savez(tmp_path / "short.npz", **arrays)
     with pytest.raises(PositionsError, match="'dd' has shape"):
         load_positions(tmp_path / "short.npz")
+
+
+def test_trick_loss_of_play_agents_on_positions(played, tmp_path, capsys):
+    """The double-dummy oracle loses nothing; a random player loses tricks; the CLI prints the table and writes the
+    JSON with the paired difference."""
+    out, pos = played
+    result_path = tmp_path / "loss.json"
+    assert main(["evaluate", "trick-loss", "--positions", str(out), "--agents", "dd", "random", "--limit", "40",
+                 "--quiet", "--json", str(result_path)]) == 0
+    import json
+
+    result = json.loads(result_path.read_text())
+    assert result["positions"] == 40
+    assert result["agents"]["dd"]["trick_loss"] == 0 and result["agents"]["random"]["trick_loss"] > 0
+    assert result["paired"]["random - dd"]["mean"] == result["agents"]["random"]["trick_loss"]
+    assert "40 positions with a choice" in capsys.readouterr().out

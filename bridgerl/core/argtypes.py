@@ -74,7 +74,7 @@ def _looks_like_pbn(path: Path) -> bool:
 
 
 def dataset_arg(value: str) -> str:
-    """A dataset: a bundled split ('train', 'test') or a path; a PBN file is refused with the command converting it."""
+    """A dataset: a bundled split ('train', 'valid', 'test') or a path; a PBN file is refused with the command converting it."""
     if value in BUNDLED_SPLITS:
         return value
     if _looks_like_pbn(Path(value)):

@@ -93,7 +93,7 @@ def make_dataset(owner, dd, board=None, source: str = "<arrays>") -> Dataset:
 
 
 def load_dataset(data) -> Dataset:
-    """A Dataset from a path, a bundled split name ('train', 'test'), a Dataset, or a mapping of arrays."""
+    """A Dataset from a path, a bundled split name ('train', 'valid', 'test'), a Dataset, or a mapping of arrays."""
     if isinstance(data, Dataset):
         return data
     if isinstance(data, str) and data in BUNDLED_SPLITS:
@@ -110,7 +110,7 @@ def load_dataset(data) -> Dataset:
         return _from_mapping(arrays, str(path))
     if hasattr(data, "keys"):
         return _from_mapping(dict(data), "<arrays>")
-    raise DatasetError(f"cannot load a dataset from {type(data).__name__}: give a path, 'train'/'test', or arrays")
+    raise DatasetError(f"cannot load a dataset from {type(data).__name__}: give a path, 'train'/'valid'/'test', or arrays")
 
 
 def _from_mapping(arrays: dict, source: str) -> Dataset:
@@ -134,11 +134,12 @@ def save_dataset(path: str | os.PathLike, dataset: Dataset, **extra) -> None:
     atomic_savez(path, **arrays)
 
 
-BUNDLED_SPLITS = ("train", "test")
+BUNDLED_SPLITS = ("train", "valid", "test")
 
 
 def bundled_path(split: str = "train") -> Path:
-    """Path of a bundled split: 'train' (20,000 deals) or 'test' (5,000 held-out deals)."""
+    """Path of a bundled split: 'train' (20,000 deals), 'valid' (5,000 deals for choosing models and settings) or
+    'test' (5,000 held-out deals, read only for final tables)."""
     if split not in BUNDLED_SPLITS:
         raise DatasetError(f"no bundled split {split!r}; choose one of {BUNDLED_SPLITS}")
     return Path(str(resources.files("bridgerl") / "data" / f"{split}.npz"))

@@ -1,0 +1,89 @@
+"""Trick loss per decision against double dummy (`bridgerl evaluate trick-loss`, seed 004's metric, issue #20).
+
+Every position of a positions file where the player to act has a real choice (two or more groups of equal cards)
+is put to each play agent: it chooses from the chooser's view (the real auction and the cards played so far), and
+its *trick loss* is the DD value of the best legal card less that of the card chosen (the file's `pos_dd`, tricks
+of the side to play). The agents are reseeded per position, so a position's result does not depend on the others.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+
+from bridgerl.core.card_play import notify_deal
+from bridgerl.core.positions import load_positions
+from bridgerl.core.stats import mean_ci
+from bridgerl.evaluation.play import agent_seed
+
+
+def trick_loss_study(agents: dict, positions_file, limit: int | None = None, seed: int = 0,
+                     progress: bool = False) -> dict:
+    """``agents``: {name: play agent}. Returns {"positions": n, "agents": {name: summary}} over the first
+    ``limit`` positions with a choice (all by default)."""
+    positions = load_positions(positions_file)
+    p = positions.positions
+    chosen = np.flatnonzero(p["choices"] > 1)
+    if limit is not None:
+        chosen = chosen[:limit]
+    if len(chosen) == 0:
+        raise ValueError(f"{positions_file}: no position with a choice")
+    losses = {name: np.zeros(len(chosen)) for name in agents}
+    seconds = {name: 0.0 for name in agents}
+    solved = {name: 0 for name in agents}  # DDS positions (worlds) solved, as PIMCAgent reports them
+    iterator = enumerate(chosen)
+    if progress:
+        from tqdm import tqdm
+
+        iterator = tqdm(iterator, total=len(chosen), unit="position", desc="trick loss")
+    for k, i in iterator:
+        state = positions.state(int(i))
+        view = state.view()
+        best = int(p["dd"][i].max())
+        for a, (name, agent) in enumerate(agents.items()):
+            if hasattr(agent, "reseed"):
+                agent.reseed(agent_seed(seed, int(i), a))
+            notify_deal(agent, state.deal.owner)  # only the double-dummy oracle reads it
+            start = time.perf_counter()
+            card = int(agent.act(view))
+            seconds[name] += time.perf_counter() - start
+            worlds = getattr(agent, "_worlds", None)
+            solved[name] += 0 if worlds is None else len(worlds)
+            if not p["legal"][i][card]:
+                raise ValueError(f"{name} played an illegal card at position {i}")
+            losses[name][k] = best - int(p["dd"][i][card])
+    by_trick = (p["step"][chosen].astype(np.int64) // 4) + 1
+    out = {"positions": int(len(chosen)), "source": positions.meta["source"],
+           "players": [positions.meta["ns"], positions.meta["ew"]], "agents": {}}
+    for name in agents:
+        mean, ci = mean_ci(losses[name])
+        out["agents"][name] = {
+            "trick_loss": mean, "ci95": ci, "share_losing": float((losses[name] > 0).mean()),
+            "seconds_per_decision": seconds[name] / len(chosen),
+            "dds_positions_per_decision": solved[name] / len(chosen),
+            "network_calls_per_decision": 1.0 if getattr(agents[name], "sampler", "uniform") == "network" else 0.0,
+            "by_trick": {int(t): float(losses[name][by_trick == t].mean()) for t in np.unique(by_trick)}}
+    names = list(agents)
+    if len(names) > 1:  # paired against the first agent, on the same positions
+        out["paired"] = {}
+        for name in names[1:]:
+            mean, ci = mean_ci(losses[name] - losses[names[0]])
+            out["paired"][f"{name} - {names[0]}"] = {"mean": mean, "ci95": ci}
+    return out
+
+
+def trick_loss_lines(result: dict) -> list[str]:
+    lines = [f"{result['positions']} positions with a choice ({result['source']}, played by "
+             f"{result['players'][0]} / {result['players'][1]})",
+             f"{'agent':60s} {'trick loss':>17s} {'losing':>7s} {'s/decision':>11s} {'DDS/dec':>8s} {'NN/dec':>7s}"]
+    for name, row in result["agents"].items():
+        lines.append(f"{name:60s} {row['trick_loss']:8.4f} +/- {row['ci95']:.4f} {row['share_losing']:7.1%} "
+                     f"{row['seconds_per_decision']:11.3f} {row['dds_positions_per_decision']:8.1f} "
+                     f"{row['network_calls_per_decision']:7.1f}")
+    for name, row in result.get("paired", {}).items():
+        lines.append(f"paired {name}: {row['mean']:+.4f} +/- {row['ci95']:.4f} tricks per decision")
+    return lines
+
+
+__all__ = ["trick_loss_study", "trick_loss_lines"]
