@@ -19,6 +19,7 @@ the bidders read it).
 
 from __future__ import annotations
 
+import functools
 from math import comb
 
 import numpy as np
@@ -29,14 +30,15 @@ from bridgerl.core.board import is_vulnerable
 
 HIDDEN = 3
 """Output seats per card: relative seats 1, 2, 3."""
-FEATURES = 52 + 52 + 4 * 52 + 52 + 16 + 4 + 5 + 7 + 3 + 1 + AUCTION_BITS
+FEATURES = 52 + 52 + 4 * 52 + 52 + 16 + 4 + 4 + 5 + 7 + 3 + 1 + AUCTION_BITS
 _SUIT_OF = np.arange(52) // 13
 
 
-def encode(player, seat, contract, own, dummy, dummy_shown, history, history_seat, auction_bits):
+def encode(player, seat, dealer, contract, own, dummy, dummy_shown, history, history_seat, auction_bits):
     """Batched features and hard constraints of P positions, each from the chooser's view.
 
-    ``player`` int[P]: the seat choosing; ``seat`` int[P]: the hand it plays from; ``contract`` int[P, 4]: level,
+    ``player`` int[P]: the seat choosing; ``seat`` int[P]: the hand it plays from; ``dealer`` int[P] (the
+    auction's first seat); ``contract`` int[P, 4]: level,
     strain, penalty, declarer; ``own``, ``dummy`` bool[P, 52]: the chooser's and dummy's remaining cards (dummy's
     ignored where ``dummy_shown`` is False); ``history`` int[P, 52]: the cards played in order, -1 after the last;
     ``history_seat`` int[P, 52]: the seat that played each; ``auction_bits`` int8[P, 231].
@@ -84,11 +86,12 @@ def encode(player, seat, contract, own, dummy, dummy_shown, history, history_sea
     allowed = unseen[:, :, None] & (counts > 0)[:, None, :]
     void_rel = voids[:, 1:, :]  # [P, 3 rel seats, 4 suits]
     allowed &= ~np.transpose(void_rel[:, :, _SUIT_OF], (0, 2, 1))
-    one_hot = np.zeros((p, 4 + 5 + 7 + 3), bool)
+    one_hot = np.zeros((p, 4 + 4 + 5 + 7 + 3), bool)
     one_hot[rows, rel_declarer] = True
-    one_hot[rows, 4 + contract[:, 1]] = True
-    one_hot[rows, 9 + contract[:, 0] - 1] = True
-    one_hot[rows, 16 + contract[:, 2]] = True
+    one_hot[rows, 4 + (np.asarray(dealer, np.int64) - player) % 4] = True
+    one_hot[rows, 8 + contract[:, 1]] = True
+    one_hot[rows, 13 + contract[:, 0] - 1] = True
+    one_hot[rows, 20 + contract[:, 2]] = True
     x = np.concatenate([own, dummy, by_seat.reshape(p, -1), trick_cards, voids.reshape(p, -1), one_hot,
                         on_dummy[:, None], np.asarray(auction_bits, bool)], 1).astype(np.int8)
     return x, allowed, counts
@@ -100,21 +103,26 @@ def uniform_prior(allowed: np.ndarray, counts: np.ndarray) -> np.ndarray:
     allowed. A seat's share of a suit is counted over every split of every suit (multinomial weights)."""
     out = np.zeros(allowed.shape)
     for i in range(len(allowed)):
-        out[i] = _prior_one(allowed[i], tuple(int(c) for c in counts[i]))
-    return out
+        suits = []
+        for s in range(4):
+            cards = allowed[i, 13 * s:13 * s + 13]
+            unseen = cards.any(1)
+            seats = tuple(int(r) for r in np.flatnonzero(cards[unseen].any(0))) if unseen.any() else ()
+            suits.append((int(unseen.sum()), seats))
+        shares = _suit_shares(tuple(suits), tuple(int(c) for c in counts[i]))
+        for s in range(4):
+            out[i, 13 * s:13 * s + 13] = shares[s]
+    return np.where(allowed, out, 0.0)
 
 
-def _prior_one(allowed: np.ndarray, counts: tuple[int, int, int]) -> np.ndarray:
-    suits = []
-    for s in range(4):
-        cards = allowed[13 * s:13 * s + 13]
-        unseen = cards.any(1)
-        seats = tuple(int(r) for r in np.flatnonzero(cards[unseen].any(0))) if unseen.any() else ()
-        suits.append((int(unseen.sum()), seats))
+@functools.lru_cache(maxsize=65536)
+def _suit_shares(suits: tuple, counts: tuple[int, int, int]) -> np.ndarray:
+    """float[4, 3]: the probability that one unseen card of each suit is with each seat, from the suits'
+    (unseen cards, seats allowed) and the seats' counts (positions repeat these often: remembered)."""
     if sum(n for n, _ in suits) != sum(counts):
         raise ValueError(f"no layout fits these counts and voids: {sum(counts)} cards to place, "
                          f"{sum(n for n, _ in suits)} cards with a seat they may be with")
-    out = np.zeros((52, HIDDEN))
+    out = np.zeros((4, HIDDEN))
 
     def splits(n: int, seats: tuple[int, ...]):
         """(cards to each seat, ways) for n cards of one suit over the seats allowed."""
@@ -167,9 +175,9 @@ def _prior_one(allowed: np.ndarray, counts: tuple[int, int, int]) -> np.ndarray:
         total = weight if total is None else total
         if weight == 0:
             raise ValueError("no layout fits these counts and voids")
-        unseen = np.flatnonzero(allowed[13 * s:13 * s + 13].any(1)) + 13 * s
-        out[unseen] = (mass / (weight * n))[None, :]
-    return np.where(allowed, out, 0.0)
+        out[s] = mass / (weight * n)
+    out.setflags(write=False)
+    return out
 
 
 def positions_inputs(positions, which=None):
@@ -213,7 +221,8 @@ def positions_inputs(positions, which=None):
             cache[key] = state.auction_observation(int(player[i]))
         bits[i] = cache[key]
     target = np.where(gone | own | (dummy & shown[:, None]), -1, (owner - player[:, None]) % 4 - 1)
-    return dict(player=player, seat=pos["seat"][index].astype(np.int64), contract=contract, own=own, dummy=dummy,
+    return dict(player=player, seat=pos["seat"][index].astype(np.int64),
+                dealer=deals["dealer"][d].astype(np.int64), contract=contract, own=own, dummy=dummy,
                 dummy_shown=shown, history=history,
                 history_seat=history_seat, auction_bits=bits), target
 
@@ -237,7 +246,8 @@ def view_inputs(view) -> dict:
                           hand.astype(np.int8))
     c = view.contract
     pad = [-1] * (52 - len(history))
-    return dict(player=[view.player], seat=[view.seat], contract=[(c.level, c.strain, c.penalty, c.declarer)],
+    return dict(player=[view.player], seat=[view.seat], dealer=[view.auction.dealer],
+                contract=[(c.level, c.strain, c.penalty, c.declarer)],
                 own=own[None],
                 dummy=dummy[None], dummy_shown=[view.dummy_cards is not None], history=[history + pad],
                 history_seat=[seats + pad], auction_bits=bits[None])
@@ -283,6 +293,7 @@ class LocationModel:
         from flax import nnx
 
         self.metadata = dict(metadata)
+        self.calls = 0  # network evaluations (batches), for the cost tables
         graphdef, self._params = nnx.split(network)
         self._log_probs = jax.jit(lambda params, x, allowed: masked_log_probs(
             nnx.merge(graphdef, params)(x), allowed))
@@ -320,6 +331,7 @@ class LocationModel:
 
         out = np.zeros(allowed.shape, np.float32)
         for start in range(0, len(x), batch):
+            self.calls += 1
             stop = min(len(x), start + batch)
             n = stop - start
             size = 1 << max(n - 1, 0).bit_length()  # padded to a power of two: few shapes to compile
@@ -335,18 +347,22 @@ class LocationModel:
         return np.where(allowed, np.exp(self.log_probabilities(x, allowed)), 0.0)
 
 
-# -- worlds drawn from the model ----------------------------------------------------------------------------------------
-def sample_located_worlds(view, model: LocationModel, n: int, rng: np.random.Generator,
-                          constraints=None, oversample: int = 4) -> np.ndarray:
+# -- worlds drawn from the model ---------------------------------------------------------------------------------------
+def sample_located_worlds(view, model: LocationModel, n: int, rng: np.random.Generator, constraints=None,
+                          max_tries: int = 200_000) -> np.ndarray:
     """uint8[k, 52]: worlds (owner arrays of the whole deal) drawn from ``model`` and consistent with ``view``.
 
     Cards only one hidden seat may hold (the others have shown out of the suit) go there; every other unseen card,
     in an order shuffled per world, goes to a seat drawn from the model's probabilities among the seats that may
     hold it and still have room. So every world keeps the known cards, the hidden seats' counts and the voids (the
     hard constraints); with a void shown only two seats are hidden, and any split of the cards both may hold fills
-    them, so no draw can dead-end. ``constraints`` ({seat: HandConstraint}, e.g. auction ranges, plus
-    ``view.constraints``) are kept by rejection among ``oversample * n`` draws; if none passes, the draws are kept
-    without them (as `auction_worlds` falls back)."""
+    them, so no draw can dead-end. ``constraints`` ({seat: HandConstraint}, e.g. auction ranges) and
+    ``view.constraints`` are kept by rejection, in batches, until ``n`` worlds pass (k = n) or ``max_tries`` draws
+    are spent (k < n); none passing raises `WorldSamplingError`. The draw is sequential, not an exact sample of
+    the model's joint distribution (the network gives each card's marginal); worlds may repeat (PIMC solves each
+    distinct one once)."""
+    from bridgerl.envs.worlds import WorldSamplingError
+
     if n < 1:
         raise ValueError(f"n must be at least 1, got {n}")
     inputs = view_inputs(view)
@@ -367,28 +383,40 @@ def sample_located_worlds(view, model: LocationModel, n: int, rng: np.random.Gen
         counts[r] -= 1
     free = np.flatnonzero(ways > 1)
     constraints = {**dict(view.constraints), **dict(constraints or {})}
-    draws = n * (oversample if constraints else 1)
-    owners = np.tile(known, (draws, 1))
-    room = np.tile(counts, (draws, 1))
-    order = free[np.argsort(rng.random((draws, len(free))), axis=1)] if len(free) else np.zeros((draws, 0), int)
-    rows = np.arange(draws)
-    for step in range(len(free)):
-        card = order[:, step]
-        weight = probs[card] * (room > 0)
-        fallback = allowed[card] & (room > 0)  # a seat the model gives (almost) nothing still takes it if needed
-        weight = np.where(weight.sum(1, keepdims=True) > 0, weight, fallback)
-        cumulative = np.cumsum(weight, 1)
-        pick = (rng.random(draws)[:, None] * cumulative[:, -1:] >= cumulative).sum(1)
-        pick = np.minimum(pick, HIDDEN - 1)
-        owners[rows, card] = seat_of[pick]
-        room[rows, pick] -= 1
-    if constraints:
-        ok = np.ones(draws, bool)
+
+    def draw(size: int) -> np.ndarray:
+        owners = np.tile(known, (size, 1))
+        room = np.tile(counts, (size, 1))
+        order = free[np.argsort(rng.random((size, len(free))), axis=1)]
+        rows = np.arange(size)
+        for step in range(len(free)):
+            card = order[:, step]
+            weight = probs[card] * (room > 0)
+            fallback = allowed[card] & (room > 0)  # a seat the model gives (almost) nothing still takes it if needed
+            weight = np.where(weight.sum(1, keepdims=True) > 0, weight, fallback)
+            cumulative = np.cumsum(weight, 1)
+            pick = np.minimum((rng.random(size)[:, None] * cumulative[:, -1:] >= cumulative).sum(1), HIDDEN - 1)
+            owners[rows, card] = seat_of[pick]
+            room[rows, pick] -= 1
+        return owners
+
+    if not constraints:
+        return draw(n)
+    found, tried = [], 0
+    while sum(len(f) for f in found) < n and tried < max_tries:
+        size = min(max(4 * n, 256), max_tries - tried)
+        owners = draw(size)
+        ok = np.ones(size, bool)
         for seat, constraint in constraints.items():
             ok &= np.asarray(constraint.accepts(owners, seat), bool)
-        kept = owners[ok]
-        owners = kept if len(kept) else owners
-    return owners[:n]
+        found.append(owners[ok])
+        tried += size
+    owners = np.concatenate(found)[:n]
+    if len(owners) == 0:
+        listed = ", ".join(f"{'NESW'[seat]}: {c}" for seat, c in constraints.items())
+        raise WorldSamplingError(f"no world drawn from the card-location model meets the constraints ({listed}) "
+                                 f"in {tried} draws")
+    return owners
 
 
 __all__ = ["FEATURES", "HIDDEN", "encode", "uniform_prior", "positions_inputs", "view_inputs", "LocationModel",

@@ -16,12 +16,12 @@ import numpy as np
 
 from bridgerl.agents.auction_worlds import METHODS as AUCTION_METHODS
 from bridgerl.agents.auction_worlds import PRIORS as AUCTION_PRIORS
-from bridgerl.agents.auction_worlds import SamplingStats, check_bidders, sample_with_auction
+from bridgerl.agents.auction_worlds import SamplingStats, auction_constraints, check_bidders, sample_with_auction
 from bridgerl.agents.combined_defender import DEFAULT_INFO_BUDGET, InformationScore
 from bridgerl.core.cards import SEATS
 from bridgerl.core.constraints import HandConstraint
 from bridgerl.core.dd import solve_positions
-from bridgerl.envs import PlayerView
+from bridgerl.envs import PlayerView, WorldSamplingError
 
 OBJECTIVES = ("tricks", "make")
 GOALS = ("tricks", "sigma")
@@ -226,8 +226,9 @@ class PIMCAgent(SeededAgent):
         if sampler == "network" and not model:
             raise ValueError("sampler='network' draws worlds from a card-location model: give model=PATH "
                              "(e.g. models/card-location)")
-        if sampler == "network" and auction != "none":
-            raise ValueError("sampler='network' reads the auction through its model: leave auction='none'")
+        if sampler == "network" and auction == "policy":
+            raise ValueError("sampler='network' reads the auction through its model; with it, auction may be "
+                             "'none' or 'rules' (the rule agreements' ranges kept by rejection), not 'policy'")
         _one_of("goal", goal, GOALS)
         _one_of("auction", auction, AUCTION_METHODS)
         _one_of("prior", prior, AUCTION_PRIORS)
@@ -277,7 +278,19 @@ class PIMCAgent(SeededAgent):
         if self.sampler == "network":
             from bridgerl.agents.card_location import sample_located_worlds
 
-            return sample_located_worlds(view, self.location_model(), self.worlds, self.rng, self.constraints)
+            model = self.location_model()
+            if self.auction == "rules" and view.auction is not None:
+                self.sampling.samples += 1
+                try:
+                    owners = sample_located_worlds(view, model, self.worlds, self.rng,
+                                                   auction_constraints(view, self.constraints), self.max_tries)
+                except WorldSamplingError:
+                    self.sampling.rules_fallbacks += 1
+                    owners = sample_located_worlds(view, model, self.worlds, self.rng, self.constraints,
+                                                   self.max_tries)
+                self.sampling.worlds += len(owners)
+                return owners
+            return sample_located_worlds(view, model, self.worlds, self.rng, self.constraints, self.max_tries)
         return sample_with_auction(view, self.worlds, self.auction, self.bidders, self.constraints, seed=self.rng,
                                    max_tries=self.max_tries, max_candidates=self.max_candidates, prior=self.prior,
                                    stats=self.sampling)
@@ -286,7 +299,8 @@ class PIMCAgent(SeededAgent):
         """float[52]: each legal card's mean value over the worlds (sampled unless given), or its `sigma_values`
         with ``goal="sigma"``; -1 for illegal cards."""
         owners = self.sample(view) if owners is None else owners
-        scores = solve_worlds(view, owners)
+        distinct, where = np.unique(owners, axis=0, return_inverse=True)  # a repeated world is solved once
+        scores = solve_worlds(view, distinct)[where.reshape(-1)]
         legal = scores[0] >= 0
         per_world = world_values(view, scores, self.objective)
         self._worlds = owners

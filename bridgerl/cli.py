@@ -727,7 +727,11 @@ def _resume_hint(args, argv: list[str]) -> str:
         if (Path(args.out) / STATE_FILE).exists() and "--resume" not in argv:
             command = [word for word in command if word != "--force"] + ["--resume"]  # continue, do not replace
         return f"; continue with: {shlex.join(command)}"
-    if (args.command == "data" and args.data_command == "generate") or \
+    if args.command == "train" and args.train_command == "card-location":
+        if (Path(args.out) / "train_state.msgpack").exists() and "--resume" not in argv:
+            command = [word for word in command if word != "--force"] + ["--resume"]
+        return f"; continue with: {shlex.join(command)}"
+    if (args.command == "data" and args.data_command in ("generate", "positions")) or \
             (args.command == "evaluate" and args.evaluate_command in ("play", "game", "play-study") and args.out):
         return f"; continue with: {shlex.join(command)}"
     return ""

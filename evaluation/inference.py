@@ -8,21 +8,24 @@ counts and the voids shown is equally likely; no auction ranges). Overall and by
 
 from __future__ import annotations
 
+import warnings
+from pathlib import Path
+
 import numpy as np
 
 from bridgerl.agents.card_location import LocationModel, encode, positions_inputs, uniform_prior
 from bridgerl.core.positions import load_positions
 
 
-def _scores(probs: np.ndarray, allowed: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(log-loss, accuracy) per unseen card (flattened over positions and cards)."""
+def _scores(log_probs: np.ndarray, allowed: np.ndarray, target: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(log-loss, accuracy) per unseen card (flattened over positions and cards), from log-probabilities."""
     unseen = target >= 0
-    p_true = np.take_along_axis(probs, np.maximum(target, 0)[..., None], -1)[..., 0][unseen]
-    masked = np.where(allowed, probs, -np.inf)[unseen]
+    true = np.take_along_axis(log_probs, np.maximum(target, 0)[..., None], -1)[..., 0][unseen]
+    masked = np.where(allowed, log_probs, -np.inf)[unseen]
     best = masked.max(-1, keepdims=True)
     ties = np.isclose(masked, best, rtol=0, atol=1e-9)
     hit = np.take_along_axis(ties, np.maximum(target, 0)[unseen][:, None], -1)[:, 0]
-    return -np.log(np.maximum(p_true, 1e-300)), hit / ties.sum(-1)
+    return -true.astype(np.float64), hit / ties.sum(-1)
 
 
 def evaluate_inference(model, positions_file) -> dict:
@@ -35,10 +38,15 @@ def evaluate_inference(model, positions_file) -> dict:
         raise ValueError(f"{positions_file}: no positions to score")
     inputs, target = positions_inputs(positions)
     x, allowed, counts = encode(**inputs)
-    model_probs = np.where(allowed, np.exp(model.log_probabilities(x, allowed)), 0.0)
-    prior = uniform_prior(allowed, counts)
-    model_loss, model_acc = _scores(model_probs, allowed, target)
-    prior_loss, prior_acc = _scores(prior, allowed, target)
+    model_log = np.where(allowed, model.log_probabilities(x, allowed), 0.0)
+    with np.errstate(divide="ignore"):
+        prior_log = np.where(allowed, np.log(uniform_prior(allowed, counts)), 0.0)
+    model_loss, model_acc = _scores(model_log, allowed, target)
+    prior_loss, prior_acc = _scores(prior_log, allowed, target)
+    scored = {str(Path(path).resolve()) for path in model.metadata.get("data", []) if path}
+    if str(Path(positions_file).resolve()) in scored:
+        warnings.warn(f"{positions_file} is a file this model trained or was selected on: not a held-out score",
+                      stacklevel=2)
     unseen = target >= 0
     trick = np.broadcast_to((positions.positions["step"].astype(np.int64) // 4 + 1)[:, None], target.shape)[unseen]
     by_trick = []

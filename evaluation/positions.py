@@ -1,10 +1,11 @@
 """Play positions from whole-deal games (`bridgerl data positions`): the data of the inference models (issue #20).
 
 Each dataset row is bid and played at one table, ``ns`` North-South and ``ew`` East-West (game specs as in
-`bridgerl evaluate game`), the card players reseeded from (seed, row, side) exactly as table 1 of
-`bridgerl evaluate game --seed SEED` (so the same specs and seed play the same cards there). Every card played is a
-position; its legal cards are valued double dummy (`bridgerl.core.dd.solve_positions`, one batch per deal). The
-format is `bridgerl.core.positions`.
+`bridgerl evaluate game`), the card players reseeded from (seed, row, side) as at table 1 of
+`bridgerl evaluate game --seed SEED` (with deterministic bidders, such as ``rules`` and ``dqn``, both commands play
+the same cards; a ``random`` bidder is reseeded per row here too, so its calls differ from the match's). Every
+card played is a position; its legal cards are valued double dummy (`bridgerl.core.dd.solve_positions`, one batch
+per deal). The format is `bridgerl.core.positions`.
 
 Rows are played in chunks; each finished chunk is written atomically to ``OUT.partial/`` and a rerun of the same
 command skips it, so an interrupted job loses at most the chunks in flight. The final file is written atomically
@@ -24,6 +25,7 @@ from bridgerl.core import load_dataset
 from bridgerl.core.bridge import CARD_OFFSET, BridgeState
 from bridgerl.core.competitive import CompetitiveDealSource
 from bridgerl.core.dataset import atomic_savez
+from bridgerl.core.files import atomic_write_text
 from bridgerl.core.dd import set_dds_threads, solve_positions
 from bridgerl.core.positions import FORMAT, POSITION_ARRAYS, concatenate, deal_table, file_arrays
 from bridgerl.evaluation.game import bid_auctions, play_out, see_table
@@ -106,10 +108,14 @@ def _chunk_path(parts: Path, first: int) -> Path:
     return parts / f"rows_{first:07d}.npz"
 
 
-def _read_chunk(path: Path) -> tuple[dict, dict]:
+def _read_chunk(path: Path, rows: list[int]) -> tuple[dict, dict]:
+    """A finished chunk, checked to hold exactly ``rows``."""
     with np.load(path, allow_pickle=False) as npz:
-        return ({k[5:]: npz[k] for k in npz.files if k.startswith("deal_")},
-                {k[4:]: npz[k] for k in npz.files if k.startswith("pos_")})
+        deals = {k[5:]: npz[k] for k in npz.files if k.startswith("deal_")}
+        positions = {k[4:]: npz[k] for k in npz.files if k.startswith("pos_")}
+    if deals.get("row") is None or deals["row"].tolist() != list(rows):
+        raise ValueError(f"{path}: holds rows {deals.get('row')}, not {rows}; delete {path.parent} to start over")
+    return deals, positions
 
 
 def generate_positions(out, data="train", deals: int = 100, start: int = 0, ns: str = "rules", ew: str = "rules",
@@ -133,18 +139,19 @@ def generate_positions(out, data="train", deals: int = 100, start: int = 0, ns: 
                          f"{len(dataset)} deals)")
     out = Path(out)
     parts = Path(str(out) + ".partial")
-    meta = {"format": FORMAT, "source": str(data), "ns": ns, "ew": ew, "seed": int(seed), "chunk": chunk}
+    meta = {"format": FORMAT, "source": str(data), "ns": ns, "ew": ew, "seed": int(seed)}
+    job = {**meta, "chunk": chunk, "start": rows[0], "stop": rows[-1] + 1}
     stamp = parts / "job.json"
-    if parts.exists():
+    if parts.exists() and stamp.exists():
         try:
             saved = json.loads(stamp.read_text())
         except (OSError, ValueError):
             saved = None
-        if saved != meta:
+        if saved != job:
             raise ValueError(f"{parts}: holds chunks of another job ({saved}); delete it or rerun that job")
     else:
-        parts.mkdir(parents=True)
-        stamp.write_text(json.dumps(meta))
+        parts.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(stamp, json.dumps(job))
     chunks = [rows[i:i + chunk] for i in range(0, len(rows), chunk)]
     todo = [c for c in chunks if not _chunk_path(parts, c[0]).exists()]
     bar = None
@@ -172,7 +179,7 @@ def generate_positions(out, data="train", deals: int = 100, start: int = 0, ns: 
             pool.terminate()
         if bar is not None:
             bar.close()
-    deal_arrays, position_arrays = concatenate([_read_chunk(_chunk_path(parts, c[0])) for c in chunks])
+    deal_arrays, position_arrays = concatenate([_read_chunk(_chunk_path(parts, c[0]), c) for c in chunks])
     atomic_savez(out, **file_arrays(deal_arrays, position_arrays, meta))
     shutil.rmtree(parts)
     return out

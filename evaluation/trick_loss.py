@@ -13,6 +13,7 @@ import time
 import numpy as np
 
 from bridgerl.core.card_play import notify_deal
+from bridgerl.core.dd import positions_solved
 from bridgerl.core.positions import load_positions
 from bridgerl.core.stats import mean_ci
 from bridgerl.evaluation.play import agent_seed
@@ -31,7 +32,22 @@ def trick_loss_study(agents: dict, positions_file, limit: int | None = None, see
         raise ValueError(f"{positions_file}: no position with a choice")
     losses = {name: np.zeros(len(chosen)) for name in agents}
     seconds = {name: 0.0 for name in agents}
-    solved = {name: 0 for name in agents}  # DDS positions (worlds) solved, as PIMCAgent reports them
+    solved = {name: 0 for name in agents}  # positions sent to DDS
+    calls = {name: 0 for name in agents}  # card-location network evaluations
+    from bridgerl.evaluation.specs import load_pair
+
+    bidders = {}  # the file's bidders, for agents that replay the auction (auction=policy)
+    if any(hasattr(agent, "see_bidders") for agent in agents.values()):
+        ns, ew = load_pair(positions.meta["ns"]), load_pair(positions.meta["ew"])
+        bidders = {seat: (ns if seat % 2 == 0 else ew).bidder for seat in range(4)}
+    for agent in agents.values():
+        if bidders and hasattr(agent, "see_bidders"):
+            agent.see_bidders(bidders)
+    if len(chosen):  # one untimed decision each: compiles and loads (JAX, numba) stay out of the timings
+        state = positions.state(int(chosen[0]))
+        for agent in agents.values():
+            notify_deal(agent, state.deal.owner)
+            agent.act(state.view())
     iterator = enumerate(chosen)
     if progress:
         from tqdm import tqdm
@@ -45,11 +61,13 @@ def trick_loss_study(agents: dict, positions_file, limit: int | None = None, see
             if hasattr(agent, "reseed"):
                 agent.reseed(agent_seed(seed, int(i), a))
             notify_deal(agent, state.deal.owner)  # only the double-dummy oracle reads it
+            model = agent.location_model() if getattr(agent, "sampler", "uniform") == "network" else None
+            before, calls_before = positions_solved(), model.calls if model is not None else 0
             start = time.perf_counter()
             card = int(agent.act(view))
             seconds[name] += time.perf_counter() - start
-            worlds = getattr(agent, "_worlds", None)
-            solved[name] += 0 if worlds is None else len(worlds)
+            solved[name] += positions_solved() - before
+            calls[name] += (model.calls - calls_before) if model is not None else 0
             if not p["legal"][i][card]:
                 raise ValueError(f"{name} played an illegal card at position {i}")
             losses[name][k] = best - int(p["dd"][i][card])
@@ -62,7 +80,7 @@ def trick_loss_study(agents: dict, positions_file, limit: int | None = None, see
             "trick_loss": mean, "ci95": ci, "share_losing": float((losses[name] > 0).mean()),
             "seconds_per_decision": seconds[name] / len(chosen),
             "dds_positions_per_decision": solved[name] / len(chosen),
-            "network_calls_per_decision": 1.0 if getattr(agents[name], "sampler", "uniform") == "network" else 0.0,
+            "network_calls_per_decision": calls[name] / len(chosen),
             "by_trick": {int(t): float(losses[name][by_trick == t].mean()) for t in np.unique(by_trick)}}
     names = list(agents)
     if len(names) > 1:  # paired against the first agent, on the same positions

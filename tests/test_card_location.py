@@ -21,8 +21,17 @@ FAST = "bid=rules,play=pimc:worlds=4"
 
 @pytest.fixture(scope="module")
 def positions_file(tmp_path_factory):
+    """Positions of three training-split deals (what a model may learn from)."""
     out = tmp_path_factory.mktemp("location") / "pos.npz"
-    generate_positions(out, data="test", deals=3, start=40, ns=FAST, ew=FAST, seed=1, progress=False)
+    generate_positions(out, data="train", deals=3, start=40, ns=FAST, ew=FAST, seed=1, progress=False)
+    return out
+
+
+@pytest.fixture(scope="module")
+def valid_file(tmp_path_factory):
+    """Positions of two validation-split deals (what a model is selected on)."""
+    out = tmp_path_factory.mktemp("location") / "valid.npz"
+    generate_positions(out, data="valid", deals=2, ns=FAST, ew=FAST, seed=1, progress=False)
     return out
 
 
@@ -83,37 +92,60 @@ def test_uniform_prior_equals_enumeration(layout):
     assert np.allclose(uniform_prior(allowed[None], np.array([counts]))[0], hits / total)
 
 
-def test_training_is_seeded_resumable_and_models_load_checked(positions_file, tmp_path, capsys):
+def test_training_is_seeded_resumable_and_models_load_checked(positions_file, valid_file, tmp_path, capsys):
     """Two runs with one seed write the same model; three epochs straight equal two, then a resume to three; the
-    model loads by path in `evaluate inference` (JSON fields of the interface); a checkpoint of another kind or for
-    other features is refused in one line."""
+    splits are enforced (no learning from valid or test positions, no selecting on test or on the training file);
+    --force never deletes another kind of model, nor anything before the inputs are read; the model loads by path in
+    `evaluate inference` (JSON fields of the interface); a checkpoint of another kind or for other features is
+    refused in one line."""
+    import shutil
+
+    import jax
+
     from bridgerl.training.card_location import LocationConfig, train_location
 
     config = LocationConfig(hidden=(32,), epochs=3, batch_size=32)
-    train_location(tmp_path / "a", positions_file, positions_file, config, seed=4, progress=False)
-    train_location(tmp_path / "b", positions_file, positions_file, config, seed=4, progress=False)
+    train_location(tmp_path / "a", positions_file, valid_file, config, seed=4, progress=False)
+    train_location(tmp_path / "b", positions_file, valid_file, config, seed=4, progress=False)
     assert (tmp_path / "a" / "model.msgpack").read_bytes() == (tmp_path / "b" / "model.msgpack").read_bytes()
     two = LocationConfig(hidden=(32,), epochs=2, batch_size=32)
-    train_location(tmp_path / "c", positions_file, positions_file, two, seed=4, progress=False)
+    train_location(tmp_path / "c", positions_file, valid_file, two, seed=4, progress=False)
     with pytest.raises(FileExistsError, match="--resume"):
-        train_location(tmp_path / "c", positions_file, positions_file, config, seed=4, progress=False)
+        train_location(tmp_path / "c", positions_file, valid_file, config, seed=4, progress=False)
     with pytest.raises(ValueError, match="differs from the saved run"):
-        train_location(tmp_path / "c", positions_file, positions_file, LocationConfig(hidden=(16,), epochs=3,
+        train_location(tmp_path / "c", positions_file, valid_file, LocationConfig(hidden=(16,), epochs=3,
                        batch_size=32), seed=4, resume=True, progress=False)
-    train_location(tmp_path / "c", positions_file, positions_file, config, seed=4, resume=True, progress=False)
+    train_location(tmp_path / "c", positions_file, valid_file, config, seed=4, resume=True, progress=False)
     a, c = (tmp_path / "a" / "log.jsonl").read_text(), (tmp_path / "c" / "log.jsonl").read_text()
     assert a == c and len(a.splitlines()) == 3
-    assert (tmp_path / "a" / "model.msgpack").read_bytes() == (tmp_path / "c" / "model.msgpack").read_bytes()
-    out = tmp_path / "inference.json"
-    assert main(["evaluate", "inference", "--model", str(tmp_path / "a"), "--positions", str(positions_file),
-                 "--json", str(out)]) == 0
-    result = json.loads(out.read_text())
-    assert {"positions", "model_log_loss", "uniform_log_loss", "model_accuracy", "uniform_accuracy"} <= set(result)
-    assert result["positions"] == len(load_positions(positions_file)) and 0 < result["uniform_accuracy"] < 1
-    assert "uniform" in capsys.readouterr().out
     from bridgerl.agents.card_location import FORMAT
     from bridgerl.agents.checkpoint import load_weights, save_weights
 
+    (meta_a, weights_a), (meta_c, weights_c) = (load_weights(tmp_path / run, format=FORMAT) for run in "ac")
+    assert meta_a["epoch"] == meta_c["epoch"] and meta_a["valid_log_loss"] == meta_c["valid_log_loss"]
+    assert all((x == y).all() for x, y in zip(jax.tree.leaves(weights_a), jax.tree.leaves(weights_c)))
+    for train, valid, problem in ((valid_file, valid_file, "valid split"), (positions_file, positions_file,
+                                                                           "both --train and --valid")):
+        with pytest.raises(ValueError, match=problem):
+            train_location(tmp_path / "d", train, valid, config, progress=False)
+    with pytest.raises(ValueError, match="no such positions file"):  # --force with a missing input: run kept
+        train_location(tmp_path / "c", tmp_path / "typo.npz", valid_file, config, force=True, progress=False)
+    assert (tmp_path / "c" / "model.msgpack").exists()
+    shutil.copytree("models/uncontested-dqn", tmp_path / "dqn")
+    with pytest.raises(FileExistsError, match="not a card-location model"):
+        train_location(tmp_path / "dqn", positions_file, valid_file, config, force=True, progress=False)
+    assert (tmp_path / "dqn" / "model.msgpack").exists()
+    out = tmp_path / "inference.json"
+    assert main(["evaluate", "inference", "--model", str(tmp_path / "a"), "--positions", str(valid_file),
+                 "--json", str(out)]) == 0
+    result = json.loads(out.read_text())
+    assert {"positions", "model_log_loss", "uniform_log_loss", "model_accuracy", "uniform_accuracy"} <= set(result)
+    assert result["positions"] == len(load_positions(valid_file)) and 0 < result["uniform_accuracy"] < 1
+    assert "uniform" in capsys.readouterr().out
+    from bridgerl.evaluation.inference import evaluate_inference
+
+    with pytest.warns(UserWarning, match="not a held-out score"):
+        evaluate_inference(tmp_path / "a", valid_file)
     metadata, params = load_weights(tmp_path / "a", format=FORMAT)
     save_weights(tmp_path / "wrong.msgpack", params, {**metadata, "features": 10}, format=FORMAT)
     with pytest.raises(ValueError, match="reads 10 features"):
@@ -176,7 +208,35 @@ def test_pimc_with_network_worlds_plays_whole_deals(untrained):
     assert all(len(t["play"]) in (0, 52) for t in boards[0]["tables"])
     with pytest.raises(ValueError, match="model=PATH"):
         PIMCAgent(sampler="network")
-    with pytest.raises(ValueError, match="auction='none'"):
-        PIMCAgent(sampler="network", model=str(untrained), auction="rules")
+    with pytest.raises(ValueError, match="not 'policy'"):
+        PIMCAgent(sampler="network", model=str(untrained), auction="policy")
+    from bridgerl.envs import WorldSamplingError
+    from bridgerl.core.constraints import HandConstraint
+    from bridgerl.agents.card_location import sample_located_worlds
+
+    view = load_positions_view()
+    agent = PIMCAgent(worlds=6, seed=0, sampler="network", model=str(untrained), auction="rules")
+    assert len(agent.sample(view)) == 6 and agent.sampling.samples == 1
+    hidden = [s for s in range(4) if s not in view.known_hands()]
+    strong = {hidden[0]: HandConstraint(hcp=(10, 37))}
+    worlds = sample_located_worlds(view, LocationModel.load(untrained), 20, np.random.default_rng(0), strong)
+    assert len(worlds) == 20 and strong[hidden[0]].accepts(worlds, hidden[0]).all()
+    with pytest.raises(WorldSamplingError, match="card-location model"):
+        sample_located_worlds(view, LocationModel.load(untrained), 5, np.random.default_rng(0),
+                              {hidden[0]: HandConstraint(hcp=(37, 37))}, max_tries=500)
     with pytest.raises(ValueError, match="sampler"):
         PIMCAgent(sampler="oracle")
+
+
+def load_positions_view():
+    """Dummy's first card on a held-out deal bid by the rule bidders (the opening lead made): a view with an auction."""
+    from bridgerl.agents import RuleBidder
+    from bridgerl.core import load_dataset
+    from bridgerl.core.bridge import CARD_OFFSET, BridgeState
+    from bridgerl.core.competitive import CompetitiveDealSource
+
+    bidder = RuleBidder(competitive=True)
+    state = BridgeState.start(CompetitiveDealSource(load_dataset("test")).deal_at(0))
+    while state.phase == "auction":
+        state = state.apply(bidder.act_view(state.view()))
+    return state.apply(CARD_OFFSET + state.view().legal[0]).view()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -83,6 +85,13 @@ def test_positions_do_not_depend_on_chunks_or_interruption(played, tmp_path, mon
     generate_positions(cut, data="test", deals=4, start=10, ns=FAST, ew=FAST, seed=3, chunk=1, progress=False,
                        workers=2)
     assert not (tmp_path / "cut.npz.partial").exists()
+    with pytest.raises(ValueError, match="another job"):  # the same command with other rows is another job
+        partial = tmp_path / "rows.npz.partial"
+        partial.mkdir()
+        (partial / "job.json").write_text(json.dumps({"format": 1, "source": "test", "ns": FAST, "ew": FAST,
+                                                      "seed": 3, "chunk": 1, "start": 10, "stop": 12}))
+        generate_positions(tmp_path / "rows.npz", data="test", deals=4, start=10, ns=FAST, ew=FAST, seed=3, chunk=1,
+                           progress=False)
     with pytest.raises(ValueError, match="another job"):  # a partial folder is only resumed by the same job
         (tmp_path / "other.npz.partial").mkdir()
         (tmp_path / "other.npz.partial" / "job.json").write_text('{"seed": 9}')
@@ -139,10 +148,10 @@ def test_trick_loss_of_play_agents_on_positions(played, tmp_path, capsys):
     result_path = tmp_path / "loss.json"
     assert main(["evaluate", "trick-loss", "--positions", str(out), "--agents", "dd", "random", "--limit", "40",
                  "--quiet", "--json", str(result_path)]) == 0
-    import json
-
     result = json.loads(result_path.read_text())
     assert result["positions"] == 40
     assert result["agents"]["dd"]["trick_loss"] == 0 and result["agents"]["random"]["trick_loss"] > 0
     assert result["paired"]["random - dd"]["mean"] == result["agents"]["random"]["trick_loss"]
+    assert result["agents"]["dd"]["dds_positions_per_decision"] == 1  # the oracle solves the real deal once
+    assert result["agents"]["random"]["dds_positions_per_decision"] == 0
     assert "40 positions with a choice" in capsys.readouterr().out

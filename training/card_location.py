@@ -22,7 +22,7 @@ from flax import nnx
 
 from bridgerl.agents.card_location import (FEATURES, FORMAT, build_network, encode, location_loss, masked_log_probs,
                                            positions_inputs)
-from bridgerl.agents.checkpoint import save_weights
+from bridgerl.agents.checkpoint import load_weights, save_weights
 from bridgerl.core.files import atomic_write_text
 from bridgerl.core.positions import load_positions
 from bridgerl.training.run import _load_state, _save_state
@@ -55,6 +55,20 @@ def load_examples(path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     inputs, target = positions_inputs(positions)
     x, allowed, _ = encode(**inputs)
     return x, allowed, target.astype(np.int8)
+
+
+def check_splits(train, valid) -> None:
+    """Honest evaluation: the model learns only from training-split deals, selects on the validation split, and
+    never sees the test split (named by the positions files' ``source``)."""
+    sources = {name: str(load_positions(path).meta["source"]) for name, path in (("--train", train),
+                                                                                  ("--valid", valid))}
+    if sources["--train"] in ("valid", "test"):
+        raise ValueError(f"{train}: positions of the {sources['--train']} split; train on training-split deals "
+                         "(bridgerl data positions --data train)")
+    if sources["--valid"] == "test":
+        raise ValueError(f"{valid}: positions of the test split; select on the valid split (--data valid)")
+    if Path(train).resolve() == Path(valid).resolve():
+        raise ValueError(f"{train} is both --train and --valid; select on positions of other deals")
 
 
 def make_epoch(graphdef, optimizer, batch_size: int):
@@ -109,12 +123,20 @@ def train_location(out, train, valid, config: LocationConfig = LocationConfig(),
         raise FileExistsError(f"{out}: holds a run; pass --resume to continue it or --force to start over")
     if resume and not state_path.exists():
         raise FileNotFoundError(f"{out}: no saved run to resume ({STATE_FILE} missing)")
+    check_splits(train, valid)
+    x, allowed, target = load_examples(train)  # read (and checked) before anything in --out is touched
+    vx, vallowed, vtarget = load_examples(valid)
     if force and not resume:
+        model = out / MODEL_FILE
+        if model.exists():
+            try:
+                load_weights(model, format=FORMAT, what="card-location")
+            except ValueError:
+                raise FileExistsError(f"{model} is not a card-location model; --force replaces only a "
+                                      "card-location run: choose another --out") from None
         for name in (MODEL_FILE, STATE_FILE, LOG_FILE):
             (out / name).unlink(missing_ok=True)
     out.mkdir(parents=True, exist_ok=True)
-    x, allowed, target = load_examples(train)
-    vx, vallowed, vtarget = load_examples(valid)
     if len(x) < config.batch_size:
         raise ValueError(f"{train}: {len(x)} positions, fewer than one batch of {config.batch_size}")
     network = build_network(config.hidden, seed=seed)
@@ -146,14 +168,14 @@ def train_location(out, train, valid, config: LocationConfig = LocationConfig(),
             key, sub = jax.random.split(carry["key"])
             params, opt_state, train_loss = epoch_fn(carry["params"], carry["opt_state"], sub, *data)
             if not np.isfinite(float(train_loss)):
-                raise FloatingPointError(f"training loss became {float(train_loss)} at epoch "
-                                         f"{int(carry['epoch']) + 1}; lower --learning-rate")
+                raise ValueError(f"training loss became {float(train_loss)} at epoch {int(carry['epoch']) + 1}; "
+                                 "lower --learning-rate")
             valid_loss = evaluate(params, vx, vallowed, vtarget)
             epoch = int(carry["epoch"]) + 1
             best = float(carry["best"])
             record = {"epoch": epoch, "train_log_loss": float(train_loss), "valid_log_loss": valid_loss,
                       "train_positions": len(x), "valid_positions": len(vx)}
-            if valid_loss < best:
+            if np.float32(valid_loss) < np.float32(best):  # the saved best is float32
                 best = valid_loss
                 metadata = {"kind": "card-location", "features": FEATURES, "hidden": list(config.hidden),
                             "epoch": epoch, "valid_log_loss": valid_loss, "seed": seed,
@@ -163,9 +185,9 @@ def train_location(out, train, valid, config: LocationConfig = LocationConfig(),
                 record["kept"] = True
             carry = {"params": params, "opt_state": opt_state, "key": key, "epoch": jnp.int32(epoch),
                      "best": jnp.float32(best)}
-            _save_state(state_path, carry, meta)
-            with open(out / LOG_FILE, "a") as handle:
+            with open(out / LOG_FILE, "a") as handle:  # a line past the saved state is dropped by --resume
                 handle.write(json.dumps(record) + "\n")
+            _save_state(state_path, carry, meta)
             if bar is not None:
                 bar.update(1)
                 bar.set_postfix(train=f"{record['train_log_loss']:.4f}", valid=f"{valid_loss:.4f}")

@@ -152,6 +152,14 @@ def _card_scores(solved: np.ndarray) -> np.ndarray:
     return out
 
 
+_SOLVED = [0]
+
+
+def positions_solved() -> int:
+    """Positions `solve_positions` has sent to DDS in this process (for cost tables: read it before and after)."""
+    return _SOLVED[0]
+
+
 def solve_positions(holdings: np.ndarray, strain: int, first, trick=None, best_only: bool = False) -> np.ndarray:
     """Double-dummy tricks for every legal card of the seat to play, in many positions at once.
 
@@ -170,6 +178,7 @@ def solve_positions(holdings: np.ndarray, strain: int, first, trick=None, best_o
     if holdings.ndim != 2 or holdings.shape[1] != 4:
         raise ValueError(f"holdings must have shape (N, 4), got {holdings.shape}")
     n = len(holdings)
+    _SOLVED[0] += n
     first = np.broadcast_to(np.asarray(first, dtype=np.int32), (n,))
     trick = np.full((n, 3), -1, np.int32) if trick is None else np.broadcast_to(np.asarray(trick, np.int32), (n, 3))
     out = np.empty((n,) if best_only else (n, 52), dtype=np.int8)

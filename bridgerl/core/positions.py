@@ -141,20 +141,30 @@ def load_positions(path: str | os.PathLike) -> Positions:
     if missing:
         raise PositionsError(f"{path}: not a positions file (missing {', '.join(missing)}; "
                              "make one with `bridgerl data positions`)")
-    if int(arrays["format"]) != FORMAT:
-        raise PositionsError(f"{path}: positions format {int(arrays['format'])}, this bridgerl reads {FORMAT}")
+    try:
+        version = int(arrays["format"])
+    except (TypeError, ValueError):
+        version = None
+    if version != FORMAT:
+        raise PositionsError(f"{path}: positions format {arrays['format']!r}, this bridgerl reads {FORMAT}")
     deals = {k: arrays[f"deal_{k}"] for k in DEAL_ARRAYS}
     positions = {k: arrays[f"pos_{k}"] for k in POSITION_ARRAYS}
     for table, spec in ((deals, DEAL_ARRAYS), (positions, POSITION_ARRAYS)):
-        n = len(next(iter(table.values())))
-        for k, (_, shape) in spec.items():
+        n = len(table["row" if table is deals else "deal"]) if table[next(iter(spec))].ndim else -1
+        for k, (dtype, shape) in spec.items():
             got = table[k].shape
-            if got[0] != n or len(got) != 1 + len(shape) or any(s is not None and s != g
-                                                                   for s, g in zip(shape, got[1:])):
+            if (not got or got[0] != n or len(got) != 1 + len(shape)
+                    or any(s is not None and s != g for s, g in zip(shape, got[1:]))):
                 want = ", ".join(["N"] + ["A" if s is None else str(s) for s in shape])
                 raise PositionsError(f"{path}: array {k!r} has shape {got}, expected ({want}) with N = {n}")
-    if len(positions["deal"]) and not (0 <= positions["deal"].min() and positions["deal"].max() < len(deals["row"])):
-        raise PositionsError(f"{path}: position deal indices outside 0..{len(deals['row']) - 1}")
+            if not np.can_cast(table[k].dtype, dtype, "same_kind"):
+                raise PositionsError(f"{path}: array {k!r} holds {table[k].dtype}, expected {np.dtype(dtype)}")
+    checks = [("deal", positions["deal"], 0, len(deals["row"]) - 1), ("step", positions["step"], 0, 51),
+              ("card", positions["card"], 0, 51), ("player", positions["player"], 0, 3),
+              ("seat", positions["seat"], 0, 3), ("dealer", deals["dealer"], 0, 3), ("vul", deals["vul"], 0, 3)]
+    for name, values, low, high in checks:
+        if len(values) and not (low <= values.min() and values.max() <= high):
+            raise PositionsError(f"{path}: {name!r} values outside {low}..{high}")
     meta = {k: arrays[k].item() for k in SCALARS}
     return Positions(deals, positions, meta, str(path))
 
