@@ -259,20 +259,35 @@ _NEG = -1e9  # the logit of a seat a card cannot be with (finite: 0 * it stays 0
 
 
 def build_network(hidden: tuple[int, ...], seed: int = 0):
-    """The location network: the project's MLP (`networks.QNetwork`) from the features to 52 x 3 logits."""
+    """The location network: the project's MLP (`networks.QNetwork`) from the features to 52 x 3 logits, its output
+    layer zero at the start (so the untrained model is the uniform prior)."""
+    import jax.numpy as jnp
+
     from bridgerl.agents.networks import QNetwork
 
-    return QNetwork(FEATURES, tuple(hidden), 52 * HIDDEN, seed=seed)
+    network = QNetwork(FEATURES, tuple(hidden), 52 * HIDDEN, seed=seed)
+    network.head.kernel.value = jnp.zeros_like(network.head.kernel.value)  # starts as the uniform prior exactly
+    return network
 
 
-def masked_log_probs(logits, allowed):
-    """log P(seat | card) [..., 52, 3] from logits [..., 156]: a softmax over the seats ``allowed`` for each card
-    (0 where a card has no allowed seat or the seat is not allowed)."""
+def masked_log_probs(logits, allowed, log_prior):
+    """log P(seat | card) [..., 52, 3] from the network's logits [..., 156] added to the uniform prior's log
+    (``log_prior``, `log_uniform_prior`): the network learns what the auction and the play say beyond the count of
+    layouts, and with zero output it is the uniform prior. A softmax over the seats ``allowed`` for each card (0
+    where a card has no allowed seat or the seat is not allowed)."""
     import jax
     import jax.numpy as jnp
 
-    logits = jnp.where(allowed, logits.reshape(*logits.shape[:-1], 52, HIDDEN), _NEG)
+    logits = logits.reshape(*logits.shape[:-1], 52, HIDDEN) + log_prior
+    logits = jnp.where(allowed, logits, _NEG)
     return jnp.where(allowed, jax.nn.log_softmax(logits, -1), 0.0)
+
+
+def log_uniform_prior(allowed: np.ndarray, counts: np.ndarray) -> np.ndarray:
+    """float32[P, 52, 3]: log of `uniform_prior`, 0 where a seat is not allowed (the network's offset)."""
+    prior = uniform_prior(allowed, counts)
+    with np.errstate(divide="ignore"):
+        return np.where(allowed, np.log(np.where(allowed, prior, 1.0)), 0.0).astype(np.float32)
 
 
 def location_loss(log_probs, target):
@@ -295,8 +310,8 @@ class LocationModel:
         self.metadata = dict(metadata)
         self.calls = 0  # network evaluations (batches), for the cost tables
         graphdef, self._params = nnx.split(network)
-        self._log_probs = jax.jit(lambda params, x, allowed: masked_log_probs(
-            nnx.merge(graphdef, params)(x), allowed))
+        self._log_probs = jax.jit(lambda params, x, allowed, log_prior: masked_log_probs(
+            nnx.merge(graphdef, params)(x), allowed, log_prior))
 
     @classmethod
     def load(cls, path) -> "LocationModel":
@@ -326,9 +341,14 @@ class LocationModel:
         nnx.update(network, state)
         return cls(network, metadata)
 
-    def log_probabilities(self, x: np.ndarray, allowed: np.ndarray, batch: int = 4096) -> np.ndarray:
+    def log_probabilities(self, x: np.ndarray, allowed: np.ndarray, counts: np.ndarray,
+                          log_prior: np.ndarray | None = None, batch: int = 4096) -> np.ndarray:
+        """float32[P, 52, 3] log-probabilities (0 where not allowed) for `encode`'s outputs; ``log_prior``
+        (`log_uniform_prior`) when the caller has it."""
         import jax.numpy as jnp
 
+        if log_prior is None:
+            log_prior = log_uniform_prior(allowed, counts)
         out = np.zeros(allowed.shape, np.float32)
         for start in range(0, len(x), batch):
             self.calls += 1
@@ -339,12 +359,15 @@ class LocationModel:
             xs[:n] = x[start:stop]
             al = np.zeros((size, 52, HIDDEN), bool)
             al[:n] = allowed[start:stop]
-            out[start:stop] = np.asarray(self._log_probs(self._params, jnp.asarray(xs), jnp.asarray(al)))[:n]
+            lp = np.zeros((size, 52, HIDDEN), np.float32)
+            lp[:n] = log_prior[start:stop]
+            out[start:stop] = np.asarray(self._log_probs(self._params, jnp.asarray(xs), jnp.asarray(al),
+                                                         jnp.asarray(lp)))[:n]
         return out
 
     def probabilities(self, inputs: dict) -> np.ndarray:
-        x, allowed, _ = encode(**inputs)
-        return np.where(allowed, np.exp(self.log_probabilities(x, allowed)), 0.0)
+        x, allowed, counts = encode(**inputs)
+        return np.where(allowed, np.exp(self.log_probabilities(x, allowed, counts)), 0.0)
 
 
 # -- worlds drawn from the model ---------------------------------------------------------------------------------------
@@ -367,7 +390,7 @@ def sample_located_worlds(view, model: LocationModel, n: int, rng: np.random.Gen
         raise ValueError(f"n must be at least 1, got {n}")
     inputs = view_inputs(view)
     x, allowed, counts = encode(**inputs)
-    probs = np.where(allowed[0], np.exp(model.log_probabilities(x, allowed)[0]), 0.0)
+    probs = np.where(allowed[0], np.exp(model.log_probabilities(x, allowed, counts)[0]), 0.0)
     allowed, counts = allowed[0], counts[0].astype(np.int64)
     seat_of = (view.player + 1 + np.arange(HIDDEN)) % 4
     known = np.full(52, 255, np.uint8)
@@ -420,4 +443,4 @@ def sample_located_worlds(view, model: LocationModel, n: int, rng: np.random.Gen
 
 
 __all__ = ["FEATURES", "HIDDEN", "encode", "uniform_prior", "positions_inputs", "view_inputs", "LocationModel",
-           "build_network", "masked_log_probs", "location_loss", "FORMAT", "sample_located_worlds"]
+           "build_network", "masked_log_probs", "log_uniform_prior", "location_loss", "FORMAT", "sample_located_worlds"]

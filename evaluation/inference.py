@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bridgerl.agents.card_location import LocationModel, encode, positions_inputs, uniform_prior
+from bridgerl.agents.card_location import LocationModel, encode, log_uniform_prior, positions_inputs
 from bridgerl.core.positions import load_positions
 
 
@@ -38,9 +38,8 @@ def evaluate_inference(model, positions_file) -> dict:
         raise ValueError(f"{positions_file}: no positions to score")
     inputs, target = positions_inputs(positions)
     x, allowed, counts = encode(**inputs)
-    model_log = np.where(allowed, model.log_probabilities(x, allowed), 0.0)
-    with np.errstate(divide="ignore"):
-        prior_log = np.where(allowed, np.log(uniform_prior(allowed, counts)), 0.0)
+    prior_log = log_uniform_prior(allowed, counts)
+    model_log = np.where(allowed, model.log_probabilities(x, allowed, counts, prior_log), 0.0)
     model_loss, model_acc = _scores(model_log, allowed, target)
     prior_loss, prior_acc = _scores(prior_log, allowed, target)
     scored = {str(Path(path).resolve()) for path in model.metadata.get("data", []) if path}

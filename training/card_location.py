@@ -20,7 +20,8 @@ import numpy as np
 import optax
 from flax import nnx
 
-from bridgerl.agents.card_location import (FEATURES, FORMAT, build_network, encode, location_loss, masked_log_probs,
+from bridgerl.agents.card_location import (FEATURES, FORMAT, build_network, encode, location_loss, log_uniform_prior,
+                                           masked_log_probs,
                                            positions_inputs)
 from bridgerl.agents.checkpoint import load_weights, save_weights
 from bridgerl.core.files import atomic_write_text
@@ -47,14 +48,15 @@ class LocationConfig:
                              f"{self.weight_decay}")
 
 
-def load_examples(path) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(features int8[P, F], allowed bool[P, 52, 3], target int8[P, 52]) of every position of a positions file."""
+def load_examples(path) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(features int8[P, F], allowed bool[P, 52, 3], log uniform prior float32[P, 52, 3], target int8[P, 52]) of
+    every position of a positions file."""
     positions = load_positions(path)
     if len(positions) == 0:
         raise ValueError(f"{path}: no positions to learn from")
     inputs, target = positions_inputs(positions)
-    x, allowed, _ = encode(**inputs)
-    return x, allowed, target.astype(np.int8)
+    x, allowed, counts = encode(**inputs)
+    return x, allowed, log_uniform_prior(allowed, counts), target.astype(np.int8)
 
 
 def check_splits(train, valid) -> None:
@@ -74,17 +76,17 @@ def check_splits(train, valid) -> None:
 def make_epoch(graphdef, optimizer, batch_size: int):
     """One epoch: the examples shuffled by ``key``, cut into full batches, an Adam step on each (``lax.scan``)."""
 
-    def loss_fn(params, x, allowed, target):
-        return location_loss(masked_log_probs(nnx.merge(graphdef, params)(x), allowed), target)
+    def loss_fn(params, x, allowed, prior, target):
+        return location_loss(masked_log_probs(nnx.merge(graphdef, params)(x), allowed, prior), target)
 
     @jax.jit
-    def epoch(params, opt_state, key, x, allowed, target):
+    def epoch(params, opt_state, key, x, allowed, prior, target):
         batches = x.shape[0] // batch_size
         order = jax.random.permutation(key, x.shape[0])[:batches * batch_size].reshape(batches, batch_size)
 
         def step(carry, idx):
             params, opt_state = carry
-            loss, grads = jax.value_and_grad(loss_fn)(params, x[idx], allowed[idx], target[idx])
+            loss, grads = jax.value_and_grad(loss_fn)(params, x[idx], allowed[idx], prior[idx], target[idx])
             updates, opt_state = optimizer.update(grads, opt_state, params)
             return (optax.apply_updates(params, updates), opt_state), loss
 
@@ -96,17 +98,18 @@ def make_epoch(graphdef, optimizer, batch_size: int):
 
 def make_evaluate(graphdef):
     @jax.jit
-    def total(params, x, allowed, target):
+    def total(params, x, allowed, prior, target):
         """(summed log-loss, unseen cards) of one chunk."""
-        log_probs = masked_log_probs(nnx.merge(graphdef, params)(x), allowed)
+        log_probs = masked_log_probs(nnx.merge(graphdef, params)(x), allowed, prior)
         picked = jnp.take_along_axis(log_probs, jnp.maximum(target, 0)[..., None], -1)[..., 0]
         known = target >= 0
         return -(picked * known).sum(), known.sum()
 
-    def evaluate(params, x, allowed, target, chunk: int = 4096) -> float:
+    def evaluate(params, x, allowed, prior, target, chunk: int = 4096) -> float:
         loss = count = 0.0
         for start in range(0, len(x), chunk):
-            s, n = total(params, x[start:start + chunk], allowed[start:start + chunk], target[start:start + chunk])
+            part = slice(start, start + chunk)
+            s, n = total(params, x[part], allowed[part], prior[part], target[part])
             loss, count = loss + float(s), count + float(n)
         return loss / max(count, 1.0)
 
@@ -124,8 +127,8 @@ def train_location(out, train, valid, config: LocationConfig = LocationConfig(),
     if resume and not state_path.exists():
         raise FileNotFoundError(f"{out}: no saved run to resume ({STATE_FILE} missing)")
     check_splits(train, valid)
-    x, allowed, target = load_examples(train)  # read (and checked) before anything in --out is touched
-    vx, vallowed, vtarget = load_examples(valid)
+    x, allowed, prior, target = load_examples(train)  # read (and checked) before anything in --out is touched
+    vx, vallowed, vprior, vtarget = load_examples(valid)
     if force and not resume:
         model = out / MODEL_FILE
         if model.exists():
@@ -156,7 +159,7 @@ def train_location(out, train, valid, config: LocationConfig = LocationConfig(),
                 if line.strip() and json.loads(line)["epoch"] <= int(carry["epoch"])]
         atomic_write_text(log, "".join(line + "\n" for line in kept))
     epoch_fn, evaluate = make_epoch(graphdef, optimizer, config.batch_size), make_evaluate(graphdef)
-    data = (jnp.asarray(x), jnp.asarray(allowed), jnp.asarray(target))
+    data = (jnp.asarray(x), jnp.asarray(allowed), jnp.asarray(prior), jnp.asarray(target))
     record: dict = {}
     bar = None
     if progress:
@@ -170,7 +173,7 @@ def train_location(out, train, valid, config: LocationConfig = LocationConfig(),
             if not np.isfinite(float(train_loss)):
                 raise ValueError(f"training loss became {float(train_loss)} at epoch {int(carry['epoch']) + 1}; "
                                  "lower --learning-rate")
-            valid_loss = evaluate(params, vx, vallowed, vtarget)
+            valid_loss = evaluate(params, vx, vallowed, vprior, vtarget)
             epoch = int(carry["epoch"]) + 1
             best = float(carry["best"])
             record = {"epoch": epoch, "train_log_loss": float(train_loss), "valid_log_loss": valid_loss,
