@@ -393,12 +393,10 @@ def sample_located_worlds(view, model: LocationModel, n: int, rng: np.random.Gen
     probs = np.where(allowed[0], np.exp(model.log_probabilities(x, allowed, counts)[0]), 0.0)
     allowed, counts = allowed[0], counts[0].astype(np.int64)
     seat_of = (view.player + 1 + np.arange(HIDDEN)) % 4
-    known = np.full(52, 255, np.uint8)
-    for seat, cards in view.known_hands().items():
-        known[list(cards)] = seat
-    for trick in view.all_tricks():
-        for seat, card in zip(trick.seats, trick.cards):
-            known[card] = seat
+    from bridgerl.envs.worlds import known_owner
+
+    seen = known_owner(view)
+    known = np.where(seen < 0, 255, seen).astype(np.uint8)
     ways = allowed.sum(1)
     for card in np.flatnonzero(ways == 1):
         r = int(np.argmax(allowed[card]))

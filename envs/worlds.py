@@ -24,7 +24,7 @@ class WorldSamplingError(ValueError):
     """No consistent world could be found: the view is inconsistent or a constraint is never met."""
 
 
-def _known_owner(view: PlayerView) -> np.ndarray:
+def known_owner(view: PlayerView) -> np.ndarray:
     """int16[52]: the seat known to hold or have played each card, -1 for unseen cards."""
     owner = np.full(52, -1, dtype=np.int16)
     for trick in view.all_tricks():
@@ -131,7 +131,7 @@ def sample_worlds(view: PlayerView, n: int, constraints: Mapping[int, HandConstr
         raise ValueError(f"n must be at least 1, got {n}")
     rng = seed if isinstance(seed, np.random.Generator) else np.random.default_rng(seed)
     constraints = {**dict(view.constraints), **dict(constraints or {})}
-    known = _known_owner(view)
+    known = known_owner(view)
     hidden, need, forced, free = _layout_plan(view, known)
     for seat, constraint in constraints.items():
         if seat not in hidden and not constraint.accepts(np.where(known == seat, seat, 4).astype(np.uint8), seat):

@@ -100,17 +100,22 @@ def load_dataset(data) -> Dataset:
         data = bundled_path(data)
     if isinstance(data, (str, os.PathLike)):
         path = Path(data)
-        if not path.exists():
-            raise DatasetError(f"{path}: no such dataset file")
-        try:
-            with np.load(path, allow_pickle=False) as npz:
-                arrays = {k: npz[k] for k in npz.files}
-        except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
-            raise DatasetError(f"{path}: not a readable .npz dataset ({exc})") from None
-        return _from_mapping(arrays, str(path))
+        return _from_mapping(read_npz(path, "dataset", DatasetError), str(path))
     if hasattr(data, "keys"):
         return _from_mapping(dict(data), "<arrays>")
     raise DatasetError(f"cannot load a dataset from {type(data).__name__}: give a path, 'train'/'valid'/'test', or arrays")
+
+
+def read_npz(path: Path, what: str, error: type[Exception]) -> dict:
+    """Every array of an .npz file (no pickles); a missing or unreadable file raises ``error`` in one line naming
+    it and ``what`` it should be."""
+    if not path.exists():
+        raise error(f"{path}: no such {what} file")
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            return {k: npz[k] for k in npz.files}
+    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
+        raise error(f"{path}: not a readable .npz {what} ({exc})") from None
 
 
 def _from_mapping(arrays: dict, source: str) -> Dataset:

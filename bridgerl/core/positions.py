@@ -16,7 +16,6 @@ dataset), ``ns``/``ew`` (the specs that bid and played), ``seed``.
 from __future__ import annotations
 
 import os
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -26,6 +25,7 @@ from .auction import Auction
 from .board import VULS
 from .bridge import CARD_OFFSET, BridgeState
 from .competitive import CompetitiveDeal
+from .dataset import read_npz
 
 FORMAT = 1
 DEAL_ARRAYS = {"row": (np.int32, ()), "board": (np.int32, ()), "dealer": (np.uint8, ()), "vul": (np.uint8, ()),
@@ -128,13 +128,7 @@ def load_positions(path: str | os.PathLike) -> Positions:
     """Load and check a positions file; a missing array, a wrong shape or an index out of range is one line naming
     the file."""
     path = Path(path)
-    if not path.exists():
-        raise PositionsError(f"{path}: no such positions file")
-    try:
-        with np.load(path, allow_pickle=False) as npz:
-            arrays = {k: npz[k] for k in npz.files}
-    except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
-        raise PositionsError(f"{path}: not a readable .npz positions file ({exc})") from None
+    arrays = read_npz(path, "positions", PositionsError)
     missing = [f"deal_{k}" for k in DEAL_ARRAYS if f"deal_{k}" not in arrays]
     missing += [f"pos_{k}" for k in POSITION_ARRAYS if f"pos_{k}" not in arrays]
     missing += [k for k in SCALARS if k not in arrays]
