@@ -384,7 +384,7 @@ def sample_located_worlds(view, model: LocationModel, n: int, rng: np.random.Gen
     are spent (k < n); none passing raises `WorldSamplingError`. The draw is sequential, not an exact sample of
     the model's joint distribution (the network gives each card's marginal); worlds may repeat (PIMC solves each
     distinct one once)."""
-    from bridgerl.envs.worlds import WorldSamplingError
+    from bridgerl.envs import WorldSamplingError, known_owner
 
     if n < 1:
         raise ValueError(f"n must be at least 1, got {n}")
@@ -393,8 +393,6 @@ def sample_located_worlds(view, model: LocationModel, n: int, rng: np.random.Gen
     probs = np.where(allowed[0], np.exp(model.log_probabilities(x, allowed, counts)[0]), 0.0)
     allowed, counts = allowed[0], counts[0].astype(np.int64)
     seat_of = (view.player + 1 + np.arange(HIDDEN)) % 4
-    from bridgerl.envs.worlds import known_owner
-
     seen = known_owner(view)
     known = np.where(seen < 0, 255, seen).astype(np.uint8)
     ways = allowed.sum(1)

@@ -9,6 +9,7 @@ the `PlayerView` of a card player (``view_of``), and world sampling for play age
 
 from bridgerl.core.card_play import PlayerView, view_of
 from bridgerl.core.competitive import AuctionView, decode_auction
-from bridgerl.envs.worlds import WorldSamplingError, sample_worlds
+from bridgerl.envs.worlds import WorldSamplingError, known_owner, sample_worlds
 
-__all__ = ["AuctionView", "decode_auction", "PlayerView", "view_of", "sample_worlds", "WorldSamplingError"]
+__all__ = ["AuctionView", "decode_auction", "PlayerView", "view_of", "sample_worlds", "WorldSamplingError",
+           "known_owner"]
