@@ -92,20 +92,24 @@ def auction_constraints(view: PlayerView, constraints: Mapping[int, HandConstrai
 
 
 def rules_worlds(view: PlayerView, n: int, constraints: Mapping[int, HandConstraint] | None = None, seed=None,
-                 max_tries: int = 200_000, stats: SamplingStats | None = None) -> np.ndarray:
+                 max_tries: int = 200_000, stats: SamplingStats | None = None, draw=None) -> np.ndarray:
     """Up to ``n`` worlds (uint8[k, 52] owner arrays) meeting the auction's constraints on the hidden seats
     (`auction_constraints`); when none can be found (`WorldSamplingError`), worlds without the auction's
-    constraints (counted in ``stats.rules_fallbacks``)."""
+    constraints (counted in ``stats.rules_fallbacks``). ``draw(view, n, constraints, rng, max_tries)`` makes the
+    worlds (default: uniform, `sample_worlds`; the card-location model's sampler plugs in here)."""
     rng = _rng(seed)
+    if draw is None:
+        def draw(view, n, constraints, rng, max_tries):
+            return sample_worlds(view, n, constraints, seed=rng, max_tries=max_tries)
     if view.auction is None:
-        return sample_worlds(view, n, constraints, seed=rng, max_tries=max_tries)
+        return draw(view, n, constraints, rng, max_tries)
     stats = stats if stats is not None else SamplingStats()
     stats.samples += 1
     try:
-        owners = sample_worlds(view, n, auction_constraints(view, constraints), seed=rng, max_tries=max_tries)
+        owners = draw(view, n, auction_constraints(view, constraints), rng, max_tries)
     except WorldSamplingError:
         stats.rules_fallbacks += 1
-        owners = sample_worlds(view, n, constraints, seed=rng, max_tries=max_tries)
+        owners = draw(view, n, constraints, rng, max_tries)
     stats.worlds += len(owners)
     return owners
 

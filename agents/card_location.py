@@ -25,7 +25,7 @@ from math import comb
 import numpy as np
 
 from bridgerl.core.competitive import OBSERVATION_SIZE as AUCTION_BITS
-from bridgerl.core.competitive import encode as encode_auction
+from bridgerl.core.bridge import auction_bits
 from bridgerl.core.board import is_vulnerable
 
 HIDDEN = 3
@@ -159,7 +159,6 @@ def _suit_shares(suits: tuple, counts: tuple[int, int, int]) -> np.ndarray:
             table = nxt
         return table
 
-    total = None
     for s in range(4):
         n, _ = suits[s]
         if n == 0:
@@ -172,7 +171,6 @@ def _suit_shares(suits: tuple, counts: tuple[int, int, int]) -> np.ndarray:
             w = ways * rest.get(need, 0)
             weight += w
             mass += w * np.array(k, dtype=float)
-        total = weight if total is None else total
         if weight == 0:
             raise ValueError("no layout fits these counts and voids")
         out[s] = mass / (weight * n)
@@ -184,9 +182,8 @@ def positions_inputs(positions, which=None):
     """`encode`'s inputs for positions of a `bridgerl.core.positions.Positions` file (all, or the indices
     ``which``), with the target: int[P, 52] the relative seat (0-2 for seats 1-3) of each card, -1 for cards the
     chooser sees."""
-    from bridgerl.core.bridge import BridgeState
-    from bridgerl.core.competitive import CompetitiveDeal
     from bridgerl.core.board import VULS
+    from bridgerl.core.positions import auction_of
 
     pos, deals = positions.positions, positions.deals
     index = np.arange(len(positions)) if which is None else np.asarray(which)
@@ -209,16 +206,10 @@ def positions_inputs(positions, which=None):
     cache: dict = {}
     for i in range(p):
         key = (int(d[i]), int(player[i]))
-        if key not in cache:
-            row = int(d[i])
-            deal = CompetitiveDeal(deals["owner"][row], deals["dd"][row], int(deals["dealer"][row]),
-                                   VULS[int(deals["vul"][row])], int(deals["board"][row]), None)
-            state = BridgeState.start(deal)
-            for call in deals["auction"][row]:
-                if call < 0:
-                    break
-                state = state.apply(int(call))
-            cache[key] = state.auction_observation(int(player[i]))
+        if key not in cache:  # once per deal and chooser
+            vul = VULS[int(deals["vul"][key[0]])]
+            cache[key] = auction_bits(auction_of(positions, int(index[i])), is_vulnerable(vul, key[1]),
+                                      is_vulnerable(vul, key[1] + 1), (owner[i] == key[1]).astype(np.int8))
         bits[i] = cache[key]
     target = np.where(gone | own | (dummy & shown[:, None]), -1, (owner - player[:, None]) % 4 - 1)
     return dict(player=player, seat=pos["seat"][index].astype(np.int64),
@@ -241,9 +232,8 @@ def view_inputs(view) -> dict:
         dummy[list(view.dummy_cards)] = True
     hand = own.copy()
     hand[view.played_by(view.player)] = True
-    calls = view.auction.calls[:-1]
-    bits = encode_auction(calls, is_vulnerable(view.vul, view.player), is_vulnerable(view.vul, view.player + 1),
-                          hand.astype(np.int8))
+    bits = auction_bits(view.auction, is_vulnerable(view.vul, view.player), is_vulnerable(view.vul, view.player + 1),
+                        hand.astype(np.int8))
     c = view.contract
     pad = [-1] * (52 - len(history))
     return dict(player=[view.player], seat=[view.seat], dealer=[view.auction.dealer],

@@ -16,12 +16,12 @@ import numpy as np
 
 from bridgerl.agents.auction_worlds import METHODS as AUCTION_METHODS
 from bridgerl.agents.auction_worlds import PRIORS as AUCTION_PRIORS
-from bridgerl.agents.auction_worlds import SamplingStats, auction_constraints, check_bidders, sample_with_auction
+from bridgerl.agents.auction_worlds import SamplingStats, check_bidders, rules_worlds, sample_with_auction
 from bridgerl.agents.combined_defender import DEFAULT_INFO_BUDGET, InformationScore
 from bridgerl.core.cards import SEATS
 from bridgerl.core.constraints import HandConstraint
 from bridgerl.core.dd import solve_positions
-from bridgerl.envs import PlayerView, WorldSamplingError
+from bridgerl.envs import PlayerView
 
 OBJECTIVES = ("tricks", "make")
 GOALS = ("tricks", "sigma")
@@ -279,18 +279,14 @@ class PIMCAgent(SeededAgent):
             from bridgerl.agents.card_location import sample_located_worlds
 
             model = self.location_model()
-            if self.auction == "rules" and view.auction is not None:
-                self.sampling.samples += 1
-                try:
-                    owners = sample_located_worlds(view, model, self.worlds, self.rng,
-                                                   auction_constraints(view, self.constraints), self.max_tries)
-                except WorldSamplingError:
-                    self.sampling.rules_fallbacks += 1
-                    owners = sample_located_worlds(view, model, self.worlds, self.rng, self.constraints,
-                                                   self.max_tries)
-                self.sampling.worlds += len(owners)
-                return owners
-            return sample_located_worlds(view, model, self.worlds, self.rng, self.constraints, self.max_tries)
+
+            def draw(view, n, constraints, rng, max_tries):
+                return sample_located_worlds(view, model, n, rng, constraints, max_tries)
+
+            if self.auction == "rules":
+                return rules_worlds(view, self.worlds, self.constraints, self.rng, self.max_tries, self.sampling,
+                                    draw)
+            return draw(view, self.worlds, self.constraints, self.rng, self.max_tries)
         return sample_with_auction(view, self.worlds, self.auction, self.bidders, self.constraints, seed=self.rng,
                                    max_tries=self.max_tries, max_candidates=self.max_candidates, prior=self.prior,
                                    stats=self.sampling)

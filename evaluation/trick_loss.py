@@ -43,11 +43,10 @@ def trick_loss_study(agents: dict, positions_file, limit: int | None = None, see
     for agent in agents.values():
         if bidders and hasattr(agent, "see_bidders"):
             agent.see_bidders(bidders)
-    if len(chosen):  # one untimed decision each: compiles and loads (JAX, numba) stay out of the timings
-        state = positions.state(int(chosen[0]))
-        for agent in agents.values():
-            notify_deal(agent, state.deal.owner)
-            agent.act(state.view())
+    state = positions.state(int(chosen[0]))  # one untimed decision each: compiles and loads stay out of timings
+    for agent in agents.values():
+        notify_deal(agent, state.deal.owner)
+        agent.act(state.view())
     iterator = enumerate(chosen)
     if progress:
         from tqdm import tqdm

@@ -223,9 +223,8 @@ class BridgeState:
         player = self.player if player is None else int(player)
         bits = self._auction_bits.get(player) if self.auction.is_over else None
         if bits is None:
-            calls = self.auction.calls[:-1] if self.auction.is_over else self.auction.calls
-            bits = encode_auction_observation(calls, self.deal.vulnerable(player), self.deal.vulnerable(player + 1),
-                                              self.deal.hands()[player])
+            bits = auction_bits(self.auction, self.deal.vulnerable(player), self.deal.vulnerable(player + 1),
+                                self.deal.hands()[player])
             if self.auction.is_over:
                 bits.setflags(write=False)  # shared by the states of the play
                 self._auction_bits[player] = bits
@@ -233,6 +232,14 @@ class BridgeState:
 
     def __str__(self) -> str:
         return render_text(self)
+
+
+def auction_bits(auction: Auction, we_vulnerable: bool, they_vulnerable: bool, hand_bits: np.ndarray) -> np.ndarray:
+    """int8[231]: a player's competitive auction observation (bits 0-230 of the whole deal's observation): the
+    calls so far, or after the end the last encoding before the final pass; ``hand_bits`` int8[52] its original
+    13 cards."""
+    calls = auction.calls[:-1] if auction.is_over else auction.calls
+    return encode_auction_observation(calls, we_vulnerable, they_vulnerable, hand_bits)
 
 
 def render_text(state: BridgeState, outcome: BridgeResult | None = None) -> str:

@@ -62,10 +62,8 @@ class Positions:
         deal = CompetitiveDeal(self.deals["owner"][d], self.deals["dd"][d], int(self.deals["dealer"][d]),
                                VULS[int(self.deals["vul"][d])], int(self.deals["board"][d]), int(self.deals["row"][d]))
         state = BridgeState.start(deal)
-        for call in self.deals["auction"][d]:
-            if call < 0:
-                break
-            state = state.apply(int(call))
+        for call in auction_of(self, i).calls:
+            state = state.apply(call)
         for card in self.deals["play"][d][:int(self.positions["step"][i])]:
             state = state.apply(CARD_OFFSET + int(card))
         return state
