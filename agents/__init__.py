@@ -16,10 +16,11 @@ from bridgerl.agents.competitive_rules import CompetitiveRuleBidder
 from bridgerl.agents.constructive_rules import ConstructiveRuleBidder
 from bridgerl.agents.rules import RuleBidder
 from bridgerl.agents.silent import SilentOpponents
+from bridgerl.agents.simulation import PolicyAgent
 
 __all__ = ["PassAgent", "RandomBidder", "RuleBidder", "ConstructiveRuleBidder", "CompetitiveRuleBidder",
            "SilentOpponents", "DQNAgent", "RandomAgent", "DoubleDummyAgent", "PIMCAgent", "AlphaMuAgent",
-           "best_defence_values"]
+           "PolicyAgent", "best_defence_values"]
 
 
 def __getattr__(name):

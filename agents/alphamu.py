@@ -21,7 +21,7 @@ from bridgerl.agents.play import SeededAgent, choose, world_values
 from bridgerl.core.constraints import HandConstraint
 from bridgerl.core.dd import solve_positions
 from bridgerl.core.play import ALL_CARDS, PlayState, equivalent_groups
-from bridgerl.envs import PlayerView, sample_worlds
+from bridgerl.envs import PlayerView
 
 
 @dataclass
@@ -46,12 +46,21 @@ class SearchStats:
 class AlphaMuAgent(SeededAgent):
     """αμ declarer: ``max_moves`` Max moves of lookahead (M) over ``worlds`` sampled worlds.
 
-    As a defender it plays like PIMC with the make objective (αμ with M=1)."""
+    As a defender it plays like PIMC with the make objective (αμ with M=1). ``sampler`` and ``model``: where the
+    worlds come from, as for `bridgerl.agents.play.PIMCAgent` ("uniform", "auction": within the rule agreements'
+    ranges, "network": from the card-location model at ``model``)."""
 
     def __init__(self, max_moves: int = 3, worlds: int = 20, seed=None,
                  constraints: Mapping[int, HandConstraint] | None = None, transposition: bool = True,
-                 early_cut: bool = True, root_cut: bool = True, max_tries: int = 200_000):
+                 early_cut: bool = True, root_cut: bool = True, max_tries: int = 200_000, sampler: str = "uniform",
+                 model: str = ""):
+        from bridgerl.agents.play import check_sampler, load_model
+
         super().__init__(seed)
+        self.auction = check_sampler(sampler, model, "none")
+        self.sampler, self.model = sampler, str(model)
+        if sampler == "network":
+            load_model("location", self.model)  # a model that does not load fails here
         if max_moves < 1 or worlds < 1:
             raise ValueError(f"max_moves and worlds must be at least 1, got {max_moves} and {worlds}")
         self.max_moves, self.worlds = int(max_moves), int(worlds)
@@ -64,7 +73,10 @@ class AlphaMuAgent(SeededAgent):
         self.stats = SearchStats()
 
     def sample(self, view: PlayerView) -> np.ndarray:
-        return sample_worlds(view, self.worlds, self.constraints, seed=self.rng, max_tries=self.max_tries)
+        from bridgerl.agents.play import draw_worlds
+
+        return draw_worlds(view, self.worlds, self.rng, self.sampler, self.model, self.auction, self.constraints,
+                           self.max_tries)
 
     def act(self, view: PlayerView) -> int:
         groups = view.equivalent_groups()

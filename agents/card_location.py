@@ -183,22 +183,14 @@ def positions_inputs(positions, which=None):
     ``which``), with the target: int[P, 52] the relative seat (0-2 for seats 1-3) of each card, -1 for cards the
     chooser sees."""
     from bridgerl.core.board import VULS
-    from bridgerl.core.positions import auction_of
+    from bridgerl.core.positions import auction_of, play_so_far
 
     pos, deals = positions.positions, positions.deals
-    index = np.arange(len(positions)) if which is None else np.asarray(which)
-    d = pos["deal"][index].astype(np.int64)
-    step = pos["step"][index].astype(np.int64)
+    so_far = play_so_far(positions, which)
+    index, d, step, owner = so_far["index"], so_far["deal"], so_far["step"], so_far["owner"]
+    contract, history, history_seat, gone = (so_far[k] for k in ("contract", "history", "history_seat", "gone"))
     player = pos["player"][index].astype(np.int64)
-    owner = deals["owner"][d].astype(np.int64)
-    play = deals["play"][d].astype(np.int64)
-    contract = deals["contract"][d].astype(np.int64)
     p = len(index)
-    history = np.where(np.arange(52)[None, :] < step[:, None], play, -1)
-    history_seat = np.where(history >= 0, np.take_along_axis(owner, np.maximum(history, 0), 1), -1)
-    gone = np.zeros((p, 52), bool)
-    r_idx, j_idx = np.nonzero(history >= 0)
-    gone[r_idx, history[r_idx, j_idx]] = True
     own = (owner == player[:, None]) & ~gone
     dummy = (owner == ((contract[:, 3] + 2) % 4)[:, None]) & ~gone
     shown = step >= 1
@@ -280,15 +272,6 @@ def log_uniform_prior(allowed: np.ndarray, counts: np.ndarray) -> np.ndarray:
         return np.where(allowed, np.log(np.where(allowed, prior, 1.0)), 0.0).astype(np.float32)
 
 
-def location_loss(log_probs, target):
-    """Mean cross-entropy over the unseen cards (``target`` int[..., 52]: seat 0-2, -1 where seen)."""
-    import jax.numpy as jnp
-
-    picked = jnp.take_along_axis(log_probs, jnp.maximum(target, 0)[..., None], -1)[..., 0]
-    known = target >= 0
-    return -(picked * known).sum() / jnp.maximum(known.sum(), 1)
-
-
 class LocationModel:
     """A trained location network: ``probabilities(inputs)`` -> float[P, 52, 3] for `encode`'s inputs
     (`view_inputs`, `positions_inputs`), 0 for cards the chooser sees and seats a card cannot be with."""
@@ -299,6 +282,7 @@ class LocationModel:
 
         self.metadata = dict(metadata)
         self.calls = 0  # network evaluations (batches), for the cost tables
+        self.rows = 0  # positions evaluated
         graphdef, self._params = nnx.split(network)
         self._log_probs = jax.jit(lambda params, x, allowed, log_prior: masked_log_probs(
             nnx.merge(graphdef, params)(x), allowed, log_prior))
@@ -307,52 +291,23 @@ class LocationModel:
     def load(cls, path) -> "LocationModel":
         """Load ``models/card-location`` (a directory holding model.msgpack, or the file); a checkpoint of another
         kind or for other features is refused in one line."""
-        from flax import nnx
+        from bridgerl.agents.checkpoint import load_network
 
-        from bridgerl.agents.checkpoint import load_weights
-
-        metadata, params = load_weights(path, format=FORMAT, what="card-location")
-        if int(metadata.get("features", -1)) != FEATURES:
-            raise ValueError(f"{path}: this card-location model reads {metadata.get('features')} features, this "
-                             f"bridgerl encodes {FEATURES}; retrain it (bridgerl train card-location)")
-        import jax
-
-        network = build_network(tuple(metadata["hidden"]))
-        state = nnx.state(network)
-        try:
-            fits = jax.tree.all(jax.tree.map(lambda a, b: np.shape(a) == np.shape(b), nnx.to_pure_dict(state),
-                                             params))
-        except (ValueError, TypeError, KeyError):
-            fits = False
-        if not fits:
-            raise ValueError(f"{path}: the weights do not fit a network of hidden sizes {metadata['hidden']} over "
-                             f"{FEATURES} features (a damaged or edited checkpoint)")
-        nnx.replace_by_pure_dict(state, params)
-        nnx.update(network, state)
+        network, metadata = load_network(path, FORMAT, "card-location", FEATURES, build_network)
         return cls(network, metadata)
 
     def log_probabilities(self, x: np.ndarray, allowed: np.ndarray, counts: np.ndarray,
                           log_prior: np.ndarray | None = None, batch: int = 4096) -> np.ndarray:
         """float32[P, 52, 3] log-probabilities (0 where not allowed) for `encode`'s outputs; ``log_prior``
         (`log_uniform_prior`) when the caller has it."""
-        import jax.numpy as jnp
+        from bridgerl.agents.networks import apply_padded
 
         if log_prior is None:
             log_prior = log_uniform_prior(allowed, counts)
-        out = np.zeros(allowed.shape, np.float32)
-        for start in range(0, len(x), batch):
-            self.calls += 1
-            stop = min(len(x), start + batch)
-            n = stop - start
-            size = 1 << max(n - 1, 0).bit_length()  # padded to a power of two: few shapes to compile
-            xs = np.zeros((size, x.shape[1]), np.int8)
-            xs[:n] = x[start:stop]
-            al = np.zeros((size, 52, HIDDEN), bool)
-            al[:n] = allowed[start:stop]
-            lp = np.zeros((size, 52, HIDDEN), np.float32)
-            lp[:n] = log_prior[start:stop]
-            out[start:stop] = np.asarray(self._log_probs(self._params, jnp.asarray(xs), jnp.asarray(al),
-                                                         jnp.asarray(lp)))[:n]
+        out, batches = apply_padded(self._log_probs, self._params, (np.asarray(x, np.int8), np.asarray(allowed, bool),
+                                                                     np.asarray(log_prior, np.float32)), batch)
+        self.calls += batches
+        self.rows += len(x)
         return out
 
     def probabilities(self, inputs: dict) -> np.ndarray:
@@ -429,4 +384,4 @@ def sample_located_worlds(view, model: LocationModel, n: int, rng: np.random.Gen
 
 
 __all__ = ["FEATURES", "HIDDEN", "encode", "uniform_prior", "positions_inputs", "view_inputs", "LocationModel",
-           "build_network", "masked_log_probs", "log_uniform_prior", "location_loss", "FORMAT", "sample_located_worlds"]
+           "build_network", "masked_log_probs", "log_uniform_prior", "FORMAT", "sample_located_worlds"]

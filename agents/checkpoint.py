@@ -1,6 +1,7 @@
 """Checkpoints: one msgpack file (flax serialization) holding a network's weights and JSON metadata. DQNs (format
 ``bridgerl-dqn-1``: env id, observation size, actions, architecture, preset, training command) and card-location
-models (``bridgerl-card-location-1``, `bridgerl.agents.card_location`)."""
+models (``bridgerl-card-location-1``, `bridgerl.agents.card_location`), ISSNs and SSNs (``bridgerl-issn-1``,
+``bridgerl-ssn-1``, `bridgerl.agents.simulation`)."""
 
 from __future__ import annotations
 
@@ -50,3 +51,39 @@ def load_weights(path: str | os.PathLike, format: str = FORMAT, what: str = "DQN
 
     params = jax.tree.map(lambda a: np.asarray(a, dtype=np.float32), payload["params"])
     return json.loads(payload["metadata"]), params
+
+
+def load_network(path: str | os.PathLike, format: str, what: str, features: int, build) -> tuple[object, dict]:
+    """(network, metadata) of a checkpoint of ``format`` whose metadata names its input ``features`` and
+    ``hidden`` sizes; ``build(hidden)`` makes the empty network. A checkpoint of another kind, for other features or
+    whose weights do not fit the network is refused in one line."""
+    import jax
+    from flax import nnx
+
+    metadata, params = load_weights(path, format=format, what=what)
+    if int(metadata.get("features", -1)) != features:
+        raise ValueError(f"{path}: this {what} model reads {metadata.get('features')} features, this bridgerl "
+                         f"encodes {features}; retrain it")
+    network = build(tuple(metadata["hidden"]))
+    state = nnx.state(network)
+    try:
+        fits = jax.tree.all(jax.tree.map(lambda a, b: np.shape(a) == np.shape(b), nnx.to_pure_dict(state), params))
+    except (ValueError, TypeError, KeyError):
+        fits = False
+    if not fits:
+        raise ValueError(f"{path}: the weights do not fit a network of hidden sizes {metadata['hidden']} over "
+                         f"{features} features (a damaged or edited checkpoint)")
+    nnx.replace_by_pure_dict(state, params)
+    nnx.update(network, state)
+    return network, metadata
+
+
+_LOADED: dict = {}  # (class, path) -> a loaded model, once per process
+
+
+def cached_load(cls, path):
+    """``cls.load(path)``, once per process (play agents that share a model share its counters)."""
+    key = (cls, str(path))
+    if key not in _LOADED:
+        _LOADED[key] = cls.load(path)
+    return _LOADED[key]

@@ -26,8 +26,9 @@ from bridgerl.envs import PlayerView
 OBJECTIVES = ("tricks", "make")
 GOALS = ("tricks", "sigma")
 TIEBREAKS = ("random", "info")
-SAMPLERS = ("uniform", "network")
-_LOCATION_MODELS: dict = {}  # path -> LocationModel, loaded once per process
+SAMPLERS = ("uniform", "auction", "network")
+REWEIGHS = ("none", "issn")
+SOLVERS = ("dds", "ssn")
 TIE_TOLERANCE = 0.01
 """Choices whose values differ by less than this (in tricks, or in probability for ``make``) are ties (thesis 3.4.3:
 "a tolerance of 0.01"); strictly less, so means over 100 worlds or fewer, spaced 0.01 or more, never tie."""
@@ -46,6 +47,60 @@ def _one_of(name: str, value: str, allowed: tuple) -> str:
 
 def _check_objective(objective: str) -> str:
     return _one_of("objective", objective, OBJECTIVES)
+
+
+def load_model(kind: str, path: str):
+    """The network model at ``path`` (loaded once per process): ``kind`` "location" (the card-location model,
+    `bridgerl.agents.card_location.LocationModel`), "issn" or "ssn" (`bridgerl.agents.simulation`)."""
+    from bridgerl.agents.checkpoint import cached_load
+
+    if kind == "location":
+        from bridgerl.agents.card_location import LocationModel as cls
+    elif kind == "issn":
+        from bridgerl.agents.simulation import PolicyModel as cls
+    else:
+        from bridgerl.agents.simulation import SolverModel as cls
+    return cached_load(cls, path)
+
+
+def check_sampler(sampler: str, model: str, auction: str) -> str:
+    """The auction method a ``sampler`` setting means (one-line errors for settings that do not go together):
+    "uniform" keeps ``auction``; "auction" is uniform within the rule agreements' ranges (``auction="rules"``
+    unless "policy" is asked for); "network" draws from the card-location ``model`` (``auction`` "none" or
+    "rules")."""
+    _one_of("sampler", sampler, SAMPLERS)
+    _one_of("auction", auction, AUCTION_METHODS)
+    if sampler == "network" and not model:
+        raise ValueError("sampler='network' draws worlds from a card-location model: give model=PATH "
+                         "(e.g. models/card-location)")
+    if sampler == "network" and auction == "policy":
+        raise ValueError("sampler='network' reads the auction through its model; with it, auction may be "
+                         "'none' or 'rules' (the rule agreements' ranges kept by rejection), not 'policy'")
+    if sampler == "auction" and auction == "none":
+        return "rules"
+    return auction
+
+
+def draw_worlds(view: PlayerView, n: int, rng: np.random.Generator, sampler: str = "uniform", model: str = "",
+                auction: str = "none", constraints: Mapping[int, HandConstraint] | None = None,
+                max_tries: int = 200_000, bidders: Mapping[int, object] | None = None, max_candidates: int = 2000,
+                prior: str = "none", stats: SamplingStats | None = None) -> np.ndarray:
+    """uint8[k, 52]: the worlds a play agent reasons over, by its ``sampler`` (`check_sampler`) and ``auction``
+    method (`bridgerl.agents.auction_worlds.sample_with_auction`); "network" draws from the card-location model at
+    ``model`` (`bridgerl.agents.card_location.sample_located_worlds`)."""
+    if sampler == "network":
+        from bridgerl.agents.card_location import sample_located_worlds
+
+        location = load_model("location", model)
+
+        def draw(view, n, constraints, rng, max_tries):
+            return sample_located_worlds(view, location, n, rng, constraints, max_tries)
+
+        if auction == "rules":
+            return rules_worlds(view, n, constraints, rng, max_tries, stats, draw)
+        return draw(view, n, constraints, rng, max_tries)
+    return sample_with_auction(view, n, auction, bidders, constraints, seed=rng, max_tries=max_tries,
+                               max_candidates=max_candidates, prior=prior, stats=stats)
 
 
 def holdings_of(view: PlayerView, owners: np.ndarray) -> np.ndarray:
@@ -212,25 +267,34 @@ class PIMCAgent(SeededAgent):
     system) or "rules" (the rule agreements' constraints first: tighter, for rule bidders). ``sampling`` counts the
     auction-aware samples and their fallbacks.
 
-    ``sampler="network"`` (issue #20, seed 003) draws the worlds from a card-location model (``model``: its path,
-    e.g. ``models/card-location``; `bridgerl.agents.card_location.sample_located_worlds`), which reads the auction
-    and the play itself; the hard constraints (known cards, counts, voids) always hold."""
+    ``sampler`` (issue #20): "uniform" (every world consistent with the view alike, shaped by ``auction``),
+    "auction" (uniform within the rule agreements' ranges: ``auction="rules"``) or "network" (seed 003: drawn from
+    a card-location model, ``model``: its path, e.g. ``models/card-location``;
+    `bridgerl.agents.card_location.sample_located_worlds`, which reads the auction and the play itself); the hard
+    constraints (known cards, counts, voids) always hold.
+
+    ``reweigh="issn"`` (seed 004, simulation reweighing): each world counts in the mean in proportion to the
+    likelihood, by the ISSN at ``issn``, of the other players' last ``T`` choices had it been the deal
+    (`bridgerl.agents.simulation.PolicyModel.world_log_weights`); ``last["ess"]`` is the effective number of worlds
+    (1 / sum of squared weights). ``solver="ssn"``: the worlds are valued by the SSN at ``ssn`` instead of DDS (no
+    DDS call at all)."""
 
     def __init__(self, worlds: int = 100, objective: str = "tricks", seed=None,
                  constraints: Mapping[int, HandConstraint] | None = None, max_tries: int = 200_000,
                  auction: str = "none", max_candidates: int = 2000, prior: str = "none", goal: str = "tricks",
                  tiebreak: str = "random", info_budget: int = DEFAULT_INFO_BUDGET, sampler: str = "uniform",
-                 model: str = ""):
+                 model: str = "", reweigh: str = "none", T: int = 3, issn: str = "models/issn",
+                 solver: str = "dds", ssn: str = "models/ssn"):
         _one_of("tiebreak", tiebreak, TIEBREAKS)
-        _one_of("sampler", sampler, SAMPLERS)
-        if sampler == "network" and not model:
-            raise ValueError("sampler='network' draws worlds from a card-location model: give model=PATH "
-                             "(e.g. models/card-location)")
-        if sampler == "network" and auction == "policy":
-            raise ValueError("sampler='network' reads the auction through its model; with it, auction may be "
-                             "'none' or 'rules' (the rule agreements' ranges kept by rejection), not 'policy'")
+        auction = check_sampler(sampler, model, auction)
+        _one_of("reweigh", reweigh, REWEIGHS)
+        _one_of("solver", solver, SOLVERS)
+        if reweigh == "issn" and T < 1:
+            raise ValueError(f"T (choices reweighed) must be at least 1, got {T}")
+        if reweigh == "issn" and goal == "sigma":
+            raise ValueError("goal='sigma' ranks by the spread over equally likely worlds; it does not take "
+                             "reweigh='issn'")
         _one_of("goal", goal, GOALS)
-        _one_of("auction", auction, AUCTION_METHODS)
         _one_of("prior", prior, AUCTION_PRIORS)
         if info_budget < 0:
             raise ValueError(f"info_budget must be 0 (sure-trick lines only) or more, got {info_budget}")
@@ -252,57 +316,72 @@ class PIMCAgent(SeededAgent):
         self.tiebreak = tiebreak
         self.sampler = sampler
         self.model = str(model)
-        if sampler == "network":
-            self.location_model()  # a model that does not load fails here, not at the first card
+        self.reweigh, self.T, self.issn = reweigh, int(T), str(issn)
+        self.solver, self.ssn = solver, str(ssn)
+        for kind, path in self.models().items():
+            load_model(kind, path)  # a model that does not load fails here, not at the first card
         self.information = InformationScore(info_budget)
         self.bidders: dict[int, object] = {}
         self.sampling = SamplingStats()
         self.ties = TieStats()
         self.last: dict = {}
         self._worlds: np.ndarray | None = None
+        self._weights: np.ndarray | None = None
 
     def see_bidders(self, bidders: Mapping[int, object]) -> None:
         """The bidding agents at the table, {seat: bidder with ``act_batch`` or ``act`` on 231-bit observations}:
         what ``auction="policy"`` replays."""
         self.bidders = check_bidders(bidders)
 
-    def location_model(self):
-        """The card-location model of ``sampler="network"`` (`bridgerl.agents.card_location`)."""
-        if self.model not in _LOCATION_MODELS:
-            from bridgerl.agents.card_location import LocationModel
+    def models(self) -> dict:
+        """{kind: path} of the networks this agent uses ("location", "issn", "ssn"; `load_model`)."""
+        used = {"location": self.model if self.sampler == "network" else None,
+                "issn": self.issn if self.reweigh == "issn" else None,
+                "ssn": self.ssn if self.solver == "ssn" else None}
+        return {kind: path for kind, path in used.items() if path is not None}
 
-            _LOCATION_MODELS[self.model] = LocationModel.load(self.model)
-        return _LOCATION_MODELS[self.model]
+    def network_rows(self) -> int:
+        """Positions its networks have evaluated so far in this process (for the cost tables; shared by agents
+        that load the same model)."""
+        return sum(load_model(kind, path).rows for kind, path in self.models().items())
 
     def sample(self, view: PlayerView) -> np.ndarray:
-        if self.sampler == "network":
-            from bridgerl.agents.card_location import sample_located_worlds
+        return draw_worlds(view, self.worlds, self.rng, self.sampler, self.model, self.auction, self.constraints,
+                           self.max_tries, self.bidders, self.max_candidates, self.prior, self.sampling)
 
-            model = self.location_model()
+    def solve(self, view: PlayerView, owners: np.ndarray) -> np.ndarray:
+        """[k, 52]: each legal card's tricks in each world (-1 for illegal cards), by DDS or the SSN; a repeated
+        world is solved once."""
+        distinct, where = np.unique(owners, axis=0, return_inverse=True)
+        if self.solver == "ssn":
+            return load_model("ssn", self.ssn).solve_worlds(view, distinct)[where.reshape(-1)]
+        return solve_worlds(view, distinct)[where.reshape(-1)]
 
-            def draw(view, n, constraints, rng, max_tries):
-                return sample_located_worlds(view, model, n, rng, constraints, max_tries)
+    def world_weights(self, view: PlayerView, owners: np.ndarray) -> np.ndarray | None:
+        """float[k] summing to 1 (``reweigh="issn"``), or None (the worlds count alike)."""
+        if self.reweigh != "issn":
+            return None
+        from bridgerl.agents.simulation import normalised_weights
 
-            if self.auction == "rules":
-                return rules_worlds(view, self.worlds, self.constraints, self.rng, self.max_tries, self.sampling,
-                                    draw)
-            return draw(view, self.worlds, self.constraints, self.rng, self.max_tries)
-        return sample_with_auction(view, self.worlds, self.auction, self.bidders, self.constraints, seed=self.rng,
-                                   max_tries=self.max_tries, max_candidates=self.max_candidates, prior=self.prior,
-                                   stats=self.sampling)
+        distinct, where = np.unique(owners, axis=0, return_inverse=True)
+        log_weights = load_model("issn", self.issn).world_log_weights(view, distinct, self.T)[where.reshape(-1)]
+        return normalised_weights(log_weights)
 
     def card_values(self, view: PlayerView, owners: np.ndarray | None = None) -> np.ndarray:
         """float[52]: each legal card's mean value over the worlds (sampled unless given), or its `sigma_values`
         with ``goal="sigma"``; -1 for illegal cards."""
         owners = self.sample(view) if owners is None else owners
-        distinct, where = np.unique(owners, axis=0, return_inverse=True)  # a repeated world is solved once
-        scores = solve_worlds(view, distinct)[where.reshape(-1)]
+        scores = self.solve(view, owners)
         legal = scores[0] >= 0
         per_world = world_values(view, scores, self.objective)
-        self._worlds = owners
+        weights = self.world_weights(view, owners)
+        self._worlds, self._weights = owners, weights
         self.last = {"case": sigma_case(view, per_world) if self.objective == "tricks" else None}
         if self.goal == "sigma":
             return sigma_values(view, per_world, legal)
+        if weights is not None:
+            self.last["ess"] = float(1.0 / np.square(weights).sum())
+            return np.where(legal, weights @ per_world, -1.0)
         return np.where(legal, per_world.mean(0), -1.0)
 
     def act(self, view: PlayerView) -> int:
@@ -331,15 +410,22 @@ class PIMCAgent(SeededAgent):
     def information_scores(self, view: PlayerView, cards, owners: np.ndarray | None = None) -> np.ndarray:
         """float[len(cards)]: each card's information score, the mean over the worlds (the last decision's unless
         given) of the declaring side's combined-defender tricks after the trick the card plays to."""
+        weights = self._weights if owners is None else self.world_weights(view, owners)
         owners = self._worlds if owners is None else owners
         if owners is None:
             owners = self.sample(view)
-        return self.information.scores(view, owners, [int(c) for c in cards]).mean(0)
+            weights = self.world_weights(view, owners)
+        scores = self.information.scores(view, owners, [int(c) for c in cards])
+        return scores.mean(0) if weights is None else weights @ scores
 
     def __repr__(self) -> str:
         auction = f", auction={self.auction!r}" if self.auction != "none" else ""
         goal = f", goal={self.goal!r}" if self.goal != "tricks" else ""
         tiebreak = f", tiebreak={self.tiebreak!r}" if self.tiebreak != "random" else ""
-        sampler = f", sampler='network', model={self.model!r}" if self.sampler == "network" else ""
-        return f"PIMCAgent(worlds={self.worlds}, objective={self.objective!r}{auction}{goal}{tiebreak}{sampler})"
+        sampler = f", sampler={self.sampler!r}" if self.sampler != "uniform" else ""
+        sampler += f", model={self.model!r}" if self.sampler == "network" else ""
+        reweigh = f", reweigh='issn', T={self.T}, issn={self.issn!r}" if self.reweigh == "issn" else ""
+        solver = f", solver='ssn', ssn={self.ssn!r}" if self.solver == "ssn" else ""
+        return (f"PIMCAgent(worlds={self.worlds}, objective={self.objective!r}{auction}{goal}{tiebreak}{sampler}"
+                f"{reweigh}{solver})")
 

@@ -372,17 +372,34 @@ def _evaluate_records(args) -> int:
     return 0
 
 
-def _train_card_location(args) -> int:
-    from .training.card_location import LocationConfig, train_location
+def _train_network(args) -> int:
+    """`bridgerl train card-location | issn | ssn`: one supervised loop (`bridgerl.training.supervised`)."""
+    from .training.supervised import SupervisedConfig, train_supervised
 
-    config = LocationConfig(**{k: v for k, v in (("hidden", tuple(args.hidden) if args.hidden else None),
-                                                 ("learning_rate", args.learning_rate), ("epochs", args.epochs),
-                                                 ("batch_size", args.batch_size)) if v is not None})
-    record = train_location(args.out, args.train, args.valid, config, seed=args.seed, resume=args.resume,
-                            force=args.force, progress=not args.quiet,
-                            command=" ".join(["bridgerl", *map(shlex.quote, sys.argv[1:])]))
-    print(f"{args.out}: epoch {record.get('epoch')} train log-loss {record.get('train_log_loss', float('nan')):.4f}, "
-          f"valid {record.get('valid_log_loss', float('nan')):.4f}; model.msgpack keeps the best validation epoch")
+    kind = args.train_command
+    defaults = {"card-location": {}, "issn": {"hidden": (512, 512), "learning_rate": 3e-4},
+                "ssn": {"hidden": (512, 512, 512), "learning_rate": 3e-4}}[kind]
+    given = {k: v for k, v in (("hidden", tuple(args.hidden) if args.hidden else None),
+                               ("learning_rate", args.learning_rate), ("epochs", args.epochs),
+                               ("batch_size", args.batch_size)) if v is not None}
+    config = SupervisedConfig(**{**defaults, **given})
+    if kind == "card-location":
+        from .training.card_location import LOCATION as task
+    elif kind == "issn":
+        from .training.simulation import issn_task
+
+        task = issn_task(args.target)
+    else:
+        from .training.simulation import ssn_task
+
+        task = ssn_task(not args.no_relabel)
+    record = train_supervised(task, args.out, args.train, args.valid, config, seed=args.seed, resume=args.resume,
+                              force=args.force, progress=not args.quiet,
+                              command=" ".join(["bridgerl", *map(shlex.quote, sys.argv[1:])]))
+    metric = task.metric
+    print(f"{args.out}: epoch {record.get('epoch')} train {metric.replace('_', '-')} "
+          f"{record.get(f'train_{metric}', float('nan')):.4f}, valid {record.get(f'valid_{metric}', float('nan')):.4f}"
+          "; model.msgpack keeps the best validation epoch")
     return 0
 
 
@@ -563,20 +580,35 @@ def build_parser() -> argparse.ArgumentParser:
     comp_train.add_argument("--eval-deals", type=positive_int, default=1000,
                             help="held-out deals of each duplicate match against the rule baseline (default 1000)")
     comp_train.set_defaults(func=_train_competitive)
-    loc = train_commands.add_parser("card-location", help="the card-location network (seed 003) on positions files "
-                                    "(bridgerl data positions); keeps the best validation epoch; resumable")
-    loc.add_argument("--train", required=True, help="positions .npz to learn from (from training-split deals)")
-    loc.add_argument("--valid", required=True, help="positions .npz to select the epoch on (from the valid split)")
-    loc.add_argument("--out", required=True, help="run directory (model.msgpack, train_state.msgpack, log.jsonl)")
-    loc.add_argument("--epochs", type=positive_int, default=None, help="epochs (default 20)")
-    loc.add_argument("--hidden", type=positive_int, nargs="+", help="hidden layer sizes (default 256 256)")
-    loc.add_argument("--learning-rate", type=positive_float, default=None, help="AdamW learning rate (default 1e-3)")
-    loc.add_argument("--batch-size", type=positive_int, default=None, help="examples per step (default 256)")
-    loc.add_argument("--seed", type=non_negative_int, default=0, help="initialisation and shuffling (default 0)")
-    loc.add_argument("--resume", action="store_true", help="continue the run saved in --out")
-    loc.add_argument("--force", action="store_true", help="start a new run in an --out that holds one")
-    loc.add_argument("--quiet", action="store_true", help="no progress bar")
-    loc.set_defaults(func=_train_card_location)
+    network_help = {
+        "card-location": ("the card-location network (seed 003) on positions files (bridgerl data positions); keeps "
+                          "the best validation epoch; resumable", "256 256", "1e-3"),
+        "issn": ("the ISSN (seed 004): a policy from the player's view imitating the cards chosen (or the DD-best "
+                 "cards) in positions files; keeps the best validation epoch; resumable", "512 512", "3e-4"),
+        "ssn": ("the SSN (seed 004): double-dummy values of every legal card from the full position, by regression "
+                "on positions files, side suits relabelled at random; keeps the best validation epoch; resumable",
+                "512 512 512", "3e-4")}
+    for kind, (text, hidden, rate) in network_help.items():
+        net = train_commands.add_parser(kind, help=text)
+        net.add_argument("--train", required=True, nargs="+",
+                         help="positions .npz file(s) to learn from (from training-split deals)")
+        net.add_argument("--valid", required=True, help="positions .npz to select the epoch on (from the valid split)")
+        net.add_argument("--out", required=True, help="run directory (model.msgpack, train_state.msgpack, log.jsonl)")
+        net.add_argument("--epochs", type=positive_int, default=None, help="epochs (default 20)")
+        net.add_argument("--hidden", type=positive_int, nargs="+", help=f"hidden layer sizes (default {hidden})")
+        net.add_argument("--learning-rate", type=positive_float, default=None,
+                         help=f"AdamW learning rate (default {rate})")
+        net.add_argument("--batch-size", type=positive_int, default=None, help="examples per step (default 256)")
+        net.add_argument("--seed", type=non_negative_int, default=0, help="initialisation and shuffling (default 0)")
+        net.add_argument("--resume", action="store_true", help="continue the run saved in --out")
+        net.add_argument("--force", action="store_true", help="start a new run in an --out that holds one")
+        net.add_argument("--quiet", action="store_true", help="no progress bar")
+        if kind == "issn":
+            net.add_argument("--target", choices=["recorded", "dd"], default="recorded",
+                             help="learn the card each player chose (recorded, default) or the DD-best cards (dd)")
+        if kind == "ssn":
+            net.add_argument("--no-relabel", action="store_true", help="no random relabelling of the side suits")
+        net.set_defaults(func=_train_network)
     export = train_commands.add_parser("export", help="copy a run's weights (e.g. as bfloat16) for release")
     export.add_argument("run", help="run directory or model.msgpack")
     export.add_argument("--out", required=True, help="directory for model.msgpack")
@@ -727,7 +759,7 @@ def _resume_hint(args, argv: list[str]) -> str:
         if (Path(args.out) / STATE_FILE).exists() and "--resume" not in argv:
             command = [word for word in command if word != "--force"] + ["--resume"]  # continue, do not replace
         return f"; continue with: {shlex.join(command)}"
-    if args.command == "train" and args.train_command == "card-location":
+    if args.command == "train" and args.train_command in ("card-location", "issn", "ssn"):
         if (Path(args.out) / "train_state.msgpack").exists() and "--resume" not in argv:
             command = [word for word in command if word != "--force"] + ["--resume"]
         return f"; continue with: {shlex.join(command)}"

@@ -72,16 +72,25 @@ def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
 
 
 PLAY_SPEC_HELP = ("random | dd | pimc[:worlds=N,objective=tricks|make,max_tries=T,auction=none|rules|policy,"
-                  "prior=none|rules,max_candidates=C,goal=tricks|sigma,tiebreak=random|info,info_budget=B] (defaults "
+                  "prior=none|rules,max_candidates=C,goal=tricks|sigma,tiebreak=random|info,info_budget=B,"
+                  "sampler=uniform|auction|network,model=PATH,reweigh=none|issn,T=N,issn=PATH,solver=dds|ssn,"
+                  "ssn=PATH] (defaults "
                   "worlds=100, objective=tricks, max_tries=200000 world draws, goal=tricks, tiebreak=random, "
-                  "info_budget=0; goal=sigma: the safest move among those reaching the tricks needed, thesis 3.4.4; "
+                  "info_budget=0, sampler=uniform, reweigh=none, T=3, issn=models/issn, solver=dds, ssn=models/ssn; "
+                  "goal=sigma: the safest move among those reaching the tricks needed, thesis 3.4.4; "
                   "tiebreak=info: ties within 0.01 broken by the combined-defender information score, thesis 3.4.3; "
                   "auction=none: worlds ignore the auction; rules: constrained by the rule system's "
-                  "agreements; policy: kept only when the seats' bidders would have made the calls seen) | "
+                  "agreements; policy: kept only when the seats' bidders would have made the calls seen; "
+                  "sampler=auction: uniform within the rule agreements (auction=rules); network: worlds drawn from "
+                  "the card-location model at model=PATH; reweigh=issn: worlds weighted by the ISSN's likelihood of "
+                  "the other players' last T cards; solver=ssn: worlds valued by the SSN, no DDS) | "
                   "alphamu[:max_moves=M,worlds=N,transposition=true|false,early_cut=true|false,root_cut=true|false,"
-                  "max_tries=T] (defaults max_moves=3, worlds=20, all true) | module:attr (an object, or a class to instantiate, "
-                  "with act(view); the module may be a .py file in the current directory)")
-_PLAY_CLASSES = {"random": "RandomAgent", "dd": "DoubleDummyAgent", "pimc": "PIMCAgent", "alphamu": "AlphaMuAgent"}
+                  "max_tries=T,sampler=uniform|auction|network,model=PATH] (defaults max_moves=3, worlds=20, all "
+                  "true) | issn[:model=PATH] (the ISSN's most likely card, default models/issn) | module:attr (an "
+                  "object, or a class to instantiate, with act(view); the module may be a .py file in the current "
+                  "directory)")
+_PLAY_CLASSES = {"random": "RandomAgent", "dd": "DoubleDummyAgent", "pimc": "PIMCAgent", "alphamu": "AlphaMuAgent",
+                 "issn": "PolicyAgent"}
 
 
 def spec_keywords(cls) -> dict:
@@ -134,7 +143,7 @@ def load_play_agent(spec: str, seed: int = 0):
         kwargs = _keyword_values(rest, spec, cls)
         try:
             return cls(seed=seed, **kwargs)
-        except (TypeError, ValueError) as exc:
+        except (TypeError, ValueError, FileNotFoundError) as exc:
             raise ValueError(f"play agent spec {spec!r}: {exc}") from None
     if rest:
         target = _import_object(name, rest, spec, "play agent")

@@ -33,7 +33,7 @@ def trick_loss_study(agents: dict, positions_file, limit: int | None = None, see
     losses = {name: np.zeros(len(chosen)) for name in agents}
     seconds = {name: 0.0 for name in agents}
     solved = {name: 0 for name in agents}  # positions sent to DDS
-    calls = {name: 0 for name in agents}  # card-location network evaluations
+    rows = {name: 0 for name in agents}  # positions the agent's networks evaluated
     from bridgerl.evaluation.specs import load_pair
 
     bidders = {}  # the file's bidders, for agents that replay the auction (auction=policy)
@@ -60,13 +60,13 @@ def trick_loss_study(agents: dict, positions_file, limit: int | None = None, see
             if hasattr(agent, "reseed"):
                 agent.reseed(agent_seed(seed, int(i), a))
             notify_deal(agent, state.deal.owner)  # only the double-dummy oracle reads it
-            model = agent.location_model() if getattr(agent, "sampler", "uniform") == "network" else None
-            before, calls_before = positions_solved(), model.calls if model is not None else 0
+            counted = hasattr(agent, "network_rows")
+            before, rows_before = positions_solved(), agent.network_rows() if counted else 0
             start = time.perf_counter()
             card = int(agent.act(view))
             seconds[name] += time.perf_counter() - start
             solved[name] += positions_solved() - before
-            calls[name] += (model.calls - calls_before) if model is not None else 0
+            rows[name] += (agent.network_rows() - rows_before) if counted else 0
             if not p["legal"][i][card]:
                 raise ValueError(f"{name} played an illegal card at position {i}")
             losses[name][k] = best - int(p["dd"][i][card])
@@ -79,7 +79,7 @@ def trick_loss_study(agents: dict, positions_file, limit: int | None = None, see
             "trick_loss": mean, "ci95": ci, "share_losing": float((losses[name] > 0).mean()),
             "seconds_per_decision": seconds[name] / len(chosen),
             "dds_positions_per_decision": solved[name] / len(chosen),
-            "network_calls_per_decision": calls[name] / len(chosen),
+            "network_positions_per_decision": rows[name] / len(chosen),
             "by_trick": {int(t): float(losses[name][by_trick == t].mean()) for t in np.unique(by_trick)}}
     names = list(agents)
     if len(names) > 1:  # paired against the first agent, on the same positions
@@ -97,7 +97,7 @@ def trick_loss_lines(result: dict) -> list[str]:
     for name, row in result["agents"].items():
         lines.append(f"{name:60s} {row['trick_loss']:8.4f} +/- {row['ci95']:.4f} {row['share_losing']:7.1%} "
                      f"{row['seconds_per_decision']:11.3f} {row['dds_positions_per_decision']:8.1f} "
-                     f"{row['network_calls_per_decision']:7.1f}")
+                     f"{row['network_positions_per_decision']:7.1f}")
     for name, row in result.get("paired", {}).items():
         lines.append(f"paired {name}: {row['mean']:+.4f} +/- {row['ci95']:.4f} tricks per decision")
     return lines

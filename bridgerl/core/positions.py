@@ -161,6 +161,25 @@ def load_positions(path: str | os.PathLike) -> Positions:
     return Positions(deals, positions, meta, str(path))
 
 
+def play_so_far(positions: Positions, which=None) -> dict:
+    """The whole deal and the cards played before each position (all, or the indices ``which``), as arrays:
+    ``index`` int[P], ``deal`` int[P], ``step`` int[P], ``owner`` int[P, 52], ``contract`` int[P, 4], ``history``
+    int[P, 52] (the cards played in order, -1 after the last), ``history_seat`` int[P, 52] (who played each) and
+    ``gone`` bool[P, 52] (the cards played)."""
+    pos, deals = positions.positions, positions.deals
+    index = np.arange(len(positions)) if which is None else np.asarray(which)
+    d = pos["deal"][index].astype(np.int64)
+    step = pos["step"][index].astype(np.int64)
+    owner = deals["owner"][d].astype(np.int64)
+    history = np.where(np.arange(52)[None, :] < step[:, None], deals["play"][d].astype(np.int64), -1)
+    history_seat = np.where(history >= 0, np.take_along_axis(owner, np.maximum(history, 0), 1), -1)
+    gone = np.zeros((len(index), 52), bool)
+    r_idx, j_idx = np.nonzero(history >= 0)
+    gone[r_idx, history[r_idx, j_idx]] = True
+    return {"index": index, "deal": d, "step": step, "owner": owner, "contract": deals["contract"][d].astype(np.int64),
+            "history": history, "history_seat": history_seat, "gone": gone}
+
+
 def auction_of(positions: Positions, i: int) -> Auction:
     """The auction (dealer and calls) of position ``i``."""
     d = int(positions.positions["deal"][i])

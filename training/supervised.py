@@ -1,0 +1,229 @@
+"""Supervised training of the play networks on positions files (issue #20): the card-location network (seed 003),
+the ISSN and the SSN (seed 004). One loop for all three; each is a `Task` (its network, its examples, its loss).
+
+Read top to bottom: a config, the task, one jitted epoch (a shuffled ``lax.scan`` of AdamW steps, each batch
+optionally augmented), and the loop that scores the validation positions after each epoch, keeps the model with the
+lowest validation loss, checkpoints and resumes. Same seed, data and device: the same run.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import jax
+import numpy as np
+import optax
+from flax import nnx
+
+from bridgerl.agents.checkpoint import load_weights, save_weights
+from bridgerl.core.files import atomic_write_text
+from bridgerl.core.positions import load_positions
+from bridgerl.training.run import _load_state, _save_state
+
+MODEL_FILE, STATE_FILE, LOG_FILE = "model.msgpack", "train_state.msgpack", "log.jsonl"
+
+
+@dataclass(frozen=True)
+class SupervisedConfig:
+    hidden: tuple[int, ...] = (256, 256)
+    learning_rate: float = 1e-3
+    weight_decay: float = 1e-4
+    batch_size: int = 256
+    epochs: int = 20
+
+    def __post_init__(self):
+        for name in ("batch_size", "epochs"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        if not self.learning_rate > 0 or not self.weight_decay >= 0:
+            raise ValueError(f"learning rate must be > 0 and weight decay >= 0, got {self.learning_rate}, "
+                             f"{self.weight_decay}")
+        if not self.hidden or min(self.hidden) < 1:
+            raise ValueError(f"hidden sizes must be at least 1, got {self.hidden}")
+
+
+@dataclass(frozen=True)
+class Task:
+    """What one kind of network learns: ``examples(path)`` -> a tuple of arrays (features first) of a positions
+    file; ``loss(outputs, *rest)`` -> (summed loss, count) of a batch; ``augment(key, batch)`` -> batch, applied to
+    training batches only (None: no augmentation); ``metric`` names the loss in the logs and metadata; ``settings``
+    are saved in the metadata and must match on resume."""
+
+    kind: str
+    format: str
+    features: int
+    build: Callable
+    examples: Callable
+    loss: Callable
+    metric: str
+    augment: Callable | None = None
+    settings: dict = field(default_factory=dict)
+
+
+def check_splits(train: list, valid) -> None:
+    """Honest evaluation: models learn only from training-split deals, select on the validation split, and never
+    see the test split (named by the positions files' ``source``)."""
+    for path in train:
+        source = str(load_positions(path).meta["source"])
+        if source in ("valid", "test"):
+            raise ValueError(f"{path}: positions of the {source} split; train on training-split deals "
+                             "(bridgerl data positions --data train)")
+        if Path(path).resolve() == Path(valid).resolve():
+            raise ValueError(f"{path} is both --train and --valid; select on positions of other deals")
+    if str(load_positions(valid).meta["source"]) == "test":
+        raise ValueError(f"{valid}: positions of the test split; select on the valid split (--data valid)")
+
+
+def load_examples(task: Task, paths: list) -> tuple:
+    """The task's examples of every positions file in ``paths``, joined."""
+    parts = []
+    for path in paths:
+        part = task.examples(path)
+        if len(part[0]) == 0:
+            raise ValueError(f"{path}: no positions to learn from")
+        parts.append(part)
+    return tuple(np.concatenate(arrays) for arrays in zip(*parts))
+
+
+def make_epoch(task: Task, graphdef, optimizer, batch_size: int):
+    """One epoch: the examples shuffled by ``key``, cut into full batches, an AdamW step on each (``lax.scan``)."""
+
+    def loss_fn(params, batch):
+        total, count = task.loss(nnx.merge(graphdef, params)(batch[0]), *batch[1:])
+        return total / jax.numpy.maximum(count, 1)
+
+    @jax.jit
+    def epoch(params, opt_state, key, data):
+        n = data[0].shape[0]
+        batches = n // batch_size
+        if task.augment is None:  # the key shuffles (so runs without augmentation keep their results)
+            shuffle, keys = key, jax.numpy.zeros((batches, 2), jax.numpy.uint32)
+        else:
+            key, shuffle = jax.random.split(key)
+            keys = jax.random.split(key, batches)
+        order = jax.random.permutation(shuffle, n)[:batches * batch_size].reshape(batches, batch_size)
+
+        def step(carry, inputs):
+            params, opt_state = carry
+            idx, k = inputs
+            batch = tuple(a[idx] for a in data)
+            if task.augment is not None:
+                batch = task.augment(k, batch)
+            loss, grads = jax.value_and_grad(loss_fn)(params, batch)
+            updates, opt_state = optimizer.update(grads, opt_state, params)
+            return (optax.apply_updates(params, updates), opt_state), loss
+
+        (params, opt_state), losses = jax.lax.scan(step, (params, opt_state), (order, keys))
+        return params, opt_state, losses.mean()
+
+    return epoch
+
+
+def make_evaluate(task: Task, graphdef):
+    @jax.jit
+    def total(params, batch):
+        return task.loss(nnx.merge(graphdef, params)(batch[0]), *batch[1:])
+
+    def evaluate(params, data, chunk: int = 4096) -> float:
+        loss = count = 0.0
+        for start in range(0, len(data[0]), chunk):
+            s, c = total(params, tuple(a[start:start + chunk] for a in data))
+            loss, count = loss + float(s), count + float(c)
+        return loss / max(count, 1.0)
+
+    return evaluate
+
+
+def train_supervised(task: Task, out, train, valid, config: SupervisedConfig = SupervisedConfig(), seed: int = 0,
+                     resume: bool = False, force: bool = False, progress: bool = True,
+                     command: str | None = None) -> dict:
+    """Train ``task`` on the positions file(s) ``train``, select on ``valid``; writes ``out``/model.msgpack (the
+    epoch with the lowest validation loss), train_state.msgpack and log.jsonl. Returns the last log record."""
+    train = [train] if isinstance(train, (str, Path)) else list(train)
+    out = Path(out)
+    state_path = out / STATE_FILE
+    if out.exists() and any(out.iterdir()) and not (resume or force):
+        raise FileExistsError(f"{out}: holds a run; pass --resume to continue it or --force to start over")
+    if resume and not state_path.exists():
+        raise FileNotFoundError(f"{out}: no saved run to resume ({STATE_FILE} missing)")
+    check_splits(train, valid)
+    data = load_examples(task, train)  # read (and checked) before anything in --out is touched
+    valid_data = load_examples(task, [valid])
+    if force and not resume:
+        model = out / MODEL_FILE
+        if model.exists():
+            try:
+                load_weights(model, format=task.format, what=task.kind)
+            except ValueError:
+                raise FileExistsError(f"{model} is not a {task.kind} model; --force replaces only a {task.kind} "
+                                      "run: choose another --out") from None
+        for name in (MODEL_FILE, STATE_FILE, LOG_FILE):
+            (out / name).unlink(missing_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
+    if len(data[0]) < config.batch_size:
+        raise ValueError(f"{', '.join(map(str, train))}: {len(data[0])} positions, fewer than one batch of "
+                         f"{config.batch_size}")
+    graphdef, params = nnx.split(task.build(config.hidden, seed=seed))
+    optimizer = optax.adamw(config.learning_rate, weight_decay=config.weight_decay)
+    opt_state = optimizer.init(params)
+    settings = {k: v for k, v in dataclasses.asdict(config).items() if k != "epochs"}  # a resume may add epochs
+    meta = {"config": settings, "seed": seed, "data": [*map(str, train), str(valid)], "env_id": None,
+            "env_options": task.settings or None, "pretrain": None, "constructive": None}
+    carry = {"params": params, "opt_state": opt_state, "key": jax.random.PRNGKey(seed),
+             "epoch": jax.numpy.int32(0), "best": jax.numpy.float32(np.inf)}
+    if resume:
+        carry = _load_state(state_path, carry, meta)
+        log = out / LOG_FILE  # lines of epochs past the saved state (cut short by an interruption) go
+        kept = [line for line in (log.read_text().splitlines() if log.exists() else [])
+                if line.strip() and json.loads(line)["epoch"] <= int(carry["epoch"])]
+        atomic_write_text(log, "".join(line + "\n" for line in kept))
+    epoch_fn, evaluate = make_epoch(task, graphdef, optimizer, config.batch_size), make_evaluate(task, graphdef)
+    device_data = tuple(jax.numpy.asarray(a) for a in data)
+    metric = task.metric
+    record: dict = {}
+    bar = None
+    if progress:
+        from tqdm import tqdm
+
+        bar = tqdm(total=config.epochs, initial=int(carry["epoch"]), unit="epoch", desc=f"{task.kind} -> {out}")
+    try:
+        while int(carry["epoch"]) < config.epochs:
+            key, sub = jax.random.split(carry["key"])
+            params, opt_state, train_loss = epoch_fn(carry["params"], carry["opt_state"], sub, device_data)
+            if not np.isfinite(float(train_loss)):
+                raise ValueError(f"training loss became {float(train_loss)} at epoch {int(carry['epoch']) + 1}; "
+                                 "lower --learning-rate")
+            valid_loss = evaluate(params, valid_data)
+            epoch = int(carry["epoch"]) + 1
+            best = float(carry["best"])
+            record = {"epoch": epoch, f"train_{metric}": float(train_loss), f"valid_{metric}": valid_loss,
+                      "train_positions": len(data[0]), "valid_positions": len(valid_data[0])}
+            if np.float32(valid_loss) < np.float32(best):  # the saved best is float32
+                best = valid_loss
+                metadata = {"kind": task.kind, "features": task.features, "hidden": list(config.hidden),
+                            "epoch": epoch, f"valid_{metric}": valid_loss, "seed": seed, **task.settings,
+                            "config": dataclasses.asdict(config), "data": [*map(str, train), str(valid)],
+                            "command": command or " ".join(["bridgerl", *sys.argv[1:]])}
+                save_weights(out / MODEL_FILE, nnx.to_pure_dict(params), metadata, format=task.format)
+                record["kept"] = True
+            carry = {"params": params, "opt_state": opt_state, "key": key, "epoch": jax.numpy.int32(epoch),
+                     "best": jax.numpy.float32(best)}
+            with open(out / LOG_FILE, "a") as handle:  # a line past the saved state is dropped by --resume
+                handle.write(json.dumps(record) + "\n")
+            _save_state(state_path, carry, meta)
+            if bar is not None:
+                bar.update(1)
+                bar.set_postfix(train=f"{record[f'train_{metric}']:.4f}", valid=f"{valid_loss:.4f}")
+    finally:
+        if bar is not None:
+            bar.close()
+    atomic_write_text(out / "config.json", json.dumps(meta, indent=1))
+    return record
+
+
+__all__ = ["SupervisedConfig", "Task", "check_splits", "load_examples", "train_supervised"]
