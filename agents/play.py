@@ -70,6 +70,8 @@ def check_sampler(sampler: str, model: str, auction: str) -> str:
     "rules")."""
     _one_of("sampler", sampler, SAMPLERS)
     _one_of("auction", auction, AUCTION_METHODS)
+    if model and sampler != "network":
+        raise ValueError("model=PATH is the card-location model of sampler='network'; give sampler=network too")
     if sampler == "network" and not model:
         raise ValueError("sampler='network' draws worlds from a card-location model: give model=PATH "
                          "(e.g. models/card-location)")
@@ -123,7 +125,8 @@ def world_values(view: PlayerView, scores: np.ndarray, objective: str) -> np.nda
     """float[k, 52] per-world value of each card: DD tricks, or 1/0 for reaching the side's target (make)."""
     if objective == "tricks":
         return scores.astype(np.float64)
-    return (view.tricks_won + scores.astype(np.int16) >= view.tricks_needed).astype(np.float64)
+    # DDS gives whole tricks; a network's values (solver="ssn") are rounded to the nearest trick
+    return (view.tricks_won + np.asarray(scores, np.float64) >= view.tricks_needed - 0.5).astype(np.float64)
 
 
 class SeededAgent:
@@ -289,6 +292,12 @@ class PIMCAgent(SeededAgent):
         auction = check_sampler(sampler, model, auction)
         _one_of("reweigh", reweigh, REWEIGHS)
         _one_of("solver", solver, SOLVERS)
+        unused = [name for name, given, used in (("T", T != 3, reweigh == "issn"),
+                                                 ("issn", issn != "models/issn", reweigh == "issn"),
+                                                 ("ssn", ssn != "models/ssn", solver == "ssn")) if given and not used]
+        if unused:
+            raise ValueError(f"{', '.join(unused)} set but not used: T and issn go with reweigh=issn, ssn with "
+                             "solver=ssn")
         if reweigh == "issn" and T < 1:
             raise ValueError(f"T (choices reweighed) must be at least 1, got {T}")
         if reweigh == "issn" and goal == "sigma":

@@ -15,7 +15,7 @@ The player's own earlier choices (and declarer's from dummy) are left out: its v
 so they weigh every world alike.
 
 **SSN** (`SolverModel`): double dummy by a network. Input: the four remaining hands (relative to the hand to
-play), the cards of the trick in progress by relative seat and the strain (`ssn_encode`); output, for each card,
+play), the cards of the trick in progress by relative seat, the trump cards and the strain (`ssn_encode`); output, for each card,
 the tricks the side to play takes from here after it (a share of the tricks left, so always in range). Trained by
 regression on the DD value of every legal move of positions files, with the side suits relabelled at random (an
 exact symmetry of double-dummy play). A PIMC with ``solver="ssn"`` then runs with no DDS call.
@@ -33,7 +33,7 @@ from bridgerl.core.competitive import HAND_OFFSET
 
 ISSN_FORMAT = "bridgerl-issn-1"
 SSN_FORMAT = "bridgerl-ssn-1"
-SSN_FEATURES = 4 * 52 + 3 * 52 + 5
+SSN_FEATURES = 4 * 52 + 3 * 52 + 52 + 5
 TARGETS = ("recorded", "dd")
 _SUIT_OF = np.arange(52) // 13
 _NEG = -1e9
@@ -53,7 +53,8 @@ def ssn_encode(hands: np.ndarray, to_play, leader, trick, strain) -> np.ndarray:
     ``hands`` bool[P, 4, 52]: the remaining cards of N, E, S, W; ``to_play`` int[P]: the hand to play; ``leader``
     int[P]: the seat that led the trick in progress; ``trick`` int[P, 3]: its cards in order, -1 where none;
     ``strain`` int[P]. Blocks: the hands of the seat to play, its left-hand opponent, partner and right-hand
-    opponent (4 x 52); the card each of LHO, partner and RHO has played to the trick (3 x 52); the strain (5)."""
+    opponent (4 x 52); the card each of LHO, partner and RHO has played to the trick (3 x 52); the trumps (52: the
+    cards of the trump suit, none in notrump); the strain (5)."""
     hands = np.asarray(hands, bool)
     to_play, leader = np.asarray(to_play, np.int64), np.asarray(leader, np.int64)
     trick = np.asarray(trick, np.int64)
@@ -66,9 +67,12 @@ def ssn_encode(hands: np.ndarray, to_play, leader, trick, strain) -> np.ndarray:
         has = trick[:, j] >= 0
         rel = (leader + j - to_play) % 4  # 1, 2 or 3 for a card already played
         in_trick[rows[has], rel[has] - 1, trick[has, j]] = True
+    strain = np.asarray(strain, np.int64)
     strain_bits = np.zeros((p, 5), bool)
-    strain_bits[rows, np.asarray(strain, np.int64)] = True
-    return np.concatenate([relative.reshape(p, -1), in_trick.reshape(p, -1), strain_bits], 1).astype(np.int8)
+    strain_bits[rows, strain] = True
+    trumps = _SUIT_OF[None, :] == strain[:, None]
+    return np.concatenate([relative.reshape(p, -1), in_trick.reshape(p, -1), trumps, strain_bits],
+                          1).astype(np.int8)
 
 
 def _trick_of(history: np.ndarray, history_seat: np.ndarray, step: np.ndarray):
@@ -202,7 +206,7 @@ def build_issn(hidden: tuple[int, ...], seed: int = 0):
 
 
 def build_ssn(hidden: tuple[int, ...], seed: int = 0):
-    """The SSN: the project's MLP from the 369 full-information features to 52 outputs (a share of the tricks left
+    """The SSN: the project's MLP from the 421 full-information features to 52 outputs (a share of the tricks left
     through a sigmoid, `ssn_values`)."""
     from bridgerl.agents.networks import QNetwork
 

@@ -6,8 +6,8 @@ Positions: whole deals of the bundled test split bid by the rule bidders and pla
 ``--positions``. At each: the worlds drawn uniformly (`sample_worlds`) and from the card-location model
 (`sample_located_worlds`), the ISSN's weights of the network's worlds over the last T = 3 choices of the other
 players (`PolicyModel.world_log_weights`), the SSN's values of those worlds, and the anchor: DDS on the same 100
-worlds (`solve_positions`, every legal card of every world, as PIMC calls it). Ratios are sums of seconds over all
-positions, then by trick.
+worlds (`solve_positions`, every legal card of each distinct world, as PIMC calls it). Ratios are sums of seconds
+over all positions, then by trick. A first untimed pass over the positions compiles every batch shape.
 
     python benchmarks/inference_speed.py --positions 200
 """
@@ -49,29 +49,28 @@ def main() -> None:
         positions = load_positions(path)
     chosen = np.flatnonzero(positions.positions["choices"] > 1)
     chosen = chosen[np.linspace(0, len(chosen) - 1, min(args.positions, len(chosen))).astype(int)]
-    rng = np.random.default_rng(0)
-    warm = positions.state(int(chosen[-1])).view()  # compiles and caches stay out of the timings
-    w = sample_located_worlds(warm, location, args.worlds, rng)
-    issn.world_log_weights(warm, w, 3), ssn.solve_worlds(warm, w), solve_worlds(warm, w[:2])
     seconds = np.zeros((len(chosen), len(PARTS)))
     tricks = positions.positions["step"][chosen] // 4 + 1
-    for k, i in enumerate(chosen):
-        view = positions.state(int(i)).view()
-        clock = time.perf_counter()
-        sample_worlds(view, args.worlds, seed=rng)
-        seconds[k, 0] = time.perf_counter() - clock
-        clock = time.perf_counter()
-        worlds = sample_located_worlds(view, location, args.worlds, rng)
-        seconds[k, 1] = time.perf_counter() - clock
-        clock = time.perf_counter()
-        issn.world_log_weights(view, worlds, 3)
-        seconds[k, 2] = time.perf_counter() - clock
-        clock = time.perf_counter()
-        ssn.solve_worlds(view, worlds)
-        seconds[k, 3] = time.perf_counter() - clock
-        clock = time.perf_counter()
-        solve_worlds(view, worlds)
-        seconds[k, 4] = time.perf_counter() - clock
+    for timed in (False, True):  # the first pass compiles the networks' batch shapes and fills caches
+        rng = np.random.default_rng(0)
+        for k, i in enumerate(chosen):
+            view = positions.state(int(i)).view()
+            clock = time.perf_counter()
+            sample_worlds(view, args.worlds, seed=rng)
+            seconds[k, 0] = time.perf_counter() - clock
+            clock = time.perf_counter()
+            worlds = sample_located_worlds(view, location, args.worlds, rng)
+            seconds[k, 1] = time.perf_counter() - clock
+            clock = time.perf_counter()
+            issn.world_log_weights(view, worlds, 3)
+            seconds[k, 2] = time.perf_counter() - clock
+            clock = time.perf_counter()
+            ssn.solve_worlds(view, worlds)
+            seconds[k, 3] = time.perf_counter() - clock
+            distinct = np.unique(worlds, axis=0)
+            clock = time.perf_counter()
+            solve_worlds(view, distinct)
+            seconds[k, 4] = time.perf_counter() - clock
     print(f"{len(chosen)} decisions with a choice ({args.deals} test deals from row 2000, rules bidding, double-dummy "
           f"play), {args.worlds} worlds each; milliseconds per decision and ratio to DDS on the same worlds")
     groups = [("all", np.ones(len(chosen), bool))] + [(f"tricks {a}-{b}", (tricks >= a) & (tricks <= b))

@@ -381,7 +381,8 @@ def _train_network(args) -> int:
                 "ssn": {"hidden": (512, 512, 512), "learning_rate": 3e-4}}[kind]
     given = {k: v for k, v in (("hidden", tuple(args.hidden) if args.hidden else None),
                                ("learning_rate", args.learning_rate), ("epochs", args.epochs),
-                               ("batch_size", args.batch_size)) if v is not None}
+                               ("batch_size", args.batch_size), ("weight_decay", args.weight_decay))
+             if v is not None}
     config = SupervisedConfig(**{**defaults, **given})
     if kind == "card-location":
         from .training.card_location import LOCATION as task
@@ -599,6 +600,7 @@ def build_parser() -> argparse.ArgumentParser:
         net.add_argument("--learning-rate", type=positive_float, default=None,
                          help=f"AdamW learning rate (default {rate})")
         net.add_argument("--batch-size", type=positive_int, default=None, help="examples per step (default 256)")
+        net.add_argument("--weight-decay", type=non_negative_float, default=None, help="AdamW weight decay (default 1e-4)")
         net.add_argument("--seed", type=non_negative_int, default=0, help="initialisation and shuffling (default 0)")
         net.add_argument("--resume", action="store_true", help="continue the run saved in --out")
         net.add_argument("--force", action="store_true", help="start a new run in an --out that holds one")

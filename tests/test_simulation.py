@@ -115,9 +115,10 @@ def test_ssn_suit_relabelling_is_exact_double_dummy(train_file):
     x, legal, left, dd = positions_ssn_inputs(load_positions(train_file))
     x, legal, left, dd = (np.asarray(a) for a in relabel_suits(jax.random.PRNGKey(5), (x, legal,
                                                                                        left.astype(np.float32), dd)))
-    blocks = x[:, :-5].reshape(len(x), 7, 52).astype(bool)
+    blocks = x[:, :-5].reshape(len(x), 8, 52).astype(bool)
     strain = x[:, -5:].argmax(1)
     assert (legal == (dd >= 0)).all()
+    assert (blocks[:, 7] == ((np.arange(52) // 13)[None, :] == strain[:, None])).all()  # trumps stay trumps
     for s in np.unique(strain):
         rows = np.flatnonzero(strain == s)
         holdings = np.zeros((len(rows), 4), np.uint64)
@@ -234,3 +235,67 @@ def test_play_specs_of_issue_20(train_file, valid_file, random_ssn, tmp_path):
     assert rows["auction+issn+ssn"]["dds_positions_per_decision"] == 0
     assert rows["auction+issn+ssn"]["network_positions_per_decision"] > 0
     assert rows["uniform+issn"]["dds_positions_per_decision"] > 0
+
+
+def test_alphamu_samples_worlds_from_the_location_model(tmp_path):
+    """`alphamu:sampler=network,model=PATH` draws its worlds from the card-location model (the hard constraints
+    kept) and chooses a legal card as declarer; `alphamu:sampler=auction` follows the rule agreements."""
+    from bridgerl.agents.card_location import FORMAT, build_network
+    from bridgerl.evaluation.specs import load_play_agent
+
+    path = _save(tmp_path / "loc.msgpack", build_network((8,), seed=1), FORMAT, "card-location", FEATURES, (8,))
+    state = _whole_deal_state("N:5432.5432.432.32 KQJT.KQJ.KQ.KQJT A9.A9876.A9876.A 876.T.JT5.987654", 2,
+                              ["1N", "P", "P", "P"], ["S8"])
+    view = state.view()
+    assert view.player == 2 and view.seat == 0  # declarer plays from dummy
+    agent = load_play_agent(f"alphamu:worlds=6,max_moves=2,sampler=network,model={path}", seed=0)
+    worlds = agent.sample(view)
+    assert len(worlds) == 6 and all((w[list(view.own_cards)] == 2).all() for w in worlds)
+    assert agent.act(view) in view.legal
+    assert load_play_agent("alphamu:sampler=auction").auction == "rules"
+
+
+def test_rebuilt_past_views_in_the_true_deal_are_the_views_those_players_had(train_file):
+    """In the true deal, every past choice `history_inputs` rebuilds (another player's card: its hand then, dummy
+    shown or not, the play so far, the auction with its own hand, its legal cards) equals the view that player had
+    when it chose, as the positions file recorded it."""
+    from bridgerl.agents.card_location import encode, view_inputs
+    from bridgerl.agents.simulation import history_inputs
+
+    pos = load_positions(train_file)
+    p = pos.positions
+    checked = 0
+    for i in range(5, len(pos), 9):
+        view = pos.state(i).view()
+        d, step = int(p["deal"][i]), int(p["step"][i])
+        owner = pos.deals["owner"][d]
+        found = history_inputs(view, owner[None], 52)
+        if found is None:
+            continue
+        x, legal, chosen = found
+        for row, card in enumerate(chosen):
+            j = int(np.flatnonzero(pos.deals["play"][d] == card)[0])
+            assert j < step
+            past = int(np.flatnonzero((p["deal"] == d) & (p["step"] == j))[0])
+            assert p["player"][past] != view.player and p["card"][past] == card
+            expected, _, _ = encode(**view_inputs(pos.state(past).view()))
+            assert (x[row] == expected[0]).all() and (legal[row] == p["legal"][past]).all()
+            checked += 1
+    assert checked > 50
+
+
+def test_make_objective_rounds_network_values_and_unused_settings_are_refused():
+    """With objective=make a network's float tricks count to the nearest trick (8.6 of 9 needed makes, 8.4 does
+    not; DDS's whole tricks unchanged); settings that would be ignored are refused in one line."""
+    from bridgerl.agents.play import world_values
+    from bridgerl.evaluation.specs import load_play_agent
+
+    view = _whole_deal_state("N:5432.5432.432.32 KQJT.KQJ.KQ.KQJT A9.A9876.A9876.A 876.T.JT5.987654", 2,
+                             ["3N", "P", "P", "P"], ["S8"]).view()
+    assert view.tricks_needed == 9 and view.tricks_won == 0
+    assert world_values(view, np.array([[8.6, 8.4, 9.0, 8.0, -1.0]]), "make").tolist() == [[1, 0, 1, 0, 0]]
+    assert world_values(view, np.array([[9, 8]], np.int8), "make").tolist() == [[1, 0]]
+    for spec, problem in (("pimc:T=5", "T set but not used"), ("pimc:ssn=x", "ssn set but not used"),
+                          ("pimc:model=models/card-location", "sampler=network")):
+        with pytest.raises(ValueError, match=problem):
+            load_play_agent(spec)

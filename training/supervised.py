@@ -173,7 +173,8 @@ def train_supervised(task: Task, out, train, valid, config: SupervisedConfig = S
     opt_state = optimizer.init(params)
     settings = {k: v for k, v in dataclasses.asdict(config).items() if k != "epochs"}  # a resume may add epochs
     meta = {"config": settings, "seed": seed, "data": [*map(str, train), str(valid)], "env_id": None,
-            "env_options": task.settings or None, "pretrain": None, "constructive": None}
+            "env_options": {"kind": task.kind, "features": task.features, **task.settings}, "pretrain": None,
+            "constructive": None}  # what _load_state compares on --resume
     carry = {"params": params, "opt_state": opt_state, "key": jax.random.PRNGKey(seed),
              "epoch": jax.numpy.int32(0), "best": jax.numpy.float32(np.inf)}
     if resume:
