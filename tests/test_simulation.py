@@ -299,3 +299,19 @@ def test_make_objective_rounds_network_values_and_unused_settings_are_refused():
                           ("pimc:model=models/card-location", "sampler=network")):
         with pytest.raises(ValueError, match=problem):
             load_play_agent(spec)
+
+
+def test_released_inference_models_load_and_play():
+    """models/card-location, models/issn and models/ssn load by their default paths and play together with no DDS
+    call: worlds from the location model, weighed by the ISSN, valued by the SSN."""
+    from bridgerl.core.dd import positions_solved
+
+    state = _whole_deal_state("N:5432.5432.432.32 KQJT.KQJ.KQ.KQJT A9.A9876.A9876.A 876.T.JT5.987654", 2,
+                              ["1N", "P", "P", "P"], ["S8", "S2", "ST"])
+    view = state.view()
+    agent = PIMCAgent(worlds=8, seed=0, sampler="network", model="models/card-location", reweigh="issn",
+                      solver="ssn")
+    before = positions_solved()
+    assert agent.act(view) in view.legal and positions_solved() == before
+    assert 0 < agent.last["ess"] <= 8
+    assert PolicyAgent().act(view) in view.legal
