@@ -15,8 +15,9 @@ The player's own earlier choices (and declarer's from dummy) are left out: its v
 so they weigh every world alike.
 
 **SSN** (`SolverModel`): double dummy by a network. Input: the four remaining hands (relative to the hand to
-play), the cards of the trick in progress by relative seat, the trump cards and the strain (`ssn_encode`); output, for each card,
-the tricks the side to play takes from here after it (a share of the tricks left, so always in range). Trained by
+play), the cards of the trick in progress by relative seat, the trump cards and the strain (`ssn_encode`);
+output, for each card, the tricks the side to play takes from here after it (a share of the tricks left, so
+always in range). Trained by
 regression on the DD value of every legal move of positions files, with the side suits relabelled at random (an
 exact symmetry of double-dummy play). A PIMC with ``solver="ssn"`` then runs with no DDS call.
 """

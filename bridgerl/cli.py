@@ -600,7 +600,8 @@ def build_parser() -> argparse.ArgumentParser:
         net.add_argument("--learning-rate", type=positive_float, default=None,
                          help=f"AdamW learning rate (default {rate})")
         net.add_argument("--batch-size", type=positive_int, default=None, help="examples per step (default 256)")
-        net.add_argument("--weight-decay", type=non_negative_float, default=None, help="AdamW weight decay (default 1e-4)")
+        net.add_argument("--weight-decay", type=non_negative_float, default=None,
+                         help="AdamW weight decay (default 1e-4)")
         net.add_argument("--seed", type=non_negative_int, default=0, help="initialisation and shuffling (default 0)")
         net.add_argument("--resume", action="store_true", help="continue the run saved in --out")
         net.add_argument("--force", action="store_true", help="start a new run in an --out that holds one")

@@ -1,4 +1,5 @@
-"""Pieces several test files share: a state pytree for hand-made JAX envs, and OpenSpiel's DQN example loop."""
+"""Pieces several test files share: a state pytree for hand-made JAX envs, OpenSpiel's DQN example loop, and small
+positions files."""
 
 from __future__ import annotations
 
@@ -47,3 +48,12 @@ def openspiel_dqn_loop(game, players: int, steps: int = 300, hidden: int = 32, b
         if on_end is not None:
             on_end(time_step)
     return agents
+
+
+def small_positions(tmp_path_factory, data: str, deals: int, start: int, spec: str, seed: int):
+    """A positions file of ``deals`` deals of split ``data`` from row ``start``, both pairs playing game ``spec``."""
+    from bridgerl.evaluation.positions import generate_positions
+
+    out = tmp_path_factory.mktemp("positions") / f"{data}.npz"
+    generate_positions(out, data=data, deals=deals, start=start, ns=spec, ew=spec, seed=seed, progress=False)
+    return out

@@ -14,7 +14,7 @@ from bridgerl.agents.card_location import (FEATURES, LocationModel, encode, posi
                                            view_inputs)
 from bridgerl.cli import main
 from bridgerl.core.positions import load_positions
-from bridgerl.evaluation.positions import generate_positions
+from helper_games import small_positions
 
 FAST = "bid=rules,play=pimc:worlds=4"
 
@@ -22,17 +22,13 @@ FAST = "bid=rules,play=pimc:worlds=4"
 @pytest.fixture(scope="module")
 def positions_file(tmp_path_factory):
     """Positions of three training-split deals (what a model may learn from)."""
-    out = tmp_path_factory.mktemp("location") / "pos.npz"
-    generate_positions(out, data="train", deals=3, start=40, ns=FAST, ew=FAST, seed=1, progress=False)
-    return out
+    return small_positions(tmp_path_factory, "train", 3, 40, FAST, 1)
 
 
 @pytest.fixture(scope="module")
 def valid_file(tmp_path_factory):
     """Positions of two validation-split deals (what a model is selected on)."""
-    out = tmp_path_factory.mktemp("location") / "valid.npz"
-    generate_positions(out, data="valid", deals=2, ns=FAST, ew=FAST, seed=1, progress=False)
-    return out
+    return small_positions(tmp_path_factory, "valid", 2, 0, FAST, 1)
 
 
 def test_features_from_a_view_equal_those_from_the_file_and_the_truth_is_allowed(positions_file):

@@ -22,8 +22,8 @@ def test_play_spec_values_take_their_keys_types():
     ("pimc:worlds=abc", "worlds needs an integer, got 'abc'"),
     ("alphamu:worlds=2.5", "worlds needs an integer, got '2.5'"),
     ("alphamu:transposition=maybe", "transposition needs true or false, got 'maybe'"),
-    ("pimc:world=20", "unknown key 'world' (keys: worlds, objective, max_tries, auction, max_candidates, prior, goal, tiebreak, info_budget, sampler, model, reweigh, T, "
-     "issn, solver, ssn)"),
+    ("pimc:world=20", "unknown key 'world' (keys: worlds, objective, max_tries, auction, max_candidates, prior, goal, "
+                      "tiebreak, info_budget, sampler, model, reweigh, T, issn, solver, ssn)"),
     ("pimc:worlds", "expected key=value, got 'worlds'"),
     ("pimc:worlds=0", "worlds must be at least 1"),
     ("pimc:seed=3", "unknown key 'seed'"),

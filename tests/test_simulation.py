@@ -16,23 +16,19 @@ from bridgerl.agents.simulation import (ISSN_FORMAT, SSN_FEATURES, SSN_FORMAT, P
 from bridgerl.agents.card_location import FEATURES
 from bridgerl.cli import main
 from bridgerl.core.positions import load_positions
-from bridgerl.evaluation.positions import generate_positions
+from helper_games import small_positions
 
 FAST = "bid=rules,play=dd"
 
 
 @pytest.fixture(scope="module")
 def train_file(tmp_path_factory):
-    out = tmp_path_factory.mktemp("sim") / "train.npz"
-    generate_positions(out, data="train", deals=3, start=60, ns=FAST, ew=FAST, seed=2, progress=False)
-    return out
+    return small_positions(tmp_path_factory, "train", 3, 60, FAST, 2)
 
 
 @pytest.fixture(scope="module")
 def valid_file(tmp_path_factory):
-    out = tmp_path_factory.mktemp("sim") / "valid.npz"
-    generate_positions(out, data="valid", deals=2, start=10, ns=FAST, ew=FAST, seed=2, progress=False)
-    return out
+    return small_positions(tmp_path_factory, "valid", 2, 10, FAST, 2)
 
 
 def _save(path, network, fmt, kind, features, hidden):
