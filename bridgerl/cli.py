@@ -120,7 +120,8 @@ def _train_uncontested(args) -> int:
                                eval_data=args.eval_data, resume=args.resume, overrides=_train_overrides(args),
                                eval_every_steps=args.eval_every, force=args.force,
                                progress=not args.quiet)
-    print(f"held-out IMPs/deal vs constructive par: {result['imps_per_deal']:.2f} +/- {result['ci95']:.2f} "
+    where = f"the {args.eval_data} split" if args.eval_data in ("train", "valid", "test") else args.eval_data
+    print(f"held-out IMPs/deal vs constructive par on {where}: {result['imps_per_deal']:.2f} +/- {result['ci95']:.2f} "
           f"(95% CI, {result['deals']} deals, {result['env_steps']} env steps, {result['updates']} updates)")
     print(f"model: {result['model']}")
     return 0
@@ -141,7 +142,8 @@ def _train_competitive(args) -> int:
                                evaluate_agent=rule_baseline_evaluator(args.eval_data, args.eval_deals),
                                force=args.force)
     print(f"vs the competitive rule baseline: {result['vs_rules_imps_per_board']:+.2f} +/- {result['ci95']:.2f} "
-          f"IMPs/board (95% CI, duplicate, {result['deals']} held-out boards, {result['env_steps']} env steps, "
+          f"IMPs/board (95% CI, duplicate, {result['deals']} held-out boards of {args.eval_data}, "
+          f"{result['env_steps']} env steps, "
           f"{result['updates']} updates)")
     print(f"model: {result['model']}")
     return 0
@@ -533,8 +535,9 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--seed", type=non_negative_int, default=0,
                          help="seed of the network, exploration and deal order (default 0)")
         sub.add_argument("--data", type=dataset_arg, default="train", help="training deals: " + data_help)
-        sub.add_argument("--eval-data", type=dataset_arg, default="test",
-                         help="held-out deals for evaluation: " + data_help + " (default test)")
+        sub.add_argument("--eval-data", type=dataset_arg, default="valid",
+                         help="held-out deals for the evaluations during training: " + data_help + " (default valid: "
+                              "the test split is for final tables, `bridgerl evaluate ... --data test`)")
         sub.add_argument("--resume", action="store_true",
                          help="continue the run saved in --out (with the same settings)")
         sub.add_argument("--force", action="store_true",

@@ -50,7 +50,8 @@ class RunConfig:
     steps: int | None = None                 # env steps (calls); None: the preset's default
     seed: int = 0
     data: Any = "train"                      # training deals: bundled split name, .npz path or Dataset
-    eval_data: Any = "test"                  # held-out deals of the evaluations
+    eval_data: Any = "valid"                 # held-out deals of the evaluations (the validation split: the test
+                                             # split is for final tables only)
     resume: bool = False                     # continue the run saved in ``out`` (it must exist)
     force: bool = False                      # start afresh in an ``out`` that holds a run, deleting that run's files
     overrides: Mapping[str, Any] | None = None   # DQNConfig fields replacing the preset's
@@ -112,13 +113,14 @@ def _load_state(path: Path, template, meta: dict):
 
 
 def train_uncontested(out: str | Path, preset: str = "small", steps: int | None = None, seed: int = 0,
-                      data="train", eval_data="test", resume: bool = False, overrides: dict | None = None,
+                      data="train", eval_data="valid", resume: bool = False, overrides: dict | None = None,
                       chunk: int = 100, eval_every: int | None = None, checkpoint_seconds: float = 180.0,
                       progress: bool = True, command: str | None = None, env_options: dict | None = None,
                       eval_every_steps: int | None = None, force: bool = False) -> dict:
     """Train a DQN on uncontested bidding; writes ``out``/model.msgpack, train_state.msgpack and log.jsonl.
 
-    Returns the final held-out evaluation (IMPs/deal vs constructive par, 95% CI)."""
+    Returns the final held-out evaluation (IMPs/deal vs constructive par, 95% CI) on ``eval_data`` (by default the
+    bundled validation split; score the test split with `bridgerl evaluate uncontested` for final tables)."""
     return train(RunConfig(out=out, env_id=ENV_ID, preset=preset, steps=steps, seed=seed, data=data,
                            eval_data=eval_data, resume=resume, overrides=overrides, chunk=chunk, eval_every=eval_every,
                            eval_every_steps=eval_every_steps, checkpoint_seconds=checkpoint_seconds,
@@ -126,7 +128,7 @@ def train_uncontested(out: str | Path, preset: str = "small", steps: int | None 
 
 
 def train_competitive(out: str | Path, preset: str = "small", steps: int | None = None, seed: int = 0,
-                      data="train", eval_data="test", resume: bool = False, overrides: dict | None = None,
+                      data="train", eval_data="valid", resume: bool = False, overrides: dict | None = None,
                       chunk: int = 100, eval_every: int | None = None, checkpoint_seconds: float = 180.0,
                       progress: bool = True, command: str | None = None, eval_every_steps: int | None = None,
                       eval_deals: int = 1000, pretrain: "PretrainConfig | None" = None,
