@@ -87,3 +87,21 @@ def cached_load(cls, path):
     if key not in _LOADED:
         _LOADED[key] = cls.load(path)
     return _LOADED[key]
+
+
+KINDS = {"bridgerl-dqn-1": "DQN", "bridgerl-card-location-1": "card-location", "bridgerl-issn-1": "ISSN",
+         "bridgerl-ssn-1": "SSN"}
+
+
+def checkpoint_kind(path: str | os.PathLike) -> str:
+    """The kind of model a checkpoint holds ("DQN", "card-location", "ISSN", "SSN"), read from its format field;
+    a file that is not a bridgerl checkpoint raises ValueError in one line."""
+    path = checkpoint_file(path)
+    try:
+        payload = serialization.msgpack_restore(path.read_bytes())
+    except Exception as exc:
+        raise ValueError(f"{path}: not a readable bridgerl checkpoint ({exc})") from None
+    found = payload.get("format") if isinstance(payload, dict) else None
+    if found not in KINDS:
+        raise ValueError(f"{path}: not a bridgerl checkpoint (format {found!r})")
+    return KINDS[found]

@@ -59,7 +59,12 @@ def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
         return CompetitiveRuleBidder(constructive=DQNAgent.load(spec[10:], env_id="uncontested_bidding"))
     if spec.startswith("dqn:"):
         return DQNAgent.load(spec[4:], env_id=env_id)
-    if _is_model_path(spec):  # a bare model path loads as its dqn: spec would
+    if _is_model_path(spec):  # a bare model path loads as its explicit spec would, by the kind it holds
+        from bridgerl.agents.checkpoint import checkpoint_kind
+
+        kind = checkpoint_kind(spec)
+        if kind != "DQN":
+            raise ValueError(f"agent spec {spec!r}: {_play_model_hint(spec, kind)}")
         return DQNAgent.load(spec, env_id=env_id)
     if ":" in spec:
         module_name, _, attr = spec.partition(":")
@@ -137,6 +142,16 @@ def load_play_agent(spec: str, seed: int = 0):
     """A play agent with ``act(view)`` from a spec string such as ``pimc:worlds=20,objective=make``."""
     import bridgerl.agents as agents
 
+    if _is_model_path(spec):  # a bare model path loads as its explicit spec would
+        from bridgerl.agents.checkpoint import checkpoint_kind
+
+        kind = checkpoint_kind(spec)
+        if kind == "ISSN":
+            return load_play_agent(f"issn:model={spec}", seed=seed)
+        if kind == "DQN":
+            raise ValueError(f"play agent spec {spec!r}: a DQN bids, it does not play cards (use bid={spec} in a "
+                             "game spec)")
+        raise ValueError(f"play agent spec {spec!r}: {_play_model_hint(spec, kind)}")
     name, _, rest = spec.partition(":")
     if name in _PLAY_CLASSES:
         cls = getattr(agents, _PLAY_CLASSES[name])
@@ -152,6 +167,13 @@ def load_play_agent(spec: str, seed: int = 0):
             return agent
         raise ValueError(f"play agent spec {spec!r}: {rest!r} has no act(view) method")
     raise ValueError(f"unknown play agent spec {spec!r}; expected {PLAY_SPEC_HELP}")
+
+
+def _play_model_hint(path: str, kind: str) -> str:
+    """What a model of card play (not a bidder, not a player by itself) is for, as a play spec."""
+    use = {"ISSN": f"issn:model={path}", "card-location": f"pimc:sampler=network,model={path}",
+           "SSN": f"pimc:solver=ssn,ssn={path}"}[kind]
+    return f"the {kind} model serves card play; use it as {use}"
 
 
 def _is_model_path(spec: str) -> bool:

@@ -81,3 +81,32 @@ def test_module_attr_agents_come_from_the_current_directory(tmp_path, monkeypatc
         load_agent("my_cli_agents:Nothing")
     with pytest.raises(ValueError, match="cannot import 'Nothing' from 'no_such_module_here'"):
         load_play_agent("no_such_module_here:Nothing")
+
+
+def test_every_released_model_loads_as_a_bare_path_by_its_kind(capsys):
+    """A bare `models/NAME` loads wherever its explicit spec would, the kind read from the checkpoint: a DQN as a
+    bidder for its env, the ISSN as a card player; the card-location model and the SSN, which are parts of a
+    player, are refused in one line that names the spec to use."""
+    from pathlib import Path
+
+    from bridgerl.agents.checkpoint import checkpoint_kind, load_weights
+    from bridgerl.cli import main
+    from bridgerl.evaluation.specs import load_agent, load_play_agent
+
+    released = sorted(p.parent for p in Path("models").glob("*/model.msgpack"))
+    kinds = {path.name: checkpoint_kind(path) for path in released}
+    assert {"DQN", "card-location", "ISSN", "SSN"} <= set(kinds.values())
+    for path in released:
+        spec = str(path)
+        if kinds[path.name] == "DQN":
+            env_id = load_weights(path)[0]["env_id"]
+            assert callable(load_agent(spec, env_id=env_id).act)
+            with pytest.raises(ValueError, match="bids, it does not play cards"):
+                load_play_agent(spec)
+        elif kinds[path.name] == "ISSN":
+            assert type(load_play_agent(spec)).__name__ == "PolicyAgent"
+        else:
+            with pytest.raises(ValueError, match="serves card play; use it as pimc:"):
+                load_play_agent(spec)
+            assert main(["evaluate", "uncontested", "--agent", spec, "--deals", "5"]) == 2
+            assert "serves card play" in capsys.readouterr().err
