@@ -34,16 +34,21 @@ def save_weights(path: str | os.PathLike, params: dict, metadata: dict, dtype: s
     atomic_write_bytes(path, serialization.msgpack_serialize(payload))
 
 
+def _payload(path: Path, what: str):
+    """The deserialised checkpoint file (one-line errors for a missing or unreadable file)."""
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: no {what} checkpoint there")
+    try:
+        return serialization.msgpack_restore(path.read_bytes())
+    except Exception as exc:
+        raise ValueError(f"{path}: not a readable {what} checkpoint ({exc})") from None
+
+
 def load_weights(path: str | os.PathLike, format: str = FORMAT, what: str = "DQN") -> tuple[dict, dict]:
     """(metadata, params as float32 pure dict); raises ValueError for a file that is not a bridgerl checkpoint of
     ``format`` (``what`` names it in the message)."""
     path = checkpoint_file(path)
-    if not path.exists():
-        raise FileNotFoundError(f"{path}: no {what} checkpoint there")
-    try:
-        payload = serialization.msgpack_restore(path.read_bytes())
-    except Exception as exc:
-        raise ValueError(f"{path}: not a readable {what} checkpoint ({exc})") from None
+    payload = _payload(path, what)
     if not isinstance(payload, dict) or payload.get("format") != format:
         found = payload.get("format") if isinstance(payload, dict) else None
         raise ValueError(f"{path}: not a bridgerl {what} checkpoint (format {format!r} expected, found {found!r})")
@@ -97,10 +102,7 @@ def checkpoint_kind(path: str | os.PathLike) -> str:
     """The kind of model a checkpoint holds ("DQN", "card-location", "ISSN", "SSN"), read from its format field;
     a file that is not a bridgerl checkpoint raises ValueError in one line."""
     path = checkpoint_file(path)
-    try:
-        payload = serialization.msgpack_restore(path.read_bytes())
-    except Exception as exc:
-        raise ValueError(f"{path}: not a readable bridgerl checkpoint ({exc})") from None
+    payload = _payload(path, "bridgerl")
     found = payload.get("format") if isinstance(payload, dict) else None
     if found not in KINDS:
         raise ValueError(f"{path}: not a bridgerl checkpoint (format {found!r})")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from flax import nnx
 
 
@@ -37,8 +38,6 @@ def apply_padded(fn, params, arrays, batch: int = 4096):
     """(numpy output, batches) of the jitted ``fn(params, *chunks)`` over the rows of ``arrays`` in chunks of at
     most ``batch``, each padded with zeros to a power of two or 1.5 times one (few shapes to compile, at most a
     third of the rows wasted)."""
-    import numpy as np
-
     n = len(arrays[0])
     outs, batches = [], 0
     for start in range(0, max(n, 1), batch):

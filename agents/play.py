@@ -18,6 +18,7 @@ from bridgerl.agents.auction_worlds import METHODS as AUCTION_METHODS
 from bridgerl.agents.auction_worlds import PRIORS as AUCTION_PRIORS
 from bridgerl.agents.auction_worlds import SamplingStats, check_bidders, rules_worlds, sample_with_auction
 from bridgerl.agents.combined_defender import DEFAULT_INFO_BUDGET, InformationScore
+from bridgerl.agents.simulation import DEFAULT_ISSN, DEFAULT_SSN, DEFAULT_T
 from bridgerl.core.cards import SEATS
 from bridgerl.core.constraints import HandConstraint
 from bridgerl.core.dd import solve_positions
@@ -286,15 +287,15 @@ class PIMCAgent(SeededAgent):
                  constraints: Mapping[int, HandConstraint] | None = None, max_tries: int = 200_000,
                  auction: str = "none", max_candidates: int = 2000, prior: str = "none", goal: str = "tricks",
                  tiebreak: str = "random", info_budget: int = DEFAULT_INFO_BUDGET, sampler: str = "uniform",
-                 model: str = "", reweigh: str = "none", T: int = 3, issn: str = "models/issn",
-                 solver: str = "dds", ssn: str = "models/ssn"):
+                 model: str = "", reweigh: str = "none", T: int = DEFAULT_T, issn: str = DEFAULT_ISSN,
+                 solver: str = "dds", ssn: str = DEFAULT_SSN):
         _one_of("tiebreak", tiebreak, TIEBREAKS)
         auction = check_sampler(sampler, model, auction)
         _one_of("reweigh", reweigh, REWEIGHS)
         _one_of("solver", solver, SOLVERS)
-        unused = [name for name, given, used in (("T", T != 3, reweigh == "issn"),
-                                                 ("issn", issn != "models/issn", reweigh == "issn"),
-                                                 ("ssn", ssn != "models/ssn", solver == "ssn")) if given and not used]
+        unused = [name for name, given, used in (("T", T != DEFAULT_T, reweigh == "issn"),
+                                                 ("issn", issn != DEFAULT_ISSN, reweigh == "issn"),
+                                                 ("ssn", ssn != DEFAULT_SSN, solver == "ssn")) if given and not used]
         if unused:
             raise ValueError(f"{', '.join(unused)} set but not used: T and issn go with reweigh=issn, ssn with "
                              "solver=ssn")
@@ -362,28 +363,38 @@ class PIMCAgent(SeededAgent):
         """[k, 52]: each legal card's tricks in each world (-1 for illegal cards), by DDS or the SSN; a repeated
         world is solved once."""
         distinct, where = np.unique(owners, axis=0, return_inverse=True)
-        if self.solver == "ssn":
-            return load_model("ssn", self.ssn).solve_worlds(view, distinct)[where.reshape(-1)]
-        return solve_worlds(view, distinct)[where.reshape(-1)]
+        return self._solve_distinct(view, distinct)[where.reshape(-1)]
 
     def world_weights(self, view: PlayerView, owners: np.ndarray) -> np.ndarray | None:
         """float[k] summing to 1 (``reweigh="issn"``), or None (the worlds count alike)."""
         if self.reweigh != "issn":
             return None
+        distinct, where = np.unique(owners, axis=0, return_inverse=True)
+        return self._weights_of(view, distinct, where.reshape(-1))
+
+    def _solve_distinct(self, view: PlayerView, distinct: np.ndarray) -> np.ndarray:
+        if self.solver == "ssn":
+            return load_model("ssn", self.ssn).solve_worlds(view, distinct)
+        return solve_worlds(view, distinct)
+
+    def _weights_of(self, view: PlayerView, distinct: np.ndarray, where: np.ndarray) -> np.ndarray | None:
+        """Weights of the worlds ``distinct[where]``, each distinct world weighed once (None without reweighing)."""
+        if self.reweigh != "issn":
+            return None
         from bridgerl.agents.simulation import normalised_weights
 
-        distinct, where = np.unique(owners, axis=0, return_inverse=True)
-        log_weights = load_model("issn", self.issn).world_log_weights(view, distinct, self.T)[where.reshape(-1)]
-        return normalised_weights(log_weights)
+        return normalised_weights(load_model("issn", self.issn).world_log_weights(view, distinct, self.T)[where])
 
     def card_values(self, view: PlayerView, owners: np.ndarray | None = None) -> np.ndarray:
         """float[52]: each legal card's mean value over the worlds (sampled unless given), or its `sigma_values`
         with ``goal="sigma"``; -1 for illegal cards."""
         owners = self.sample(view) if owners is None else owners
-        scores = self.solve(view, owners)
+        distinct, where = np.unique(owners, axis=0, return_inverse=True)  # a repeated world is solved once
+        where = where.reshape(-1)
+        scores = self._solve_distinct(view, distinct)[where]
         legal = scores[0] >= 0
         per_world = world_values(view, scores, self.objective)
-        weights = self.world_weights(view, owners)
+        weights = self._weights_of(view, distinct, where)
         self._worlds, self._weights = owners, weights
         self.last = {"case": sigma_case(view, per_world) if self.objective == "tricks" else None}
         if self.goal == "sigma":

@@ -36,6 +36,8 @@ ISSN_FORMAT = "bridgerl-issn-1"
 SSN_FORMAT = "bridgerl-ssn-1"
 SSN_FEATURES = 4 * 52 + 3 * 52 + 52 + 5
 TARGETS = ("recorded", "dd")
+DEFAULT_ISSN, DEFAULT_SSN, DEFAULT_T = "models/issn", "models/ssn", 3
+"""Where the released ISSN and SSN live, and seed 004's number of past choices reweighed."""
 _SUIT_OF = np.arange(52) // 13
 _NEG = -1e9
 
@@ -342,7 +344,7 @@ class PolicyAgent:
     """The ISSN as a card player (seed 004's ``nn-baseline``): the legal card it gives the highest probability,
     one network evaluation per decision, no worlds and no DDS. Play spec ``issn[:model=PATH]``."""
 
-    def __init__(self, model: str = "models/issn", seed=None):
+    def __init__(self, model: str = DEFAULT_ISSN, seed=None):
         from bridgerl.agents.checkpoint import cached_load
 
         self.model = str(model)
@@ -370,7 +372,7 @@ def normalised_weights(log_weights: np.ndarray) -> np.ndarray:
     return w / w.sum()
 
 
-__all__ = ["ISSN_FORMAT", "SSN_FORMAT", "SSN_FEATURES", "TARGETS", "legal_cards", "ssn_encode", "positions_ssn_inputs",
+__all__ = ["ISSN_FORMAT", "SSN_FORMAT", "DEFAULT_ISSN", "DEFAULT_SSN", "DEFAULT_T", "SSN_FEATURES", "TARGETS", "legal_cards", "ssn_encode", "positions_ssn_inputs",
            "worlds_ssn_inputs", "positions_issn_inputs", "history_inputs", "build_issn", "build_ssn",
            "policy_log_probs", "policy_loss", "ssn_values", "ssn_loss", "PolicyModel", "SolverModel",
            "PolicyAgent", "normalised_weights"]
