@@ -11,18 +11,30 @@ from flax import nnx
 class QNetwork(nnx.Module):
     """MLP with ReLU hidden layers; optional dueling head (value + centred advantages)."""
 
-    def __init__(self, inputs: int, hidden: tuple[int, ...], actions: int, dueling: bool = False, *, seed: int = 0):
+    def __init__(self, inputs: int, hidden: tuple[int, ...], actions: int, dueling: bool = False, *, seed: int = 0,
+                 auxiliary: int = 0):
+        """``auxiliary`` > 0 adds a linear head on the last hidden layer (`auxiliary_outputs`), a training signal for
+        the shared torso; `training.run` drops it from the saved model, which then loads without it."""
         rngs = nnx.Rngs(seed)
         sizes = (inputs, *hidden)
         self.layers = nnx.List([nnx.Linear(a, b, rngs=rngs) for a, b in zip(sizes[:-1], sizes[1:])])
         self.dueling = dueling
         self.head = nnx.Linear(sizes[-1], actions, rngs=rngs)
         self.value = nnx.Linear(sizes[-1], 1, rngs=rngs) if dueling else None
+        if auxiliary:  # an attribute only when used, so that networks without it keep their parameter tree
+            self.auxiliary = nnx.Linear(sizes[-1], auxiliary, rngs=rngs)
 
-    def __call__(self, observation: jax.Array) -> jax.Array:
+    def torso(self, observation: jax.Array) -> jax.Array:
         x = observation.astype(jnp.float32)
         for layer in self.layers:
             x = jax.nn.relu(layer(x))
+        return x
+
+    def auxiliary_outputs(self, observation: jax.Array) -> jax.Array:
+        return self.auxiliary(self.torso(observation))
+
+    def __call__(self, observation: jax.Array) -> jax.Array:
+        x = self.torso(observation)
         q = self.head(x)
         if self.dueling:
             q = self.value(x) + q - q.mean(-1, keepdims=True)

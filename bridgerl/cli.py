@@ -100,14 +100,14 @@ def _data_info(args) -> int:
 
 _OVERRIDES = ("learning_rate", "batch_size", "num_envs", "updates_per_step", "target_every", "replay_size", "lr_end",
               "transitions", "eps_start", "eps_end", "eps_decay_steps", "min_replay", "huber_delta", "pool_size",
-              "pool_every", "pool_prob", "demo_weight", "demo_margin")
+              "pool_every", "pool_prob", "demo_weight", "demo_margin", "targets", "aux_weight")
 
 
 def _train_overrides(args) -> dict:
     overrides = {name: getattr(args, name) for name in _OVERRIDES if getattr(args, name, None) is not None}
     if args.hidden:
         overrides["hidden"] = tuple(args.hidden)
-    for flag in ("double_q", "dueling", "pool_anchor"):  # pool_anchor: only `train competitive` has it
+    for flag in ("double_q", "dueling", "pool_anchor", "critic"):  # pool_anchor, critic: one command each
         if getattr(args, flag, False):
             overrides[flag] = True
     return overrides
@@ -561,6 +561,15 @@ def build_parser() -> argparse.ArgumentParser:
     unc.add_argument("--transitions", choices=["seat", "team"], default=None,
                      help="next state of a call: the same seat's next turn (seat, the preset's) or the partner's "
                           "next call (team)")
+    unc.add_argument("--targets", choices=["sampled", "all"], default=None,
+                     help="sampled: the TD target of the call taken (the preset's); all: regress every legal call at "
+                          "once, a call the partner passes to its exact DD value, else bootstrapped")
+    unc.add_argument("--critic", action="store_true",
+                     help="with --targets all: bootstrap from a centralised critic that also sees the partner's "
+                          "cards (used in training only; the released network sees one hand)")
+    unc.add_argument("--aux-weight", type=non_negative_float, default=None,
+                     help="with --targets all: weight of auxiliary heads predicting the partner's HCP and suit "
+                          "lengths and the side's DD tricks per strain from the shared torso (default 0: none)")
     unc.set_defaults(func=_train_uncontested)
     comp_train.add_argument("--pool-size", type=non_negative_int, default=None,
                             help="frozen past networks kept as opponents (0: plain self-play)")

@@ -9,6 +9,16 @@ Transitions: ``"seat"`` (OpenSpiel's DQN for multi-player games, the thesis' set
 the same seat's next turn, or the end; ``"team"`` (uncontested only): the next state is the next call of the
 auction, the partner's, whose greedy value is the team's (both share the reward and the network).
 
+All-call targets (``targets="all"``, uncontested only): the opponents always pass, so the DD table gives the exact
+value of "the auction ends here" for every call (`envs.jaxenv.UncontestedBidding.call_outcomes`). Every stored call
+regresses all its legal calls at once: a pass that ends the auction to its exact value; any other call ``a`` to the
+exact value of the contract if the partner's greedy policy (the online network on the partner's observation after
+``a``) passes next, else to the bootstrapped value of the partner's greedy call. That bootstrap comes from the target
+network, or with ``critic=True`` from a centralised critic: a second network that sees both partners' hands (the
+player's observation plus the partner's 52 cards), trained on the same targets, used only for targets (centralised
+training, decentralised acting: the acting network never receives the partner's cards). Yeh, Hsieh & Lin 2018 used
+per-call targets of this kind.
+
 Competitive self-play (issue #10) adds two stabilisers, both off by default: an opponent pool of frozen past
 networks that play one side of a share of the auctions (their calls are not stored), and DQfD's large-margin loss
 on rule-bidder demonstrations (`training.demonstrations`) added to every update (Hester et al. 2018).
@@ -27,7 +37,8 @@ from flax import nnx, struct
 
 from bridgerl.agents.networks import QNetwork, masked_argmax
 from bridgerl.training.demonstrations import large_margin_loss
-from bridgerl.training.replay import Replay, Transitions, replay_add, replay_init, replay_sample
+from bridgerl.training.replay import (Replay, Transitions, replay_add, replay_init, replay_init_like,
+                                      replay_sample)
 
 _NEG = -1e9  # stands for -inf on illegal next actions, finite so that 0 * it is 0 at the end
 
@@ -59,6 +70,11 @@ class DQNConfig:
     # DQfD (Hester et al. 2018): keep the large-margin loss on demonstrations during RL (needs demonstrations)
     demo_weight: float = 0.0           # weight of that loss (0: plain DQN)
     demo_margin: float = 1.0           # margin of non-demonstrated calls, in IMPs
+    # all-call targets (uncontested): regress every legal call of each stored state (see the module docstring)
+    targets: str = "sampled"           # "sampled": the TD target of the call taken; "all": every legal call
+    critic: bool = False               # bootstrap all-call targets from a critic that sees both hands
+    aux_weight: float = 0.0            # all-call: weight of auxiliary heads on the acting network's torso that
+                                       # predict the partner's HCP and suit lengths and the side's DD tricks
 
     def replace(self, **changes) -> "DQNConfig":
         return dataclasses.replace(self, **changes)
@@ -90,6 +106,37 @@ class TrainState:
     key: jnp.ndarray               # raw uint32[2] PRNG key (serializable)
     env_steps: jnp.ndarray
     updates: jnp.ndarray
+    critic: nnx.State | None = None            # the centralised critic (all-call targets with critic=True)
+    critic_target: nnx.State | None = None
+    critic_opt_state: optax.OptState | None = None
+
+
+@struct.dataclass
+class CallTargets:
+    """One stored call of all-call training: the player's view and what the DD table says about each call."""
+
+    obs: jnp.ndarray             # int8[O]
+    mask: jnp.ndarray            # bool[A]: legal calls
+    after_pass: jnp.ndarray      # float32[A] (`envs.jaxenv.uncontested.CallOutcomes`)
+    pass_ends: jnp.ndarray       # bool
+    end_value: jnp.ndarray       # float32
+    pass_next_mask: jnp.ndarray  # bool[A]
+    partner_hand: jnp.ndarray    # int8[52]
+    auxiliary: jnp.ndarray       # float32[10]: the auxiliary heads' targets (`auxiliary_targets`)
+
+
+AUXILIARY_OUTPUTS = 10
+
+
+def auxiliary_targets(partner_hand, side_tricks):
+    """float32[..., 10], scaled to about unit size: the partner's HCP / 10, its four suit lengths / 4 (clubs to
+    spades), the side's DD tricks in C, D, H, S, NT / 7."""
+    from bridgerl.core.hand import HCP_PER_CARD
+
+    hand = partner_hand.astype(jnp.float32)
+    points = hand @ jnp.asarray(HCP_PER_CARD, jnp.float32)
+    lengths = hand.reshape(hand.shape[:-1] + (4, 13)).sum(-1)
+    return jnp.concatenate([points[..., None] / 10, lengths / 4, side_tricks / 7], -1)
 
 
 @struct.dataclass
@@ -119,12 +166,28 @@ class DQNTrainer:
         # only the fields the loss reads, as device arrays (an argument of the compiled step, not a constant)
         self._demos = None if not config.demo_weight else jax.tree.map(
             jnp.asarray, (demonstrations.obs, demonstrations.mask, demonstrations.action, demonstrations.expert))
+        if config.targets not in ("sampled", "all"):
+            raise ValueError(f"targets must be 'sampled' or 'all', got {config.targets!r}")
+        if config.targets == "all" and (self_play or not hasattr(env, "call_outcomes")):
+            raise ValueError("all-call targets need the uncontested env (the opponents always pass)")
+        if config.targets == "all" and (config.pool_size or config.demo_weight or config.double_q):
+            raise ValueError("all-call targets take no opponent pool, demonstrations or double-Q (the partner's "
+                             "call is always chosen by the online network)")
+        if (config.critic or config.aux_weight) and config.targets != "all":
+            raise ValueError("the centralised critic and the auxiliary heads come with all-call targets: they need "
+                             "targets='all'")
         if config.pool_anchor and config.pool_size < 2:
             raise ValueError("pool_anchor keeps one slot for the starting network: it needs pool_size >= 2")
         self.env, self.config, self.seed, self.self_play = env, config, seed, bool(self_play)
-        network = QNetwork(env.observation_size, config.hidden, env.num_actions, config.dueling, seed=seed)
+        network = QNetwork(env.observation_size, config.hidden, env.num_actions, config.dueling, seed=seed,
+                           auxiliary=AUXILIARY_OUTPUTS if config.aux_weight else 0)
         self.graphdef, params = nnx.split(network)
         self._initial_params = params
+        self.critic_graphdef, self._initial_critic = None, None
+        if config.critic:  # the player's observation plus the partner's 52 cards
+            critic = QNetwork(env.observation_size + 52, config.hidden, env.num_actions, config.dueling,
+                              seed=seed + 1_000_003)
+            self.critic_graphdef, self._initial_critic = nnx.split(critic)
         if config.lr_end is not None and total_steps:
             updates = max(1, total_steps // config.num_envs * config.updates_per_step)
             learning_rate = optax.linear_schedule(config.learning_rate, config.lr_end, updates)
@@ -151,17 +214,31 @@ class DQNTrainer:
         key, env_key = jax.random.split(key)
         env_state = jax.vmap(env.init)(jax.random.split(env_key, config.num_envs))
         size = env.observation_size
+        if config.targets == "all":
+            example = self._call_targets(jax.tree.map(lambda leaf: leaf[0], env_state))
+            replay = replay_init_like(config.replay_size, example)
+        else:
+            replay = replay_init(config.replay_size, size, env.num_actions)
+        critic = self._initial_critic
         return TrainState(
             params=params, target_params=params, opt_state=self.optimizer.init(params), env_state=env_state,
             pending_obs=jnp.zeros((config.num_envs, 4, size), jnp.int8),
             pending_action=jnp.zeros((config.num_envs, 4), jnp.int32),
             pending_valid=jnp.zeros((config.num_envs, 4), bool),
-            replay=replay_init(config.replay_size, size, env.num_actions),
+            replay=replay,
             pool=(jax.tree.map(lambda p: jnp.zeros((config.pool_size,) + p.shape, p.dtype).at[0].set(p),
                                params) if config.pool_size else None),
             pool_count=jnp.int32(1 if config.pool_size else 0), opponent=jnp.full(config.num_envs, -1, jnp.int32),
             learner_side=jnp.zeros(config.num_envs, jnp.int32), key=key,
-            env_steps=jnp.int32(0), updates=jnp.int32(0))
+            env_steps=jnp.int32(0), updates=jnp.int32(0), critic=critic, critic_target=critic,
+            critic_opt_state=None if critic is None else self.optimizer.init(critic))
+
+    def _call_targets(self, state) -> CallTargets:
+        """The stored row of all-call training for a (batch of) state(s)."""
+        outcomes = (jax.vmap(self.env.call_outcomes) if state.observation.ndim > 1 else self.env.call_outcomes)(state)
+        return CallTargets(state.observation, state.legal_action_mask, outcomes.after_pass, outcomes.pass_ends,
+                           outcomes.end_value, outcomes.pass_next_mask, outcomes.partner_hand,
+                           auxiliary_targets(outcomes.partner_hand, outcomes.side_tricks))
 
     def q_values(self, params, observations):
         return nnx.merge(self.graphdef, params)(observations)
@@ -193,6 +270,8 @@ class DQNTrainer:
         """Transitions finished by this call, as a flat batch with validity flags."""
         batch = jnp.arange(state.current_player.shape[0])
         player = state.current_player
+        if self.config.targets == "all":  # every call of every auction, with what the DD table says about it
+            return self._call_targets(state), jnp.ones(batch.shape, bool), ts
         if self.config.transitions == "team":
             reward = new_state.rewards[batch, player]
             items = Transitions(state.observation, action, reward, new_state.observation,
@@ -230,6 +309,49 @@ class DQNTrainer:
         obs, mask, action, expert = obs[index], mask[index], action[index], expert[index]
         return large_margin_loss(self.q_values(params, obs), mask, action, expert, self.config.demo_margin)
 
+    def critic_values(self, critic, observations, partner_hands):
+        """The centralised critic's values of every call from the player's observation and the partner's cards."""
+        inputs = jnp.concatenate([observations, partner_hands.astype(observations.dtype)], -1)
+        return nnx.merge(self.critic_graphdef, critic)(inputs)
+
+    def all_call_targets(self, params, bootstrap, batch: CallTargets):
+        """float32[B, A]: the target of every call of each stored state (module docstring). ``bootstrap`` is the
+        target network's parameters, or the critic's with ``critic=True``."""
+        from bridgerl.envs.jaxenv.uncontested import partner_masks, partner_observations
+
+        size, actions = batch.obs.shape[-1], self.env.num_actions
+        next_obs = partner_observations(batch.obs, batch.partner_hand).reshape(-1, size)
+        next_mask = partner_masks(batch.pass_next_mask).reshape(-1, actions)
+        greedy = masked_argmax(self.q_values(params, next_obs), next_mask)  # the partner's call after each call
+        if self.config.critic:  # the critic of the partner's state sees the player's hand as the other one
+            own_hand = batch.obs[:, size - 52:]
+            hands = jnp.broadcast_to(own_hand[:, None], (own_hand.shape[0], actions, 52)).reshape(-1, 52)
+            values = self.critic_values(bootstrap, next_obs, hands)
+        else:
+            values = self.q_values(bootstrap, next_obs)
+        continued = jnp.take_along_axis(values, greedy[:, None], 1)[:, 0].reshape(-1, actions)
+        target = jnp.where(greedy.reshape(-1, actions) == 0, batch.after_pass, continued)
+        target = target.at[:, 0].set(jnp.where(batch.pass_ends, batch.end_value, target[:, 0]))
+        return jax.lax.stop_gradient(target)
+
+    def _masked_huber(self, q, target, mask):
+        loss = optax.huber_loss(q, target, delta=self.config.huber_delta)
+        return (loss * mask).sum() / jnp.maximum(mask.sum(), 1)
+
+    def _all_call_loss(self, params, critic, target_params, critic_target, batch: CallTargets):
+        """(total loss, (actor loss, critic loss)) of all-call regression."""
+        target = self.all_call_targets(params, critic_target if self.config.critic else target_params, batch)
+        actor = self._masked_huber(self.q_values(params, batch.obs), target, batch.mask)
+        total = actor
+        if self.config.aux_weight:
+            predicted = nnx.merge(self.graphdef, params).auxiliary_outputs(batch.obs)
+            total += self.config.aux_weight * ((predicted - batch.auxiliary) ** 2).mean()
+        if not self.config.critic:
+            return total, (actor, jnp.float32(0))
+        critic_loss = self._masked_huber(self.critic_values(critic, batch.obs, batch.partner_hand), target,
+                                         batch.mask)
+        return total + critic_loss, (actor, critic_loss)
+
     def _loss(self, params, target_params, batch: Transitions, demos=None, demo_key=None):
         td_loss = self._td_loss(params, target_params, batch)
         if demos is None:
@@ -248,6 +370,8 @@ class DQNTrainer:
         return optax.huber_loss(td, delta=self.config.huber_delta).mean()
 
     def _update(self, ts: TrainState, key, demos=None):
+        if self.config.targets == "all":
+            return self._update_all_calls(ts, key)
         batch = replay_sample(ts.replay, key, self.config.batch_size)
         demo_key = jax.random.fold_in(key, 1)  # folded, so that runs without demonstrations keep their stream
         loss, grads = jax.value_and_grad(self._loss)(ts.params, ts.target_params, batch, demos, demo_key)
@@ -256,6 +380,23 @@ class DQNTrainer:
         count = ts.updates + 1
         target = optax.periodic_update(params, ts.target_params, count, self.config.target_every)
         return ts.replace(params=params, target_params=target, opt_state=opt_state, updates=count), loss
+
+    def _update_all_calls(self, ts: TrainState, key):
+        batch = replay_sample(ts.replay, key, self.config.batch_size)
+        (loss, _), (grads, critic_grads) = jax.value_and_grad(self._all_call_loss, argnums=(0, 1), has_aux=True)(
+            ts.params, ts.critic, ts.target_params, ts.critic_target, batch)
+        updates, opt_state = self.optimizer.update(grads, ts.opt_state, ts.params)
+        params = optax.apply_updates(ts.params, updates)
+        count = ts.updates + 1
+        target = optax.periodic_update(params, ts.target_params, count, self.config.target_every)
+        ts = ts.replace(params=params, target_params=target, opt_state=opt_state, updates=count)
+        if self.config.critic:
+            updates, critic_opt = self.optimizer.update(critic_grads, ts.critic_opt_state, ts.critic)
+            critic = optax.apply_updates(ts.critic, updates)
+            ts = ts.replace(critic=critic, critic_opt_state=critic_opt,
+                            critic_target=optax.periodic_update(critic, ts.critic_target, count,
+                                                                self.config.target_every))
+        return ts, loss
 
     def _step(self, env, ts: TrainState, demos=None):
         key, act_key, reset_key, update_key = jax.random.split(ts.key, 4)

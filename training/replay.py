@@ -25,7 +25,7 @@ class Replay:
 
     @property
     def capacity(self) -> int:
-        return self.data.action.shape[0]
+        return jax.tree.leaves(self.data)[0].shape[0]
 
 
 def replay_init(capacity: int, observation_size: int, num_actions: int) -> Replay:
@@ -33,6 +33,12 @@ def replay_init(capacity: int, observation_size: int, num_actions: int) -> Repla
                        reward=jnp.zeros(capacity, jnp.float32),
                        next_obs=jnp.zeros((capacity, observation_size), jnp.int8),
                        next_mask=jnp.zeros((capacity, num_actions), bool), done=jnp.zeros(capacity, bool))
+    return Replay(data, jnp.int32(0), jnp.int32(0))
+
+
+def replay_init_like(capacity: int, example) -> Replay:
+    """An empty buffer of ``capacity`` rows shaped like one row ``example`` (any pytree of arrays)."""
+    data = jax.tree.map(lambda leaf: jnp.zeros((capacity,) + jnp.shape(leaf), jnp.asarray(leaf).dtype), example)
     return Replay(data, jnp.int32(0), jnp.int32(0))
 
 

@@ -93,6 +93,8 @@ def _load_state(path: Path, template, meta: dict):
     if meta["config"].get("lr_end") is not None:
         keys.append("steps")  # the learning-rate schedule spans the whole run
     differences = []
+    if isinstance(saved.get("config"), dict):  # fields added since the run was saved hold their defaults
+        saved["config"] = {**json.loads(json.dumps(dataclasses.asdict(DQNConfig()))), **saved["config"]}
     for key in keys:
         old, new = saved.get(key), meta.get(key)
         if isinstance(old, dict) and isinstance(new, dict):  # name the fields (config.learning_rate, ...)
@@ -261,7 +263,9 @@ def train(run: RunConfig) -> dict:
         return {"imps_per_deal": mean, "ci95": ci, "deals": int(len(eval_rows)), "all_finished": bool(finished.all())}
 
     def write_model(ts, evaluation) -> None:
-        save_weights(out / MODEL_FILE, nnx.to_pure_dict(ts.params), model_metadata(ts, evaluation))
+        params = nnx.to_pure_dict(ts.params)
+        params.pop("auxiliary", None)  # a training signal only: the released network is the Q-network alone
+        save_weights(out / MODEL_FILE, params, model_metadata(ts, evaluation))
 
     def log(record: dict) -> None:
         with open(out / LOG_FILE, "a") as handle:

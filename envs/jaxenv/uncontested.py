@@ -13,7 +13,7 @@ import jax.numpy as jnp
 from flax import struct
 
 from bridgerl.core.calls import NUM_UNCONTESTED_ACTIONS as NUM_ACTIONS
-from bridgerl.core.uncontested import OBSERVATION_SIZE
+from bridgerl.core.uncontested import BIDS_OFFSET, HAND_OFFSET, INITIAL_PASS_BIT, OBSERVATION_SIZE
 from bridgerl.envs.jaxenv.rules import imps, score
 from bridgerl.envs.jaxenv.tables import OPENING_ACTIONS, PASS_BIT
 
@@ -78,6 +78,61 @@ class UncontestedBidding:
         return jax.lax.cond(state.terminated, lambda s: s.replace(rewards=jnp.zeros_like(s.rewards)),
                             lambda s: _step(s, jnp.asarray(action, jnp.int32), self.reward_points), state)
 
+    def call_outcomes(self, state: State) -> "CallOutcomes":
+        """What the DD table says about every call of the partner to act (a state before the end): the exact reward
+        if the partner passes right after it, and whether a pass by the player ends the auction now. The opponents
+        always pass, so these are the values of "the auction ends here" for all 36 calls at once."""
+        seat = state.current_player
+        bids = jnp.arange(35)
+        strains = bids % 5
+        # the declarer of each bid if the auction ended on it: the partner who first named its strain, else this seat
+        declarers = jnp.where(state._first_namer[strains] >= 0, state._first_namer[strains], seat)
+        bid_values = jax.vmap(lambda b, d: _contract_value(state, b, d, self.reward_points))(bids, declarers)
+        passed_out = _contract_value(state, jnp.int32(-1), jnp.int32(0), self.reward_points)
+        pass_ends = (state._last_bid >= 0) | (state._calls >= 1)
+        last = jnp.maximum(state._last_bid, 0)
+        end_value = jnp.where(state._last_bid >= 0,
+                              _contract_value(state, last, jnp.maximum(state._first_namer[last % 5], 0),
+                                              self.reward_points), passed_out)
+        # the partner's legal calls after an initial pass: its opening-rule mask
+        partner_index = jnp.where(seat == jnp.where(state.side == 0, 0, 3), 1, 0)
+        return CallOutcomes(after_pass=jnp.concatenate([passed_out[None], bid_values]),
+                            pass_ends=pass_ends, end_value=end_value,
+                            pass_next_mask=_opening_mask(state._opening[partner_index]),
+                            partner_hand=(state._owner == (seat + 2) % 4).astype(jnp.int8),
+                            side_tricks=jnp.maximum(state._dd[seat], state._dd[(seat + 2) % 4]).astype(jnp.float32))
+
+
+@struct.dataclass
+class CallOutcomes:
+    """`UncontestedBidding.call_outcomes` of one state (the per-call targets of all-call training)."""
+
+    after_pass: jnp.ndarray      # float32[36]: reward if the partner passes after call a (a = 0: our initial pass,
+                                 # so the deal is passed out; a >= 1: bid a - 1 is the contract)
+    pass_ends: jnp.ndarray       # bool: a pass by this player ends the auction
+    end_value: jnp.ndarray       # float32: the reward of that pass (the contract so far, or passed out)
+    pass_next_mask: jnp.ndarray  # bool[36]: the partner's legal calls after an initial pass (its opening rules)
+    partner_hand: jnp.ndarray    # int8[52]: the partner's cards (for training targets and critics, never the actor)
+    side_tricks: jnp.ndarray     # float32[5]: DD tricks of the better declarer of the side in C, D, H, S, NT
+
+
+def partner_observations(observation, partner_hand):
+    """int8[..., 36, 89]: the partner's observation after each call ``a`` of the player whose observation is
+    ``observation`` ([..., 89]); ``partner_hand`` [..., 52]. For a = 0 it is the view after an initial pass."""
+    base = jnp.concatenate([observation[..., :HAND_OFFSET], partner_hand.astype(observation.dtype)], -1)
+    bits = jnp.zeros((NUM_ACTIONS, OBSERVATION_SIZE), observation.dtype)
+    bits = bits.at[0, INITIAL_PASS_BIT].set(1).at[jnp.arange(1, NUM_ACTIONS), BIDS_OFFSET + jnp.arange(35)].set(1)
+    return base[..., None, :] | bits
+
+
+def partner_masks(pass_next_mask):
+    """bool[..., 36, 36]: the partner's legal calls after each call ``a``: after bid ``a - 1``, pass or any higher
+    bid; after an initial pass (a = 0), ``pass_next_mask``."""
+    actions = jnp.arange(NUM_ACTIONS)
+    after_bid = (actions[None, :] > actions[:, None]) | (actions[None, :] == 0)
+    shape = pass_next_mask.shape[:-1] + (NUM_ACTIONS, NUM_ACTIONS)
+    return jnp.broadcast_to(after_bid, shape).at[..., 0, :].set(pass_next_mask)
+
 
 def _opening_mask(code) -> jnp.ndarray:
     """Unpack a code of `tables.opening_codes`; bit 7 (no opening rules) allows every action."""
@@ -117,15 +172,21 @@ def _step(state: State, action, reward_points: bool) -> State:
     return _refresh(state.replace(rewards=rewards))
 
 
-def _rewards(state: State, reward_points: bool) -> jnp.ndarray:
-    """Thesis 4.4.3: DD tricks of the declarer, doubled when down two or more; IMPs (or points) vs constructive par."""
-    last = jnp.maximum(state._last_bid, 0)
+def _contract_value(state: State, bid, declarer, reward_points: bool):
+    """Thesis 4.4.3: ``bid`` (-1: passed out) played by ``declarer`` with its DD tricks, doubled when down two or
+    more; IMPs (or points) vs constructive par."""
+    last = jnp.maximum(bid, 0)
     strain, level = last % 5, last // 5 + 1
-    declarer = jnp.maximum(state._first_namer[strain], 0)
     tricks = state._dd[declarer, strain].astype(jnp.int32)
     penalty = (tricks <= level + 4).astype(jnp.int32)
-    points = jnp.where(state._last_bid < 0, 0, score(last, penalty, state.vulnerable, tricks))
+    points = jnp.where(bid < 0, 0, score(last, penalty, state.vulnerable, tricks))
     diff = points - state._par
-    value = (diff if reward_points else imps(diff)).astype(jnp.float32)
+    return (diff if reward_points else imps(diff)).astype(jnp.float32)
+
+
+def _rewards(state: State, reward_points: bool) -> jnp.ndarray:
+    last = jnp.maximum(state._last_bid, 0)
+    declarer = jnp.maximum(state._first_namer[last % 5], 0)
+    value = _contract_value(state, state._last_bid, declarer, reward_points)
     seats = jnp.arange(4)
     return jnp.where(seats % 2 == state.side, value, 0.0)
