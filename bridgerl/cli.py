@@ -101,13 +101,14 @@ def _data_info(args) -> int:
 _OVERRIDES = ("learning_rate", "batch_size", "num_envs", "updates_per_step", "target_every", "replay_size", "lr_end",
               "transitions", "eps_start", "eps_end", "eps_decay_steps", "min_replay", "huber_delta", "pool_size",
               "pool_every", "pool_prob", "demo_weight", "demo_margin", "targets", "aux_weight")
+_FLAGS = ("double_q", "dueling", "pool_anchor", "critic", "collect_targets")  # store_true flags of the train commands
 
 
 def _train_overrides(args) -> dict:
     overrides = {name: getattr(args, name) for name in _OVERRIDES if getattr(args, name, None) is not None}
     if args.hidden:
         overrides["hidden"] = tuple(args.hidden)
-    for flag in ("double_q", "dueling", "pool_anchor", "critic"):  # pool_anchor, critic: one command each
+    for flag in _FLAGS:  # pool_anchor is only in `train competitive`, critic and collect_targets in uncontested
         if getattr(args, flag, False):
             overrides[flag] = True
     return overrides
@@ -567,6 +568,9 @@ def build_parser() -> argparse.ArgumentParser:
     unc.add_argument("--critic", action="store_true",
                      help="with --targets all: bootstrap from a centralised critic that also sees the partner's "
                           "cards (used in training only; the released network sees one hand)")
+    unc.add_argument("--collect-targets", action="store_true",
+                     help="with --targets all: compute each call's targets once when it is stored, not at every "
+                          "replay (about 4x fewer network evaluations, targets up to a replay buffer old)")
     unc.add_argument("--aux-weight", type=non_negative_float, default=None,
                      help="with --targets all: weight of auxiliary heads predicting the partner's HCP and suit "
                           "lengths and the side's DD tricks per strain from the shared torso (default 0: none)")
@@ -682,8 +686,10 @@ def build_parser() -> argparse.ArgumentParser:
     game.add_argument("--force", action="store_true", help="replace an existing --pbn file")
     game.add_argument("--quiet", action="store_true", help="no progress bar")
     game.set_defaults(func=_evaluate_game)
-    curve = eval_commands.add_parser("curve", help="learning curves (vs the rule baseline) of competitive runs")
-    curve.add_argument("runs", nargs="+", help="run directories of `bridgerl train competitive`")
+    curve = eval_commands.add_parser("curve", help="learning curves of training runs: competitive (vs the rule "
+                                                   "baseline) or uncontested (vs constructive par)")
+    curve.add_argument("runs", nargs="+", help="run directories of `bridgerl train competitive` or `bridgerl train "
+                                               "uncontested` (one kind per plot)")
     curve.add_argument("--labels", nargs="+", help="one legend label per run")
     curve.add_argument("--out", required=True, help="PNG file to write")
     curve.add_argument("--title", default=None, help="plot title")

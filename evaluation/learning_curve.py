@@ -1,5 +1,6 @@
-"""Learning curves of competitive training runs (`bridgerl evaluate curve RUN ... --out PNG`): the duplicate
-result against the competitive rule baseline at every evaluation in each run's ``log.jsonl``, against env steps."""
+"""Learning curves of training runs (`bridgerl evaluate curve RUN ... --out PNG`) from each run's ``log.jsonl``,
+against env steps: for competitive runs the duplicate result against the competitive rule baseline at every
+evaluation, for uncontested runs the held-out IMPs/deal against constructive par."""
 
 from __future__ import annotations
 
@@ -11,27 +12,34 @@ import numpy as np
 from bridgerl.core.files import atomic_write_with
 
 KEY = "vs_rules_imps_per_board"
+UNCONTESTED_KEY = "imps_per_deal"
+LABELS = {KEY: ("IMPs/board vs rule baseline (duplicate)", "Competitive DQN against the rule baseline"),
+          UNCONTESTED_KEY: ("held-out IMPs/deal vs constructive par", "Uncontested bidding, held-out evaluations")}
 
 
 def read_curve(run: str | Path) -> dict:
-    """{"env_steps", "imps", "ci95", "wall_s"} arrays from a run directory (or its log.jsonl)."""
+    """{"env_steps", "imps", "ci95", "wall_s"} arrays and "key" (which figure) from a run directory (or its
+    log.jsonl) of `bridgerl train competitive` or `bridgerl train uncontested`."""
     path = Path(run)
     path = path / "log.jsonl" if path.is_dir() else path
     if not path.exists():
-        raise FileNotFoundError(f"{path}: no training log (a run directory of `bridgerl train competitive`)")
-    points = []
+        raise FileNotFoundError(f"{path}: no training log (a run directory of `bridgerl train competitive` or "
+                                f"`bridgerl train uncontested`)")
+    points, key = [], None
     for number, line in enumerate(path.read_text().splitlines(), 1):
         try:
             record = json.loads(line)
         except json.JSONDecodeError as error:
             raise ValueError(f"{path}:{number}: not a JSON record ({error})") from None
         evaluation = record.get("eval")
-        if evaluation and KEY in evaluation:
-            points.append((record["env_steps"], evaluation[KEY], evaluation["ci95"], record.get("wall_s", 0.0)))
+        found = [name for name in (KEY, UNCONTESTED_KEY) if evaluation and name in evaluation]
+        if found:
+            key = key or found[0]
+            points.append((record["env_steps"], evaluation[key], evaluation["ci95"], record.get("wall_s", 0.0)))
     if not points:
-        raise ValueError(f"{path}: no evaluation against the rule baseline in this log")
+        raise ValueError(f"{path}: no held-out evaluation in this log")
     steps, imps, ci, wall = (np.array(column, dtype=np.float64) for column in zip(*points))
-    return {"env_steps": steps, "imps": imps, "ci95": ci, "wall_s": wall}
+    return {"env_steps": steps, "imps": imps, "ci95": ci, "wall_s": wall, "key": key}
 
 
 def plot_curves(runs: dict[str, str | Path], out: str | Path, title: str | None = None) -> Path:
@@ -41,17 +49,22 @@ def plot_curves(runs: dict[str, str | Path], out: str | Path, title: str | None 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    curves = {label: read_curve(run) for label, run in runs.items()}
+    keys = {curve["key"] for curve in curves.values()}
+    if len(keys) > 1:
+        raise ValueError("plot competitive and uncontested runs separately: their figures differ")
+    ylabel, default_title = LABELS[keys.pop()]
     fig, ax = plt.subplots(figsize=(7, 4))
-    for label, run in runs.items():
-        curve = read_curve(run)
+    for label, curve in curves.items():
         steps = curve["env_steps"] / 1e6
         line, = ax.plot(steps, curve["imps"], marker="o", markersize=3, label=label)
         ax.fill_between(steps, curve["imps"] - curve["ci95"], curve["imps"] + curve["ci95"],
                         color=line.get_color(), alpha=0.2)
-    ax.axhline(0.0, color="black", linewidth=0.8)
+    if ylabel.startswith("IMPs/board"):
+        ax.axhline(0.0, color="black", linewidth=0.8)
     ax.set_xlabel("env steps (calls), millions")
-    ax.set_ylabel("IMPs/board vs rule baseline (duplicate)")
-    ax.set_title(title or "Competitive DQN against the rule baseline")
+    ax.set_ylabel(ylabel)
+    ax.set_title(title or default_title)
     ax.legend()
     ax.grid(alpha=0.3)
     fig.tight_layout()

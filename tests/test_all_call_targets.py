@@ -172,6 +172,13 @@ def test_all_call_training_resumes_bit_identically(tmp_path):
     for x, y in zip(jax.tree.leaves(a._params), jax.tree.leaves(b._params)):
         assert np.array_equal(np.asarray(x), np.asarray(y))
     assert a.metadata["observation_size"] == 89 and a.metadata["config"]["critic"] is True
+    # the learning curve of an uncontested run (`bridgerl evaluate curve`)
+    from bridgerl.evaluation.learning_curve import plot_curves, read_curve
+
+    curve = read_curve(tmp_path / "whole")
+    assert curve["key"] == "imps_per_deal" and curve["imps"][-1] == whole["imps_per_deal"]
+    png = plot_curves({"whole": tmp_path / "whole", "half": tmp_path / "half"}, tmp_path / "curve.png")
+    assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     with pytest.raises(ValueError, match="config.critic"):
         train_uncontested(tmp_path / "half", steps=1600, resume=True,
                           **{**kwargs, "overrides": {**overrides, "critic": False}})

@@ -243,7 +243,7 @@ def test_learning_curve_from_the_log(tiny_competitive_run, tmp_path, capsys):
     assert "pass --force" in capsys.readouterr().err
     assert main(["evaluate", "curve", str(out), "--out", str(png), "--force"]) == 0
     (tmp_path / "empty.jsonl").write_text('{"env_steps": 0}\n')
-    with pytest.raises(ValueError, match="no evaluation against the rule baseline"):
+    with pytest.raises(ValueError, match="no held-out evaluation"):
         read_curve(tmp_path / "empty.jsonl")
 
 

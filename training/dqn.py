@@ -73,6 +73,8 @@ class DQNConfig:
     # all-call targets (uncontested): regress every legal call of each stored state (see the module docstring)
     targets: str = "sampled"           # "sampled": the TD target of the call taken; "all": every legal call
     critic: bool = False               # bootstrap all-call targets from a critic that sees both hands
+    collect_targets: bool = False      # all-call: compute each call's targets once, when it is stored (the networks
+                                       # of that moment), instead of at every replay (4x fewer network calls)
     aux_weight: float = 0.0            # all-call: weight of auxiliary heads on the acting network's torso that
                                        # predict the partner's HCP and suit lengths and the side's DD tricks
 
@@ -123,6 +125,7 @@ class CallTargets:
     pass_next_mask: jnp.ndarray  # bool[A]
     partner_hand: jnp.ndarray    # int8[52]
     auxiliary: jnp.ndarray       # float32[10]: the auxiliary heads' targets (`auxiliary_targets`)
+    target: jnp.ndarray          # float32[A]: the regression targets when computed at collection, else zeros
 
 
 AUXILIARY_OUTPUTS = 10
@@ -173,9 +176,9 @@ class DQNTrainer:
         if config.targets == "all" and (config.pool_size or config.demo_weight or config.double_q):
             raise ValueError("all-call targets take no opponent pool, demonstrations or double-Q (the partner's "
                              "call is always chosen by the online network)")
-        if (config.critic or config.aux_weight) and config.targets != "all":
-            raise ValueError("the centralised critic and the auxiliary heads come with all-call targets: they need "
-                             "targets='all'")
+        if (config.critic or config.aux_weight or config.collect_targets) and config.targets != "all":
+            raise ValueError("the centralised critic, the auxiliary heads and collect_targets come with all-call "
+                             "targets: they need targets='all'")
         if config.pool_anchor and config.pool_size < 2:
             raise ValueError("pool_anchor keeps one slot for the starting network: it needs pool_size >= 2")
         self.env, self.config, self.seed, self.self_play = env, config, seed, bool(self_play)
@@ -238,7 +241,8 @@ class DQNTrainer:
         outcomes = (jax.vmap(self.env.call_outcomes) if state.observation.ndim > 1 else self.env.call_outcomes)(state)
         return CallTargets(state.observation, state.legal_action_mask, outcomes.after_pass, outcomes.pass_ends,
                            outcomes.end_value, outcomes.pass_next_mask, outcomes.partner_hand,
-                           auxiliary_targets(outcomes.partner_hand, outcomes.side_tricks))
+                           auxiliary_targets(outcomes.partner_hand, outcomes.side_tricks),
+                           jnp.zeros(state.legal_action_mask.shape, jnp.float32))
 
     def q_values(self, params, observations):
         return nnx.merge(self.graphdef, params)(observations)
@@ -271,7 +275,11 @@ class DQNTrainer:
         batch = jnp.arange(state.current_player.shape[0])
         player = state.current_player
         if self.config.targets == "all":  # every call of every auction, with what the DD table says about it
-            return self._call_targets(state), jnp.ones(batch.shape, bool), ts
+            items = self._call_targets(state)
+            if self.config.collect_targets:
+                bootstrap = ts.critic_target if self.config.critic else ts.target_params
+                items = items.replace(target=self.all_call_targets(ts.params, bootstrap, items))
+            return items, jnp.ones(batch.shape, bool), ts
         if self.config.transitions == "team":
             reward = new_state.rewards[batch, player]
             items = Transitions(state.observation, action, reward, new_state.observation,
@@ -340,7 +348,10 @@ class DQNTrainer:
 
     def _all_call_loss(self, params, critic, target_params, critic_target, batch: CallTargets):
         """(total loss, (actor loss, critic loss)) of all-call regression."""
-        target = self.all_call_targets(params, critic_target if self.config.critic else target_params, batch)
+        if self.config.collect_targets:
+            target = batch.target
+        else:
+            target = self.all_call_targets(params, critic_target if self.config.critic else target_params, batch)
         actor = self._masked_huber(self.q_values(params, batch.obs), target, batch.mask)
         total = actor
         if self.config.aux_weight:
