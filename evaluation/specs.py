@@ -14,7 +14,8 @@ import sys
 from pathlib import Path
 
 SPEC_HELP = ("pass | random | rules | dqn:PATH | rules+dqn:PATH (competitive: the rule baseline with an uncontested "
-             "DQN as its constructive system) | module:attr (an object, or a class to instantiate, with act(); the "
+             "DQN as its constructive system) | search:PATH[,samples=N,min_kept=K] (uncontested: decision-time "
+             "search with the critic saved beside the DQN, defaults 1024 and 8) | module:attr (an object, or a class to instantiate, with act(); the "
              "module may be a .py file in the current directory)")
 
 
@@ -59,6 +60,13 @@ def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
         return CompetitiveRuleBidder(constructive=DQNAgent.load(spec[10:], env_id="uncontested_bidding"))
     if spec.startswith("dqn:"):
         return DQNAgent.load(spec[4:], env_id=env_id)
+    if spec.startswith("search:"):
+        if env_id != "uncontested_bidding":
+            raise ValueError(f"agent spec {spec!r}: decision-time search is for uncontested bidding")
+        from bridgerl.agents.search import CriticSearchBidder
+
+        path, _, options = spec[7:].partition(",")
+        return CriticSearchBidder.load(path, seed=seed, **_keyword_values(options, spec, CriticSearchBidder.load))
     if _is_model_path(spec):  # a bare model path loads as its explicit spec would, by the kind it holds
         from bridgerl.agents.checkpoint import checkpoint_kind
 

@@ -172,6 +172,13 @@ def test_all_call_training_resumes_bit_identically(tmp_path):
     for x, y in zip(jax.tree.leaves(a._params), jax.tree.leaves(b._params)):
         assert np.array_equal(np.asarray(x), np.asarray(y))
     assert a.metadata["observation_size"] == 89 and a.metadata["config"]["critic"] is True
+    # the critic is saved beside the network, for decision-time search (`search:RUN`)
+    from bridgerl.evaluation.specs import load_agent
+
+    search = load_agent(f"search:{tmp_path / 'whole'},samples=64,min_kept=1")
+    obs = np.zeros(89, np.int8)
+    obs[37:50] = 1
+    assert search.act(obs, np.ones(36, bool)) in range(36) and search.kept == [64]
     # the learning curve of an uncontested run (`bridgerl evaluate curve`)
     from bridgerl.evaluation.learning_curve import plot_curves, read_curve
 

@@ -31,7 +31,8 @@ MODEL_FILE = "model.msgpack"
 LOG_FILE = "log.jsonl"
 SNAPSHOT_DIR = "snapshots"
 CONSTRUCTIVE_FILE = "constructive.msgpack"
-RUN_FILES = (STATE_FILE, MODEL_FILE, LOG_FILE, SNAPSHOT_DIR, CONSTRUCTIVE_FILE)
+CRITIC_FILE = "critic.msgpack"  # = agents.search.CRITIC_FILE
+RUN_FILES = (STATE_FILE, MODEL_FILE, LOG_FILE, SNAPSHOT_DIR, CONSTRUCTIVE_FILE, CRITIC_FILE)
 ENV_ID = "uncontested_bidding"
 COMPETITIVE_ENV_ID = "competitive_bidding"
 
@@ -265,7 +266,12 @@ def train(run: RunConfig) -> dict:
     def write_model(ts, evaluation) -> None:
         params = nnx.to_pure_dict(ts.params)
         params.pop("auxiliary", None)  # a training signal only: the released network is the Q-network alone
-        save_weights(out / MODEL_FILE, params, model_metadata(ts, evaluation))
+        metadata = model_metadata(ts, evaluation)
+        if ts.critic is not None:  # the centralised critic, for decision-time search (agents.search)
+            save_weights(out / CRITIC_FILE, nnx.to_pure_dict(ts.critic),
+                         {**metadata, "env_id": "uncontested_bidding_critic", "role": "critic",
+                          "observation_size": env.observation_size + 52, "evaluation": None})
+        save_weights(out / MODEL_FILE, params, metadata)
 
     def log(record: dict) -> None:
         with open(out / LOG_FILE, "a") as handle:
