@@ -439,10 +439,16 @@ def _train_export(args) -> int:
     refuse_overwrite(out / "model.msgpack", args.force, "model")
     if metadata.get("constructive"):
         refuse_overwrite(out / metadata["constructive"], args.force, "constructive bidder")
+    critic = checkpoint_file(args.run).parent / "critic.msgpack"
+    if critic.exists():
+        refuse_overwrite(out / critic.name, args.force, "critic")
     save_weights(out / "model.msgpack", params, metadata, dtype=args.dtype)
     if metadata.get("constructive"):  # the uncontested DQN that bids while the opponents pass goes along
         helper, helper_params = load_weights(checkpoint_file(args.run).parent / metadata["constructive"])
         save_weights(out / metadata["constructive"], helper_params, helper, dtype=helper.get("dtype", "float32"))
+    if critic.exists():  # the centralised critic of decision-time search (search:PATH) goes along, same dtype
+        critic_metadata, critic_params = load_weights(critic, what="critic")
+        save_weights(out / critic.name, critic_params, critic_metadata, dtype=args.dtype)
     size = (out / "model.msgpack").stat().st_size
     print(f"wrote {out / 'model.msgpack'} ({size / 1e6:.1f} MB, {args.dtype}); trained with: {metadata.get('command')}")
     return 0
@@ -527,9 +533,12 @@ def build_parser() -> argparse.ArgumentParser:
     comp_train = train_commands.add_parser(
         "competitive", help="self-play DQN on competitive bidding (thesis 4.5.2), optional pool of past networks")
     for sub in (unc, comp_train):
-        sub.add_argument("--preset", choices=["thesis", "small"], default="small",
-                         help="network and hyperparameters: thesis (4 x 1024) or small (2 x 256, a few CPU minutes); "
-                              "default small")
+        critic = sub is unc  # all-call targets need the uncontested env
+        sub.add_argument("--preset", choices=["thesis", "small"] + (["critic"] if critic else []), default="small",
+                         help="network and hyperparameters: thesis (4 x 1024) or small (2 x 256, a few CPU minutes)"
+                              + ("; critic: small with all-call targets, a centralised critic, squared loss, dueling "
+                                 "head and learning-rate decay (300k calls by default, the README's main job)"
+                                 if critic else "") + "; default small")
         sub.add_argument("--steps", type=positive_int, default=None, help="env steps (calls); default per preset")
         sub.add_argument("--out", required=True,
                          help="run directory (model.msgpack, train_state.msgpack, log.jsonl)")

@@ -15,8 +15,8 @@ from pathlib import Path
 
 SPEC_HELP = ("pass | random | rules | dqn:PATH | rules+dqn:PATH (competitive: the rule baseline with an uncontested "
              "DQN as its constructive system) | search:PATH[,samples=N,min_kept=K] (uncontested: decision-time "
-             "search with the critic saved beside the DQN, defaults 1024 and 8) | module:attr (an object, or a class to instantiate, with act(); the "
-             "module may be a .py file in the current directory)")
+             "search with the critic saved beside the DQN, defaults 1024 and 8) | module:attr (an object, or a "
+             "class to instantiate, with act(); the module may be a .py file in the current directory)")
 
 
 @contextlib.contextmanager

@@ -131,7 +131,8 @@ def test_the_actor_never_receives_the_partners_cards():
     assert (np.asarray(other.observation) == np.asarray(state.observation)).all()
     key = jax.random.PRNGKey(0)
     for epsilon in (0.0, 0.3):
-        assert (np.asarray(trainer._act(ts, state, key, epsilon)) == np.asarray(trainer._act(ts, other, key, epsilon))).all()
+        acts = [np.asarray(trainer._act(ts, s, key, epsilon)) for s in (state, other)]
+        assert (acts[0] == acts[1]).all()
     rows, rows_other = trainer._call_targets(state), trainer._call_targets(other)
     assert (np.asarray(rows.obs) == np.asarray(rows_other.obs)).all()
     assert not (np.asarray(rows.partner_hand) == np.asarray(rows_other.partner_hand)).all()

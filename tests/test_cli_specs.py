@@ -101,6 +101,8 @@ def test_every_released_model_loads_as_a_bare_path_by_its_kind(capsys):
         if kinds[path.name] == "DQN":
             env_id = load_weights(path)[0]["env_id"]
             assert callable(load_agent(spec, env_id=env_id).act)
+            if (path / "critic.msgpack").exists():  # its critic: decision-time search
+                assert type(load_agent(f"search:{spec}", env_id=env_id)).__name__ == "CriticSearchBidder"
             with pytest.raises(ValueError, match="bids, it does not play cards"):
                 load_play_agent(spec)
         elif kinds[path.name] == "ISSN":

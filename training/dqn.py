@@ -88,6 +88,12 @@ PRESETS = {
     # a few minutes on a CPU: the README's main job and the tests
     "small": DQNConfig(hidden=(256, 256), learning_rate=3e-4, batch_size=128, replay_size=50_000, min_replay=1_000,
                        num_envs=32, eps_decay_steps=200_000),
+    # issue #21: the small network with all-call targets bootstrapped by a centralised critic, squared loss
+    # (Huber delta 24), dueling head and a linear learning-rate decay: the README's main job (300k calls, about two
+    # CPU minutes) and, on more data and calls, the released models/uncontested-critic
+    "critic": DQNConfig(hidden=(256, 256), learning_rate=3e-4, batch_size=128, replay_size=50_000, min_replay=1_000,
+                        num_envs=32, eps_decay_steps=200_000, huber_delta=24.0, dueling=True, lr_end=3e-5,
+                        targets="all", critic=True),
 }
 
 

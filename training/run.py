@@ -371,4 +371,4 @@ def evaluate_competitive_snapshot(trainer, ts, eval_env, evaluate_agent: Callabl
             "all_finished": bool(np.asarray(finished).all()), "snapshot": str(snapshot)}
 
 
-DEFAULT_STEPS = {"small": 2_000_000, "thesis": 4_000_000}
+DEFAULT_STEPS = {"small": 2_000_000, "thesis": 4_000_000, "critic": 300_000}
