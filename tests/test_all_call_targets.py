@@ -209,3 +209,16 @@ def test_auxiliary_targets_and_the_saved_network(tmp_path):
     assert "auxiliary" not in agent._params and np.isfinite(result["imps_per_deal"])
     obs = np.zeros((3, 89), np.int8)
     assert agent.act_batch(obs, np.ones((3, 36), bool)).shape == (3,)
+
+
+def test_collected_targets_are_those_of_the_networks_at_collection():
+    env = jaxenv.make("uncontested_bidding", dataset="test")
+    config = DQNConfig(hidden=(16,), num_envs=8, min_replay=10_000, targets="all", critic=True,
+                       collect_targets=True)
+    trainer = DQNTrainer(env, config, seed=0)
+    ts = trainer.init(env)
+    after, _ = trainer.run_steps(env, ts, 1)
+    rows = jax.tree.map(lambda leaf: leaf[:8], after.replay.data)
+    expected = trainer.all_call_targets(ts.params, ts.critic_target, rows)
+    assert int(after.replay.size) == 8 and np.allclose(np.asarray(rows.target), np.asarray(expected))
+    assert (np.asarray(rows.obs) == np.asarray(ts.env_state.observation)).all()
