@@ -94,8 +94,11 @@ def _load_state(path: Path, template, meta: dict):
     if meta["config"].get("lr_end") is not None:
         keys.append("steps")  # the learning-rate schedule spans the whole run
     differences = []
-    if isinstance(saved.get("config"), dict):  # fields added since the run was saved hold their defaults
-        saved["config"] = {**json.loads(json.dumps(dataclasses.asdict(DQNConfig()))), **saved["config"]}
+    if isinstance(saved.get("config"), dict) and isinstance(meta.get("config"), dict):
+        # DQN fields added since the run was saved hold their defaults (other trainers' configs are left alone)
+        defaults = json.loads(json.dumps(dataclasses.asdict(DQNConfig())))
+        added = {key: defaults[key] for key in meta["config"] if key in defaults and key not in saved["config"]}
+        saved["config"] = {**added, **saved["config"]}
     for key in keys:
         old, new = saved.get(key), meta.get(key)
         if isinstance(old, dict) and isinstance(new, dict):  # name the fields (config.learning_rate, ...)
