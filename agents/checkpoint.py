@@ -15,6 +15,7 @@ from flax import serialization
 from bridgerl.core.files import atomic_write_bytes
 
 FORMAT = "bridgerl-dqn-1"
+CRITIC_FILE = "critic.msgpack"  # the centralised critic beside an uncontested DQN (training.run, agents.search)
 
 
 def checkpoint_file(path: str | os.PathLike) -> Path:

@@ -17,15 +17,12 @@ import jax.numpy as jnp
 import numpy as np
 from flax import nnx
 
-from bridgerl.agents.checkpoint import checkpoint_file, load_weights
+from bridgerl.agents.checkpoint import CRITIC_FILE, checkpoint_file, load_weights
 from bridgerl.agents.dqn import DQNAgent, build_network
 from bridgerl.agents.networks import masked_argmax
 from bridgerl.core.calls import NUM_UNCONTESTED_ACTIONS as NUM_ACTIONS
-from bridgerl.core.hand import HCP_PER_CARD
 from bridgerl.core.uncontested import (BIDS_OFFSET, HAND_OFFSET, INITIAL_PASS_BIT, OBSERVATION_SIZE,
-                                       opening_mask_from_features)
-
-CRITIC_FILE = "critic.msgpack"
+                                       VULNERABLE_BIT, calls_after_bid, encode_observation, opening_action_mask)
 
 
 class CriticSearchBidder:
@@ -110,11 +107,9 @@ class CriticSearchBidder:
             partner_obs[:, HAND_OFFSET:] = hands
             if view[BIDS_OFFSET:HAND_OFFSET].any():  # after a bid: pass or any higher bid
                 last = int(np.flatnonzero(view[BIDS_OFFSET:HAND_OFFSET])[-1])
-                masks = np.broadcast_to((np.arange(NUM_ACTIONS) > last + 1) | (np.arange(NUM_ACTIONS) == 0),
-                                        (len(hands), NUM_ACTIONS))
-            elif self.opening_rules:
-                lengths = hands.reshape(-1, 4, 13).sum(-1)
-                masks = opening_mask_from_features(lengths, hands.astype(np.int32) @ HCP_PER_CARD)
+                masks = np.broadcast_to(calls_after_bid(last), (len(hands), NUM_ACTIONS))
+            elif self.opening_rules:  # the hand bits as an owner array in which "seat 1" holds the partner's cards
+                masks = opening_action_mask(hands, 1)
             else:
                 masks = np.ones((len(hands), NUM_ACTIONS), bool)
             chosen = np.asarray(self._greedy(self._params, jnp.asarray(partner_obs), jnp.asarray(masks)))
@@ -130,12 +125,10 @@ def partner_calls(obs) -> list[tuple[np.ndarray, int]]:
     bids = [int(b) for b in np.flatnonzero(obs[BIDS_OFFSET:HAND_OFFSET])]
     initial_pass = bool(obs[INITIAL_PASS_BIT])
     calls = ([0] if initial_pass else []) + [b + 1 for b in bids]
+    no_hand = np.zeros(52, np.int8)
     out = []
     for position in range(len(calls) - 1, -1, -2):  # the partner's turns, latest first
-        view = np.zeros(OBSERVATION_SIZE, np.int8)
-        view[0] = obs[0]
-        view[INITIAL_PASS_BIT] = initial_pass and position > 0
         earlier = [c - 1 for c in calls[:position] if c > 0]
-        view[BIDS_OFFSET + np.asarray(earlier, dtype=np.int64)] = 1
+        view = encode_observation(bool(obs[VULNERABLE_BIT]), initial_pass and position > 0, earlier, no_hand)
         out.append((view, calls[position]))
     return out[::-1]

@@ -432,14 +432,14 @@ def _evaluate_trick_loss(args) -> int:
 
 
 def _train_export(args) -> int:
-    from .agents.checkpoint import checkpoint_file, load_weights, save_weights
+    from .agents.checkpoint import CRITIC_FILE, checkpoint_file, load_weights, save_weights
 
     metadata, params = load_weights(args.run)
     out = Path(args.out)
     refuse_overwrite(out / "model.msgpack", args.force, "model")
     if metadata.get("constructive"):
         refuse_overwrite(out / metadata["constructive"], args.force, "constructive bidder")
-    critic = checkpoint_file(args.run).parent / "critic.msgpack"
+    critic = checkpoint_file(args.run).parent / CRITIC_FILE
     if critic.exists():
         refuse_overwrite(out / critic.name, args.force, "critic")
     save_weights(out / "model.msgpack", params, metadata, dtype=args.dtype)

@@ -18,7 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import nnx, serialization
 
-from bridgerl.agents.checkpoint import checkpoint_file, save_weights
+from bridgerl.agents.checkpoint import CRITIC_FILE, checkpoint_file, save_weights
 from bridgerl.core.files import atomic_write_bytes
 from bridgerl.core.stats import mean_ci
 from bridgerl.training.dqn import PRESETS, DQNConfig, DQNTrainer, evaluate_greedy
@@ -31,7 +31,6 @@ MODEL_FILE = "model.msgpack"
 LOG_FILE = "log.jsonl"
 SNAPSHOT_DIR = "snapshots"
 CONSTRUCTIVE_FILE = "constructive.msgpack"
-CRITIC_FILE = "critic.msgpack"  # = agents.search.CRITIC_FILE
 RUN_FILES = (STATE_FILE, MODEL_FILE, LOG_FILE, SNAPSHOT_DIR, CONSTRUCTIVE_FILE, CRITIC_FILE)
 ENV_ID = "uncontested_bidding"
 COMPETITIVE_ENV_ID = "competitive_bidding"

@@ -128,9 +128,14 @@ def legal_actions_mask(deal: UncontestedDeal, auction: Auction, opening_mask: np
         return np.zeros(NUM_UNCONTESTED_ACTIONS, dtype=bool)
     if auction.last_bid < 0:
         return deal.opening_mask(auction.to_act) if opening_mask is None else opening_mask
+    return calls_after_bid(auction.last_bid)
+
+
+def calls_after_bid(last_bid: int) -> np.ndarray:
+    """bool[36]: the legal calls once bid ``last_bid`` (0-34) has been made: Pass and every higher bid."""
     mask = np.zeros(NUM_UNCONTESTED_ACTIONS, dtype=bool)
     mask[0] = True
-    mask[auction.last_bid + 2:] = True
+    mask[last_bid + 2:] = True
     return mask
 
 

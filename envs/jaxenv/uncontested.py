@@ -128,10 +128,15 @@ def partner_observations(observation, partner_hand):
 def partner_masks(pass_next_mask):
     """bool[..., 36, 36]: the partner's legal calls after each call ``a``: after bid ``a - 1``, pass or any higher
     bid; after an initial pass (a = 0), ``pass_next_mask``."""
-    actions = jnp.arange(NUM_ACTIONS)
-    after_bid = (actions[None, :] > actions[:, None]) | (actions[None, :] == 0)
+    after_bid = jax.vmap(calls_after_bid)(jnp.arange(NUM_ACTIONS) - 1)
     shape = pass_next_mask.shape[:-1] + (NUM_ACTIONS, NUM_ACTIONS)
     return jnp.broadcast_to(after_bid, shape).at[..., 0, :].set(pass_next_mask)
+
+
+def calls_after_bid(last_bid) -> jnp.ndarray:
+    """bool[36]: the legal calls once bid ``last_bid`` (0-34) has been made: pass or any higher bid (the JAX twin
+    of `bridgerl.core.uncontested.calls_after_bid`)."""
+    return (jnp.arange(NUM_ACTIONS) > last_bid + 1).at[0].set(True)
 
 
 def _opening_mask(code) -> jnp.ndarray:
@@ -147,9 +152,7 @@ def _refresh(state: State) -> State:
     seat = state.current_player
     partner_index = jnp.where(seat == jnp.where(state.side == 0, 0, 3), 0, 1)
     opening = _opening_mask(state._opening[partner_index])
-    later = jnp.arange(NUM_ACTIONS) > state._last_bid + 1
-    later = later.at[0].set(True)
-    mask = jnp.where(state._last_bid < 0, opening, later) & ~state.terminated
+    mask = jnp.where(state._last_bid < 0, opening, calls_after_bid(state._last_bid)) & ~state.terminated
     obs = jnp.concatenate([state.vulnerable[None].astype(jnp.int8), state._initial_pass[None].astype(jnp.int8),
                            state._bids.astype(jnp.int8), (state._owner == seat).astype(jnp.int8)])
     return state.replace(observation=obs, legal_action_mask=mask)
