@@ -15,11 +15,12 @@ from bridgerl.agents.play import DoubleDummyAgent, PIMCAgent, RandomAgent
 from bridgerl.agents.competitive_rules import CompetitiveRuleBidder
 from bridgerl.agents.constructive_rules import ConstructiveRuleBidder
 from bridgerl.agents.rules import RuleBidder
+from bridgerl.agents.sayc import SAYCBidder
 from bridgerl.agents.silent import SilentOpponents
 from bridgerl.agents.simulation import PolicyAgent
 
 __all__ = ["PassAgent", "RandomBidder", "RuleBidder", "ConstructiveRuleBidder", "CompetitiveRuleBidder",
-           "SilentOpponents", "DQNAgent", "RandomAgent", "DoubleDummyAgent", "PIMCAgent", "AlphaMuAgent",
+           "SAYCBidder", "SilentOpponents", "DQNAgent", "RandomAgent", "DoubleDummyAgent", "PIMCAgent", "AlphaMuAgent",
            "PolicyAgent", "best_defence_values"]
 
 

@@ -34,7 +34,7 @@ from bridgerl.core.competitive import HAND_OFFSET, encode
 from bridgerl.core.constraints import HandConstraint
 from bridgerl.envs import PlayerView, WorldSamplingError, sample_worlds
 
-METHODS = ("none", "rules", "policy")
+METHODS = ("none", "rules", "sayc", "policy")
 PRIORS = ("rules", "none")
 
 
@@ -75,15 +75,24 @@ def _explicit(view: PlayerView, constraints) -> dict[int, HandConstraint]:
     return {**dict(view.constraints), **dict(constraints or {})}
 
 
-def auction_constraints(view: PlayerView, constraints: Mapping[int, HandConstraint] | None = None
-                        ) -> dict[int, HandConstraint]:
-    """The hidden seats' constraints from the auction (`interpret_auction`), each intersected with the view's and the
+def auction_constraints(view: PlayerView, constraints: Mapping[int, HandConstraint] | None = None,
+                        system: str = "rules") -> dict[int, HandConstraint]:
+    """The hidden seats' constraints from the auction read with ``system``'s agreements ("rules":
+    `interpret_auction`; "sayc": `bridgerl.agents.sayc.sayc_constraints`), each intersected with the view's and the
     caller's constraint for that seat (which win where they contradict); seats left unconstrained are omitted."""
     explicit = _explicit(view, constraints)
     out = dict(explicit)
     if view.auction is None:
         return out
-    for seat, constraint in interpret_auction(view.auction, view.vul, hidden_seats(view)).items():
+    if system == "sayc":
+        from bridgerl.agents.sayc import sayc_constraints
+
+        read = sayc_constraints(view.auction, hidden_seats(view))
+    elif system == "rules":
+        read = interpret_auction(view.auction, view.vul, hidden_seats(view))
+    else:
+        raise ValueError(f"agreements must be 'rules' or 'sayc', got {system!r}")
+    for seat, constraint in read.items():
         if seat in explicit:
             constraint = intersect(constraint, explicit[seat])
         if constraint != HandConstraint():
@@ -92,10 +101,11 @@ def auction_constraints(view: PlayerView, constraints: Mapping[int, HandConstrai
 
 
 def rules_worlds(view: PlayerView, n: int, constraints: Mapping[int, HandConstraint] | None = None, seed=None,
-                 max_tries: int = 200_000, stats: SamplingStats | None = None, draw=None) -> np.ndarray:
+                 max_tries: int = 200_000, stats: SamplingStats | None = None, draw=None, system: str = "rules"
+                 ) -> np.ndarray:
     """Up to ``n`` worlds (uint8[k, 52] owner arrays) meeting the auction's constraints on the hidden seats
-    (`auction_constraints`); when none can be found (`WorldSamplingError`), worlds without the auction's
-    constraints (counted in ``stats.rules_fallbacks``). ``draw(view, n, constraints, rng, max_tries)`` makes the
+    (`auction_constraints`, read with ``system``'s agreements); when none can be found (`WorldSamplingError`),
+    worlds without the auction's constraints (counted in ``stats.rules_fallbacks``). ``draw(view, n, constraints, rng, max_tries)`` makes the
     worlds (default: uniform, `sample_worlds`; the card-location model's sampler plugs in here)."""
     rng = _rng(seed)
     if draw is None:
@@ -106,7 +116,7 @@ def rules_worlds(view: PlayerView, n: int, constraints: Mapping[int, HandConstra
     stats = stats if stats is not None else SamplingStats()
     stats.samples += 1
     try:
-        owners = draw(view, n, auction_constraints(view, constraints), rng, max_tries)
+        owners = draw(view, n, auction_constraints(view, constraints, system), rng, max_tries)
     except WorldSamplingError:
         stats.rules_fallbacks += 1
         owners = draw(view, n, constraints, rng, max_tries)
@@ -238,15 +248,16 @@ def sample_with_auction(view: PlayerView, n: int, method: str = "none", bidders:
                         constraints: Mapping[int, HandConstraint] | None = None, seed=None,
                         max_tries: int = 200_000, max_candidates: int = 2000, prior: str = "none",
                         stats: SamplingStats | None = None) -> np.ndarray:
-    """Worlds by ``method``: "none" (`sample_worlds`: the auction is ignored), "rules" (`rules_worlds`) or "policy"
+    """Worlds by ``method``: "none" (`sample_worlds`: the auction is ignored), "rules" (`rules_worlds`), "sayc"
+    (`rules_worlds` with the `sayc` system's agreements) or "policy"
     (`policy_worlds` with candidates from ``prior``; needs ``bidders``). Without an auction in the view all three
     are `sample_worlds`."""
     if method not in METHODS:
         raise ValueError(f"auction method must be one of {METHODS}, got {method!r}")
     if method == "none" or view.auction is None:
         return sample_worlds(view, n, constraints, seed=seed, max_tries=max_tries)
-    if method == "rules":
-        return rules_worlds(view, n, constraints, seed=seed, max_tries=max_tries, stats=stats)
+    if method in ("rules", "sayc"):
+        return rules_worlds(view, n, constraints, seed=seed, max_tries=max_tries, stats=stats, system=method)
     if not bidders:
         raise ValueError("auction='policy' replays the auction with the bidders: give them first "
                          "(PIMCAgent.see_bidders({seat: bidder}), as evaluation does at each table)")

@@ -78,7 +78,7 @@ def check_sampler(sampler: str, model: str, auction: str) -> str:
                          "(e.g. models/card-location)")
     if sampler == "network" and auction == "policy":
         raise ValueError("sampler='network' reads the auction through its model; with it, auction may be "
-                         "'none' or 'rules' (the rule agreements' ranges kept by rejection), not 'policy'")
+                         "'none', 'rules' or 'sayc' (the agreements' ranges kept by rejection), not 'policy'")
     if sampler == "auction" and auction == "none":
         return "rules"
     return auction
@@ -99,8 +99,8 @@ def draw_worlds(view: PlayerView, n: int, rng: np.random.Generator, sampler: str
         def draw(view, n, constraints, rng, max_tries):
             return sample_located_worlds(view, location, n, rng, constraints, max_tries)
 
-        if auction == "rules":
-            return rules_worlds(view, n, constraints, rng, max_tries, stats, draw)
+        if auction in ("rules", "sayc"):
+            return rules_worlds(view, n, constraints, rng, max_tries, stats, draw, system=auction)
         return draw(view, n, constraints, rng, max_tries)
     return sample_with_auction(view, n, auction, bidders, constraints, seed=rng, max_tries=max_tries,
                                max_candidates=max_candidates, prior=prior, stats=stats)
@@ -264,7 +264,8 @@ class PIMCAgent(SeededAgent):
 
     ``auction`` (thesis 3.3.4, InterpretAuction): how the auction before the play shapes the worlds, when the view
     carries one (the whole deal; in plain card play all three are "none"): "none" ignores it; "rules" samples with
-    the constraints the rule system's agreements read from the hidden seats' calls; "policy" keeps the worlds in
+    the constraints the rule system's agreements read from the hidden seats' calls; "sayc" the same with the `sayc`
+    system's table (`bridgerl.agents.sayc.sayc_constraints`, for `sayc` bidders); "policy" keeps the worlds in
     which the hidden seats' bidders, replayed, make the calls seen (`bridgerl.agents.auction_worlds`; give the
     bidders with ``see_bidders``, as evaluation does at each table). ``max_candidates``: the most candidate worlds
     "policy" replays per decision; ``prior``: where they come from, "none" (uniform: right whatever the bidders'

@@ -13,8 +13,8 @@ import os
 import sys
 from pathlib import Path
 
-SPEC_HELP = ("pass | random | rules | dqn:PATH | rules+dqn:PATH (competitive: the rule baseline with an uncontested "
-             "DQN as its constructive system) | search:PATH[,samples=N,min_kept=K] (uncontested: decision-time "
+SPEC_HELP = ("pass | random | rules | sayc (competitive: a SAYC-like natural system) | dqn:PATH | rules+dqn:PATH "
+             "(competitive: the rule baseline with an uncontested DQN as its constructive system) | search:PATH[,samples=N,min_kept=K] (uncontested: decision-time "
              "search with the critic saved beside the DQN, defaults 1024 and 8) | module:attr (an object, or a "
              "class to instantiate, with act(); the module may be a .py file in the current directory)")
 
@@ -52,6 +52,13 @@ def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
         return RandomBidder(seed=seed)
     if spec == "rules":
         return RuleBidder(competitive=env_id == "competitive_bidding")
+    if spec == "sayc":
+        if env_id != "competitive_bidding":
+            raise ValueError("agent spec 'sayc' is a competitive bidder (38 calls): use it in evaluate competitive "
+                             "or evaluate game")
+        from bridgerl.agents.sayc import SAYCBidder
+
+        return SAYCBidder()
     if spec.startswith("rules+dqn:"):
         if env_id != "competitive_bidding":
             raise ValueError(f"agent spec {spec!r} is for competitive bidding")
@@ -84,7 +91,7 @@ def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
     raise ValueError(f"unknown agent spec {spec!r}; expected {SPEC_HELP}")
 
 
-PLAY_SPEC_HELP = ("random | dd | pimc[:worlds=N,objective=tricks|make,max_tries=T,auction=none|rules|policy,"
+PLAY_SPEC_HELP = ("random | dd | pimc[:worlds=N,objective=tricks|make,max_tries=T,auction=none|rules|sayc|policy,"
                   "prior=none|rules,max_candidates=C,goal=tricks|sigma,tiebreak=random|info,info_budget=B,"
                   "sampler=uniform|auction|network,model=PATH,reweigh=none|issn,T=N,issn=PATH,solver=dds|ssn,"
                   "ssn=PATH] (defaults "
@@ -93,7 +100,8 @@ PLAY_SPEC_HELP = ("random | dd | pimc[:worlds=N,objective=tricks|make,max_tries=
                   "goal=sigma: the safest move among those reaching the tricks needed, thesis 3.4.4; "
                   "tiebreak=info: ties within 0.01 broken by the combined-defender information score, thesis 3.4.3; "
                   "auction=none: worlds ignore the auction; rules: constrained by the rule system's "
-                  "agreements; policy: kept only when the seats' bidders would have made the calls seen; "
+                  "agreements; sayc: by the sayc system's table; policy: kept only when the seats' bidders would have "
+                  "made the calls seen; "
                   "sampler=auction: uniform within the rule agreements (auction=rules); network: worlds drawn from "
                   "the card-location model at model=PATH; reweigh=issn: worlds weighted by the ISSN's likelihood of "
                   "the other players' last T cards; solver=ssn: worlds valued by the SSN, no DDS) | "
