@@ -5,7 +5,7 @@ also implement ``act_view(view: AuctionView)``, which evaluation prefers to ``ac
 fast path, comes first); play agents implement
 ``act(view: PlayerView) -> card``. ``RuleBidder`` is a factory: ``RuleBidder()`` is a `ConstructiveRuleBidder`,
 ``RuleBidder(competitive=True)`` a `CompetitiveRuleBidder`.
-JAX-dependent agents (``DQNAgent``) load on first use.
+JAX-dependent agents (``DQNAgent``, ``PPOAgent``) load on first use.
 """
 
 from bridgerl.agents.baselines import PassAgent, RandomBidder
@@ -20,13 +20,13 @@ from bridgerl.agents.silent import SilentOpponents
 from bridgerl.agents.simulation import PolicyAgent
 
 __all__ = ["PassAgent", "RandomBidder", "RuleBidder", "ConstructiveRuleBidder", "CompetitiveRuleBidder",
-           "SAYCBidder", "SilentOpponents", "DQNAgent", "RandomAgent", "DoubleDummyAgent", "PIMCAgent", "AlphaMuAgent",
-           "PolicyAgent", "best_defence_values"]
+           "SAYCBidder", "SilentOpponents", "DQNAgent", "PPOAgent", "RandomAgent", "DoubleDummyAgent", "PIMCAgent",
+           "AlphaMuAgent", "PolicyAgent", "best_defence_values"]
 
 
 def __getattr__(name):
-    if name == "DQNAgent":
-        from bridgerl.agents.dqn import DQNAgent
+    if name in ("DQNAgent", "PPOAgent"):
+        from bridgerl.agents import dqn
 
-        return DQNAgent
+        return getattr(dqn, name)
     raise AttributeError(f"module 'bridgerl.agents' has no attribute {name!r}")

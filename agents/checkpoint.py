@@ -1,5 +1,6 @@
 """Checkpoints: one msgpack file (flax serialization) holding a network's weights and JSON metadata. DQNs (format
-``bridgerl-dqn-1``: env id, observation size, actions, architecture, preset, training command) and card-location
+``bridgerl-dqn-1``: env id, observation size, actions, architecture, preset, training command), PPO actor-critics
+(``bridgerl-ppo-1``, the same metadata) and card-location
 models (``bridgerl-card-location-1``, `bridgerl.agents.card_location`), ISSNs and SSNs (``bridgerl-issn-1``,
 ``bridgerl-ssn-1``, `bridgerl.agents.simulation`)."""
 
@@ -15,6 +16,7 @@ from flax import serialization
 from bridgerl.core.files import atomic_write_bytes
 
 FORMAT = "bridgerl-dqn-1"
+PPO_FORMAT = "bridgerl-ppo-1"  # a PPO actor-critic (`agents.networks.ActorCritic`, training.ppo)
 CRITIC_FILE = "critic.msgpack"  # the centralised critic beside an uncontested DQN (training.run, agents.search)
 
 
@@ -95,12 +97,13 @@ def cached_load(cls, path):
     return _LOADED[key]
 
 
-KINDS = {"bridgerl-dqn-1": "DQN", "bridgerl-card-location-1": "card-location", "bridgerl-issn-1": "ISSN",
+KINDS = {"bridgerl-dqn-1": "DQN", "bridgerl-ppo-1": "PPO", "bridgerl-card-location-1": "card-location",
+         "bridgerl-issn-1": "ISSN",
          "bridgerl-ssn-1": "SSN"}
 
 
 def checkpoint_kind(path: str | os.PathLike) -> str:
-    """The kind of model a checkpoint holds ("DQN", "card-location", "ISSN", "SSN"), read from its format field;
+    """The kind of model a checkpoint holds ("DQN", "PPO", "card-location", "ISSN", "SSN"), read from its format field;
     a file that is not a bridgerl checkpoint raises ValueError in one line."""
     path = checkpoint_file(path)
     payload = _payload(path, "bridgerl")

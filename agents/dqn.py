@@ -16,8 +16,8 @@ import jax.numpy as jnp
 import numpy as np
 from flax import nnx
 
-from bridgerl.agents.checkpoint import checkpoint_file, load_weights
-from bridgerl.agents.networks import QNetwork, masked_argmax
+from bridgerl.agents.checkpoint import PPO_FORMAT, checkpoint_file, load_weights
+from bridgerl.agents.networks import ActorCritic, QNetwork, masked_argmax
 from bridgerl.agents.silent import SilentOpponents
 
 
@@ -109,3 +109,20 @@ class _NetworkOnly:
 
     def act_batch(self, observations, action_masks) -> np.ndarray:
         return self._agent._greedy_batch(np.asarray(observations), np.asarray(action_masks).astype(bool))
+
+
+class PPOAgent(DQNAgent):
+    """The greedy policy (the most likely legal call) of a PPO actor-critic (`agents.networks.ActorCritic`, trained
+    by `bridgerl train competitive --algo ppo`); agent spec ``ppo:PATH``. It reads one seat's 231-bit observation."""
+
+    @classmethod
+    def load(cls, path, env_id: str | None = None) -> "PPOAgent":
+        metadata, params = load_weights(path, format=PPO_FORMAT, what="PPO")
+        if env_id is not None and metadata.get("env_id") != env_id:
+            raise ValueError(f"{path}: this PPO model was trained on {metadata.get('env_id')!r}, not {env_id!r}")
+        network = ActorCritic(int(metadata["observation_size"]), tuple(metadata["hidden"]),
+                              int(metadata["num_actions"]))
+        state = nnx.state(network)
+        nnx.replace_by_pure_dict(state, params)
+        nnx.update(network, state)
+        return cls(network, metadata)

@@ -41,6 +41,33 @@ class QNetwork(nnx.Module):
         return q
 
 
+class ActorCritic(nnx.Module):
+    """PPO's network (issue #22): an MLP torso shared by a policy head (one logit per action) and a value head.
+    Calling it gives the logits, so greedy acting (`masked_argmax`, `DQNAgent`'s machinery) treats it as it treats a
+    Q-network; `policy_value` gives both heads. It reads one seat's observation only."""
+
+    def __init__(self, inputs: int, hidden: tuple[int, ...], actions: int, *, seed: int = 0):
+        rngs = nnx.Rngs(seed)
+        sizes = (inputs, *hidden)
+        self.layers = nnx.List([nnx.Linear(a, b, rngs=rngs) for a, b in zip(sizes[:-1], sizes[1:])])
+        # small initial logits: the untrained policy is close to uniform over the legal calls (as in PPO practice)
+        self.head = nnx.Linear(sizes[-1], actions, kernel_init=nnx.initializers.orthogonal(0.01), rngs=rngs)
+        self.value = nnx.Linear(sizes[-1], 1, kernel_init=nnx.initializers.orthogonal(1.0), rngs=rngs)
+
+    def torso(self, observation: jax.Array) -> jax.Array:
+        x = observation.astype(jnp.float32)
+        for layer in self.layers:
+            x = jax.nn.relu(layer(x))
+        return x
+
+    def policy_value(self, observation: jax.Array) -> tuple[jax.Array, jax.Array]:
+        x = self.torso(observation)
+        return self.head(x), self.value(x)[..., 0]
+
+    def __call__(self, observation: jax.Array) -> jax.Array:
+        return self.head(self.torso(observation))
+
+
 def masked_argmax(q: jax.Array, mask: jax.Array) -> jax.Array:
     """Greedy legal action: argmax of ``jnp.where(mask, q, -inf)``."""
     return jnp.argmax(jnp.where(mask, q, -jnp.inf), axis=-1)

@@ -100,7 +100,9 @@ def _data_info(args) -> int:
 
 _OVERRIDES = ("learning_rate", "batch_size", "num_envs", "updates_per_step", "target_every", "replay_size", "lr_end",
               "transitions", "eps_start", "eps_end", "eps_decay_steps", "min_replay", "huber_delta", "pool_size",
-              "pool_every", "pool_prob", "demo_weight", "demo_margin", "targets", "aux_weight")
+              "pool_every", "pool_prob", "demo_weight", "demo_margin", "targets", "aux_weight", "rollout", "epochs",
+              "minibatches", "clip", "entropy_coef", "value_coef", "gae_lambda", "bc_weight", "pool_priority",
+              "reward_scale")
 _FLAGS = ("double_q", "dueling", "pool_anchor", "critic", "collect_targets")  # store_true flags of the train commands
 
 
@@ -141,7 +143,7 @@ def _train_competitive(args) -> int:
                                eval_every_steps=args.eval_every, eval_deals=args.eval_deals,
                                progress=not args.quiet, pretrain=pretrain, constructive=args.constructive,
                                evaluate_agent=rule_baseline_evaluator(args.eval_data, args.eval_deals),
-                               force=args.force)
+                               force=args.force, algo=args.algo)
     print(f"vs the competitive rule baseline: {result['vs_rules_imps_per_board']:+.2f} +/- {result['ci95']:.2f} "
           f"IMPs/board (95% CI, duplicate, {result['deals']} held-out boards of {args.eval_data}, "
           f"{result['env_steps']} env steps, "
@@ -241,6 +243,22 @@ def _evaluate_competitive(args) -> int:
     return 0
 
 
+def _evaluate_cross(args) -> int:
+    from .evaluation.cross_table import cross_table, markdown
+    from .evaluation.specs import load_agent
+
+    _check_outputs(args)
+    if len(set(args.agents)) != len(args.agents):
+        raise ValueError("each agent spec may appear once in a cross table")
+    agents = {spec: load_agent(spec, "competitive_bidding", seed=args.seed + i) for i, spec in enumerate(args.agents)}
+    table = cross_table(agents, args.data, deals=args.deals, progress=not args.quiet)
+    print(f"{table['boards']} boards of {table['data']}, duplicate, IMPs/board for the row agent (95% CI):")
+    print(markdown(table))
+    if args.json:
+        _write_json(args.json, {**table, "seed": args.seed})
+    return 0
+
+
 def _write_outputs(args, summary: dict, boards: list, title: str) -> None:
     """--json (the summary and every board) and --report (Markdown + PNG) of a duplicate match."""
     if args.json:
@@ -289,19 +307,25 @@ def _show(args) -> int:
 
 
 def _evaluate_curve(args) -> int:
-    from .evaluation.learning_curve import plot_curves, read_curve
+    from .evaluation.learning_curve import heldout_curve, plot_curves, read_curve
 
     labels = args.labels or [str(run) for run in args.runs]
     if len(labels) != len(args.runs):
         raise ValueError(f"--labels names {len(labels)} runs, {len(args.runs)} were given")
     refuse_overwrite(args.out, args.force, "plot")
+    curves = {}
+    if args.against:
+        from .evaluation.specs import load_agent
+
+        against = load_agent(args.against, "competitive_bidding", seed=1)
     for label, run in zip(labels, args.runs):
-        curve = read_curve(run)
+        curve = curves[label] = (heldout_curve(run, against, args.against, args.data, args.deals, not args.quiet)
+                                 if args.against else read_curve(run))
         best = int(curve["imps"].argmax())
         print(f"{label}: {len(curve['imps'])} evaluations; last {curve['imps'][-1]:+.2f} +/- {curve['ci95'][-1]:.2f} "
               f"at {int(curve['env_steps'][-1])} steps; best {curve['imps'][best]:+.2f} at "
               f"{int(curve['env_steps'][best])}")
-    print(f"plot: {plot_curves(dict(zip(labels, args.runs)), args.out, args.title)}")
+    print(f"plot: {plot_curves(dict(zip(labels, args.runs)), args.out, args.title, curves)}")
     return 0
 
 
@@ -531,14 +555,17 @@ def build_parser() -> argparse.ArgumentParser:
     train_commands = train.add_subparsers(dest="train_command", required=True)
     unc = train_commands.add_parser("uncontested", help="DQN on uncontested bidding (thesis 4.4), fully jitted JAX")
     comp_train = train_commands.add_parser(
-        "competitive", help="self-play DQN on competitive bidding (thesis 4.5.2), optional pool of past networks")
+        "competitive",
+        help="self-play DQN or PPO (--algo ppo) on competitive bidding (thesis 4.5.2), pool of past networks")
     for sub in (unc, comp_train):
         critic = sub is unc  # all-call targets need the uncontested env
-        sub.add_argument("--preset", choices=["thesis", "small"] + (["critic"] if critic else []), default="small",
+        sub.add_argument("--preset", choices=["thesis", "small"] + (["critic"] if critic else ["gpu"]),
+                         default="small",
                          help="network and hyperparameters: thesis (4 x 1024) or small (2 x 256, a few CPU minutes)"
                               + ("; critic: small with all-call targets, a centralised critic, squared loss, dueling "
                                  "head and learning-rate decay (300k calls by default, the README's main job)"
-                                 if critic else "") + "; default small")
+                                 if critic else "; with --algo ppo: small (2 x 256, 64 auctions, a pool of 8) or gpu "
+                                 "(4 x 1024, 1024 auctions, a pool of 16)") + "; default small")
         sub.add_argument("--steps", type=positive_int, default=None, help="env steps (calls); default per preset")
         sub.add_argument("--out", required=True,
                          help="run directory (model.msgpack, train_state.msgpack, log.jsonl)")
@@ -584,15 +611,35 @@ def build_parser() -> argparse.ArgumentParser:
                      help="with --targets all: weight of auxiliary heads predicting the partner's HCP and suit "
                           "lengths and the side's DD tricks per strain from the shared torso (default 0: none)")
     unc.set_defaults(func=_train_uncontested)
+    comp_train.add_argument("--algo", choices=["dqn", "ppo"], default="dqn",
+                            help="dqn (the default) or ppo: PPO with a value head, fully jitted, per-seat GAE, a pool "
+                                 "of past networks (training.ppo, docs/training.md)")
+    for name, kind, what in (("rollout", positive_int, "calls per auction slot per iteration"),
+                             ("epochs", positive_int, "passes over each rollout"),
+                             ("minibatches", positive_int, "minibatches per pass"),
+                             ("clip", positive_float, "the clipping range of the probability ratio"),
+                             ("entropy-coef", non_negative_float, "weight of the entropy bonus"),
+                             ("value-coef", non_negative_float, "weight of the value loss"),
+                             ("gae-lambda", probability, "GAE's lambda"),
+                             ("reward-scale", positive_float, "IMPs x this are the value head's rewards"),
+                             ("bc-weight", non_negative_float,
+                              "weight of the cross-entropy on the teacher's demonstrations in every update (needs "
+                              "--pretrain-deals)"),
+                             ("pool-priority", non_negative_float,
+                              "0: pool snapshots drawn uniformly; > 0: those the learner scores worst against more "
+                              "often")):
+        comp_train.add_argument(f"--{name}", type=kind, default=None, help=f"ppo: {what} (override the preset)")
     comp_train.add_argument("--pool-size", type=non_negative_int, default=None,
                             help="frozen past networks kept as opponents (0: plain self-play)")
-    comp_train.add_argument("--pool-every", type=positive_int, default=None, help="updates between pool snapshots")
+    comp_train.add_argument("--pool-every", type=positive_int, default=None,
+                            help="updates (ppo: iterations) between pool snapshots")
     comp_train.add_argument("--pool-prob", type=probability, default=None,
                             help="share of auctions played against a pool snapshot")
     comp_train.add_argument("--pool-anchor", action="store_true",
                             help="keep the starting (e.g. pretrained) network in the pool for the whole run")
     comp_train.add_argument("--pretrain-deals", type=non_negative_int, default=0,
-                            help="start from the rule bidder's auctions on this many training deals (DQfD-style)")
+                            help="start from the rule bidder's auctions on this many training deals (dqn: DQfD-style; "
+                                 "ppo: the policy cloned from them)")
     comp_train.add_argument("--pretrain-updates", type=positive_int, default=20_000,
                             help="gradient updates of that pretraining (multiples of 1000)")
     comp_train.add_argument("--demo-weight", type=non_negative_float, default=None,
@@ -602,7 +649,8 @@ def build_parser() -> argparse.ArgumentParser:
                             help="its margin in IMPs (default 1)")
     comp_train.add_argument("--constructive", default=None,
                             help="an uncontested DQN checkpoint that bids for the agent while the opponents pass "
-                                 "(and in the demonstrations); saved beside the model")
+                                 "(and in the demonstrations); saved beside the model. With --algo ppo: the "
+                                 "teacher's constructive system in the demonstrations only")
     comp_train.add_argument("--eval-deals", type=positive_int, default=1000,
                             help="held-out deals of each duplicate match against the rule baseline (default 1000)")
     comp_train.set_defaults(func=_train_competitive)
@@ -669,6 +717,14 @@ def build_parser() -> argparse.ArgumentParser:
     cmp_.add_argument("--deals", type=positive_int, default=None, help=deals_help)
     cmp_.add_argument("--seed", type=non_negative_int, default=0, help="seed of a random agent (default 0)")
     cmp_.set_defaults(func=_evaluate_compare)
+    cross = eval_commands.add_parser("cross", help="cross table of competitive bidders, every pair in duplicate")
+    cross.add_argument("agents", nargs="+", help=SPEC_HELP)
+    cross.add_argument("--data", type=dataset_arg, default="test", help=data_help + " (default test)")
+    cross.add_argument("--deals", type=positive_int, default=None, help="play the first N boards (default: all)")
+    cross.add_argument("--json", help="write every match as JSON")
+    cross.add_argument("--seed", type=non_negative_int, default=0, help="seed of random agents (default 0)")
+    cross.add_argument("--quiet", action="store_true", help="no progress bar")
+    cross.set_defaults(func=_evaluate_cross)
     comp = eval_commands.add_parser("competitive", help="duplicate match in competitive bidding")
     comp.add_argument("--ns", required=True, help=SPEC_HELP + " (plays NS at table 1, EW at table 2)")
     comp.add_argument("--ew", required=True, help=SPEC_HELP)
@@ -703,6 +759,14 @@ def build_parser() -> argparse.ArgumentParser:
     curve.add_argument("--out", required=True, help="PNG file to write")
     curve.add_argument("--title", default=None, help="plot title")
     curve.add_argument("--force", action="store_true", help="replace an existing --out file")
+    curve.add_argument("--against", default=None,
+                       help="competitive runs: replay every snapshot in duplicate against this agent spec (e.g. a "
+                            "held-out system: sayc) instead of reading the log; cached in the run directory")
+    curve.add_argument("--data", type=dataset_arg, default="valid", help="with --against: " + data_help +
+                       " (default valid)")
+    curve.add_argument("--deals", type=positive_int, default=1000, help="with --against: boards per snapshot "
+                                                                        "(default 1000)")
+    curve.add_argument("--quiet", action="store_true", help="no progress bar")
     curve.set_defaults(func=_evaluate_curve)
     play = eval_commands.add_parser("play", help="card play: a declaring agent against a defending agent")
     play.add_argument("--declarer", required=True, help=PLAY_SPEC_HELP + " (plays declarer and dummy)")

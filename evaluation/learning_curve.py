@@ -1,6 +1,8 @@
 """Learning curves of training runs (`bridgerl evaluate curve RUN ... --out PNG`) from each run's ``log.jsonl``,
 against env steps: for competitive runs the duplicate result against the competitive rule baseline at every
-evaluation, for uncontested runs the held-out IMPs/deal against constructive par."""
+evaluation, for uncontested runs the held-out IMPs/deal against constructive par. ``--against SPEC``
+(`heldout_curve`): a competitive run's snapshots replayed against another system after training, e.g. a held-out
+one that took no part in training or model selection (issue #22); the results are cached in the run directory."""
 
 from __future__ import annotations
 
@@ -13,7 +15,10 @@ from bridgerl.core.files import atomic_write_with
 
 KEY = "vs_rules_imps_per_board"
 UNCONTESTED_KEY = "imps_per_deal"
-LABELS = {KEY: ("IMPs/board vs rule baseline (duplicate)", "Competitive DQN against the rule baseline"),
+HELDOUT_KEY = "vs_heldout_imps_per_board"
+LABELS = {KEY: ("IMPs/board vs rule baseline (duplicate)", "Competitive bidders against the rule baseline"),
+          HELDOUT_KEY: ("IMPs/board vs the held-out system (duplicate)", "Competitive bidders against a held-out "
+                                                                       "system"),
           UNCONTESTED_KEY: ("held-out IMPs/deal vs constructive par", "Uncontested bidding, held-out evaluations")}
 
 
@@ -42,14 +47,52 @@ def read_curve(run: str | Path) -> dict:
     return {"env_steps": steps, "imps": imps, "ci95": ci, "wall_s": wall, "key": key}
 
 
-def plot_curves(runs: dict[str, str | Path], out: str | Path, title: str | None = None) -> Path:
-    """One line per run (label -> run directory) with its 95% CI band; writes the PNG ``out``."""
+def heldout_curve(run: str | Path, against, name: str, data="valid", deals: int = 1000,
+                  progress: bool = False) -> dict:
+    """`read_curve`'s dict for a competitive run's snapshots (``snapshots/model-STEPS.msgpack``, one per
+    evaluation) each played in duplicate against ``against`` (an agent; ``name`` its spec) on the first ``deals``
+    boards of ``data``. Finished matches are kept in ``RUN/heldout-NAME-DATA-DEALS.json`` and not replayed."""
+    import re
+
+    from bridgerl.core import load_dataset
+    from bridgerl.core.files import atomic_write_text
+    from bridgerl.evaluation.competitive import duplicate_match
+    from bridgerl.evaluation.specs import load_agent
+
+    run = Path(run)
+    snapshots = sorted((run / "snapshots").glob("model-*.msgpack"))
+    if not snapshots:
+        raise ValueError(f"{run}: no snapshots (snapshots/model-STEPS.msgpack of `bridgerl train competitive`)")
+    dataset = load_dataset(data)
+    slug = re.sub(r"[^A-Za-z0-9]+", "_", f"{name}-{Path(str(dataset.source)).stem}-{deals}").strip("_")
+    cache_path = run / f"heldout-{slug}.json"
+    cache = json.loads(cache_path.read_text()) if cache_path.exists() else {}
+    if progress:
+        from tqdm import tqdm
+
+        snapshots = tqdm(snapshots, desc=f"{run.name} vs {name}", unit="snapshot")
+    for snapshot in snapshots:
+        steps = str(int(snapshot.stem.split("-")[1]))
+        if steps not in cache:
+            match = duplicate_match(load_agent(str(snapshot), "competitive_bidding"), against, dataset, deals=deals)
+            cache[steps] = [match["imps_per_board"], match["ci95"]]
+            atomic_write_text(cache_path, json.dumps(cache, indent=1))
+    steps = sorted(cache, key=int)
+    return {"env_steps": np.array([int(s) for s in steps], np.float64),
+            "imps": np.array([cache[s][0] for s in steps]), "ci95": np.array([cache[s][1] for s in steps]),
+            "wall_s": np.zeros(len(steps)), "key": HELDOUT_KEY}
+
+
+def plot_curves(runs: dict[str, str | Path], out: str | Path, title: str | None = None,
+                curves: dict[str, dict] | None = None) -> Path:
+    """One line per run (label -> run directory, or ``curves``: label -> a `read_curve` dict) with its 95% CI band;
+    writes the PNG ``out``."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    curves = {label: read_curve(run) for label, run in runs.items()}
+    curves = curves if curves is not None else {label: read_curve(run) for label, run in runs.items()}
     keys = {curve["key"] for curve in curves.values()}
     if len(keys) > 1:
         raise ValueError("plot competitive and uncontested runs separately: their figures differ")

@@ -13,10 +13,12 @@ import os
 import sys
 from pathlib import Path
 
-SPEC_HELP = ("pass | random | rules | sayc (competitive: a SAYC-like natural system) | dqn:PATH | rules+dqn:PATH "
-             "(competitive: the rule baseline with an uncontested DQN as its constructive system) | search:PATH[,samples=N,min_kept=K] (uncontested: decision-time "
-             "search with the critic saved beside the DQN, defaults 1024 and 8) | module:attr (an object, or a "
-             "class to instantiate, with act(); the module may be a .py file in the current directory)")
+SPEC_HELP = ("pass | random | rules | sayc (competitive: a SAYC-like natural system) | dqn:PATH | ppo:PATH "
+             "(competitive: a PPO actor-critic's greedy policy) | rules+dqn:PATH "
+             "(competitive: the rule baseline with an uncontested DQN as its constructive system) | "
+             "search:PATH[,samples=N,min_kept=K] (uncontested: decision-time search with the critic saved beside "
+             "the DQN, defaults 1024 and 8) | module:attr (an object, or a class to instantiate, with act(); the "
+             "module may be a .py file in the current directory)")
 
 
 @contextlib.contextmanager
@@ -67,6 +69,10 @@ def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
         return CompetitiveRuleBidder(constructive=DQNAgent.load(spec[10:], env_id="uncontested_bidding"))
     if spec.startswith("dqn:"):
         return DQNAgent.load(spec[4:], env_id=env_id)
+    if spec.startswith("ppo:"):
+        from bridgerl.agents import PPOAgent
+
+        return PPOAgent.load(spec[4:], env_id=env_id)
     if spec.startswith("search:"):
         if env_id != "uncontested_bidding":
             raise ValueError(f"agent spec {spec!r}: decision-time search is for uncontested bidding")
@@ -78,6 +84,10 @@ def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
         from bridgerl.agents.checkpoint import checkpoint_kind
 
         kind = checkpoint_kind(spec)
+        if kind == "PPO":
+            from bridgerl.agents import PPOAgent
+
+            return PPOAgent.load(spec, env_id=env_id)
         if kind != "DQN":
             raise ValueError(f"agent spec {spec!r}: {_play_model_hint(spec, kind)}")
         return DQNAgent.load(spec, env_id=env_id)

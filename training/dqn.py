@@ -188,6 +188,7 @@ class DQNTrainer:
         if config.pool_anchor and config.pool_size < 2:
             raise ValueError("pool_anchor keeps one slot for the starting network: it needs pool_size >= 2")
         self.env, self.config, self.seed, self.self_play = env, config, seed, bool(self_play)
+        self.steps_per_iteration = config.num_envs  # env steps (calls) of one compiled step
         network = QNetwork(env.observation_size, config.hidden, env.num_actions, config.dueling, seed=seed,
                            auxiliary=AUXILIARY_OUTPUTS if config.aux_weight else 0)
         self.graphdef, params = nnx.split(network)

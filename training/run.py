@@ -1,5 +1,5 @@
-"""The training run around `DQNTrainer`: progress bar, periodic held-out evaluation, atomic checkpoints and
-``--resume`` (the same seed gives the same run on the same device, interrupted or not)."""
+"""The training run around `DQNTrainer` or `training.ppo.PPOTrainer`: progress bar, periodic held-out evaluation,
+atomic checkpoints and ``--resume`` (the same seed gives the same run on the same device, interrupted or not)."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import nnx, serialization
 
-from bridgerl.agents.checkpoint import CRITIC_FILE, checkpoint_file, save_weights
+from bridgerl.agents.checkpoint import CRITIC_FILE, FORMAT, PPO_FORMAT, checkpoint_file, save_weights
 from bridgerl.core.files import atomic_write_bytes
 from bridgerl.core.stats import mean_ci
 from bridgerl.training.dqn import PRESETS, DQNConfig, DQNTrainer, evaluate_greedy
@@ -46,7 +46,7 @@ class RunConfig:
 
     out: str | Path                          # run directory: model.msgpack, train_state.msgpack, log.jsonl
     env_id: str = ENV_ID                     # "uncontested_bidding" or "competitive_bidding" (self-play)
-    preset: str = "small"                    # a key of training.dqn.PRESETS
+    preset: str = "small"                    # a key of training.dqn.PRESETS (training.ppo.PRESETS with algo ppo)
     steps: int | None = None                 # env steps (calls); None: the preset's default
     seed: int = 0
     data: Any = "train"                      # training deals: bundled split name, .npz path or Dataset
@@ -66,6 +66,7 @@ class RunConfig:
     pretrain: "PretrainConfig | None" = None  # competitive: start from the rule bidder's demonstrations
     constructive: str | Path | None = None   # competitive: an uncontested DQN bidding while the opponents pass
     evaluate_agent: Callable[[Any], dict] | None = None  # competitive: scores each snapshot's DQNAgent
+    algo: str = "dqn"                        # "dqn", or "ppo" (competitive: training.ppo)
 
     def __post_init__(self):
         for name in ("chunk", "eval_deals"):
@@ -85,17 +86,17 @@ def _save_state(path: Path, ts, meta: dict) -> None:
     atomic_write_bytes(path, serialization.msgpack_serialize(payload))
 
 
-def _load_state(path: Path, template, meta: dict):
+def _load_state(path: Path, template, meta: dict, config_class=DQNConfig):
     payload = serialization.msgpack_restore(path.read_bytes())
     saved = json.loads(payload["meta"])
     meta = json.loads(json.dumps(meta))
-    keys = ["config", "seed", "data", "env_id", "env_options", "pretrain", "constructive"]
+    keys = ["config", "seed", "data", "env_id", "env_options", "pretrain", "constructive", "algo"]
     if meta["config"].get("lr_end") is not None:
         keys.append("steps")  # the learning-rate schedule spans the whole run
     differences = []
     if isinstance(saved.get("config"), dict) and isinstance(meta.get("config"), dict):
-        # DQN fields added since the run was saved hold their defaults (other trainers' configs are left alone)
-        defaults = json.loads(json.dumps(dataclasses.asdict(DQNConfig())))
+        # config fields added since the run was saved hold their defaults (other trainers' configs are left alone)
+        defaults = json.loads(json.dumps(dataclasses.asdict(config_class())))
         added = {key: defaults[key] for key in meta["config"] if key in defaults and key not in saved["config"]}
         saved["config"] = {**added, **saved["config"]}
     for key in keys:
@@ -138,9 +139,10 @@ def train_competitive(out: str | Path, preset: str = "small", steps: int | None 
                       progress: bool = True, command: str | None = None, eval_every_steps: int | None = None,
                       eval_deals: int = 1000, pretrain: "PretrainConfig | None" = None,
                       constructive: str | Path | None = None,
-                      evaluate_agent: Callable[[Any], dict] | None = None, force: bool = False) -> dict:
-    """Self-play DQN on competitive bidding (one network for all four seats, per-seat transitions, optional pool
-    of frozen past networks as opponents: ``overrides={"pool_size": K}``).
+                      evaluate_agent: Callable[[Any], dict] | None = None, force: bool = False,
+                      algo: str = "dqn") -> dict:
+    """Self-play DQN (``algo="ppo"``: PPO, `training.ppo`) on competitive bidding (one network for all four seats,
+    per-seat transitions, optional pool of frozen past networks as opponents: ``overrides={"pool_size": K}``).
 
     Every evaluation keeps the greedy network as ``snapshots/model-STEPS.msgpack`` (the first one is taken before
     any step) and scores it with ``evaluate_agent(agent) -> dict`` (required: training does not import the
@@ -156,7 +158,7 @@ def train_competitive(out: str | Path, preset: str = "small", steps: int | None 
                            eval_data=eval_data, resume=resume, overrides=overrides, chunk=chunk, eval_every=eval_every,
                            eval_every_steps=eval_every_steps, checkpoint_seconds=checkpoint_seconds,
                            progress=progress, command=command, eval_deals=eval_deals, pretrain=pretrain,
-                           constructive=constructive, evaluate_agent=evaluate_agent, force=force))
+                           constructive=constructive, evaluate_agent=evaluate_agent, force=force, algo=algo))
 
 
 def train(run: RunConfig) -> dict:
@@ -170,10 +172,24 @@ def train(run: RunConfig) -> dict:
     pretrain, constructive = run.pretrain, run.constructive
     if env_id not in (ENV_ID, COMPETITIVE_ENV_ID):
         raise ValueError(f"unknown env id {env_id!r}; expected {ENV_ID!r} or {COMPETITIVE_ENV_ID!r}")
-    if preset not in PRESETS:
-        raise ValueError(f"unknown preset {preset!r}; choose one of {sorted(PRESETS)}")
-    config: DQNConfig = PRESETS[preset].replace(**dict(run.overrides or {}))
-    steps = int(run.steps if run.steps is not None else DEFAULT_STEPS[preset])
+    algo = run.algo
+    if algo not in ("dqn", "ppo"):
+        raise ValueError(f"unknown algorithm {algo!r}; expected 'dqn' or 'ppo'")
+    if algo == "ppo" and env_id != COMPETITIVE_ENV_ID:
+        raise ValueError("PPO trains competitive bidding (self-play over the four seats): use train competitive")
+    if algo == "ppo":
+        from bridgerl.training import ppo
+
+        presets, default_steps, config_class = ppo.PRESETS, ppo.DEFAULT_STEPS, ppo.PPOConfig
+    else:
+        presets, default_steps, config_class = PRESETS, DEFAULT_STEPS, DQNConfig
+    if preset not in presets:
+        raise ValueError(f"unknown {algo} preset {preset!r}; choose one of {sorted(presets)}")
+    unknown = sorted(set(run.overrides or {}) - {f.name for f in dataclasses.fields(config_class)})
+    if unknown:
+        raise ValueError(f"{', '.join(unknown)}: not a setting of {algo} training ({config_class.__name__})")
+    config = presets[preset].replace(**dict(run.overrides or {}))
+    steps = int(run.steps if run.steps is not None else default_steps[preset])
     out = Path(run.out)
     competitive = env_id == COMPETITIVE_ENV_ID
     if competitive and run.evaluate_agent is None:
@@ -211,47 +227,68 @@ def train(run: RunConfig) -> dict:
     meta = {"env_id": env_id, "config": dataclasses.asdict(config), "seed": seed, "data": str(data),
             "preset": preset, "steps": steps, "env_options": env_options,
             "pretrain": dataclasses.asdict(pretrain) if pretrain else None,
-            "constructive": str(constructive) if constructive else None}
-    constructive_agent = None
+            "constructive": str(constructive) if constructive else None, **({"algo": algo} if algo != "dqn" else {})}
+    constructive_agent, teacher_constructive = None, None
+    if algo == "ppo" and constructive is not None and pretrain is None:
+        raise ValueError("with --algo ppo, --constructive is the teacher's constructive system: it needs "
+                         "--pretrain-deals (PPO's own network makes every call)")
     if constructive is not None:
         from bridgerl.agents.dqn import DQNAgent
 
-        constructive_agent = DQNAgent.load(constructive, env_id="uncontested_bidding")
-        for directory in (out, out / SNAPSHOT_DIR):
-            atomic_write_bytes(directory / CONSTRUCTIVE_FILE, checkpoint_file(constructive).read_bytes())
-    if config.demo_weight and pretrain is None:
+        teacher_constructive = DQNAgent.load(constructive, env_id="uncontested_bidding")
+        if algo == "dqn":  # the DQN's calls while the opponents pass: saved beside every network
+            constructive_agent = teacher_constructive
+            for directory in (out, out / SNAPSHOT_DIR):
+                atomic_write_bytes(directory / CONSTRUCTIVE_FILE, checkpoint_file(constructive).read_bytes())
+    if algo == "dqn" and config.demo_weight and pretrain is None:
         raise ValueError("demo_weight > 0 needs the rule demonstrations: pass a pretraining config (--pretrain-deals)")
+    keeps_demos = config.bc_weight if algo == "ppo" else config.demo_weight
+    if algo == "ppo" and config.bc_weight and pretrain is None:
+        raise ValueError("bc_weight > 0 needs the teacher's demonstrations: pass a pretraining config "
+                         "(--pretrain-deals)")
     demos, pretrain_stats = None, None
-    if pretrain is not None and (not resuming or config.demo_weight):
+    if pretrain is not None and (not resuming or keeps_demos):
         from bridgerl.training.demonstrations import rule_demonstrations
 
         teacher = None
-        if constructive_agent is not None:
+        if teacher_constructive is not None:
             from bridgerl.agents import CompetitiveRuleBidder
 
-            teacher = CompetitiveRuleBidder(constructive=constructive_agent)
+            teacher = CompetitiveRuleBidder(constructive=teacher_constructive)
         demos = rule_demonstrations(data, pretrain.deals, pretrain.random_share, pretrain.seed, progress, teacher)
-    trainer = DQNTrainer(env, config, seed=seed, total_steps=steps, demonstrations=demos, self_play=competitive)
+    if algo == "ppo":
+        trainer = ppo.PPOTrainer(env, config, seed=seed, total_steps=steps, demonstrations=demos)
+    else:
+        trainer = DQNTrainer(env, config, seed=seed, total_steps=steps, demonstrations=demos, self_play=competitive)
+    per_iteration = trainer.steps_per_iteration
     if pretrain is not None and not resuming:
-        from bridgerl.training.demonstrations import pretrain_on
+        if algo == "ppo":
+            params, pretrain_stats = ppo.pretrain_policy(trainer.graphdef, trainer.init(env).params, demos,
+                                                         pretrain.updates, pretrain.batch_size,
+                                                         pretrain.learning_rate, pretrain.seed, progress)
+        else:
+            from bridgerl.training.demonstrations import pretrain_on
 
-        params, pretrain_stats = pretrain_on(trainer.graphdef, trainer.init(env).params, demos, pretrain,
-                                             config.huber_delta, progress)
+            params, pretrain_stats = pretrain_on(trainer.graphdef, trainer.init(env).params, demos, pretrain,
+                                                 config.huber_delta, progress)
         ts = trainer.init(env, params)
     else:
         ts = trainer.init(env)
     if resuming:
-        ts = _load_state(state_path, ts, meta)
-    iterations = math.ceil(steps / config.num_envs)
-    done_iterations = int(ts.env_steps) // config.num_envs
+        ts = _load_state(state_path, ts, meta, config_class)
+    iterations = math.ceil(steps / per_iteration)
+    done_iterations = int(ts.env_steps) // per_iteration
     if run.eval_every_steps:
-        eval_every = max(1, run.eval_every_steps // config.num_envs)
+        eval_every = max(1, run.eval_every_steps // per_iteration)
     eval_every = eval_every or max(chunk, iterations // 10)
     command = run.command or " ".join(shlex.quote(a) for a in ["bridgerl", *sys.argv[1:]])
 
+    model_format = PPO_FORMAT if algo == "ppo" else FORMAT
+
     def model_metadata(ts, evaluation) -> dict:
-        return {"env_id": env_id, "observation_size": env.observation_size, "num_actions": env.num_actions,
-                "hidden": list(config.hidden), "dueling": config.dueling, "preset": preset,
+        return {"env_id": env_id, **({"algo": algo} if algo != "dqn" else {}),
+                "observation_size": env.observation_size, "num_actions": env.num_actions,
+                "hidden": list(config.hidden), "dueling": getattr(config, "dueling", False), "preset": preset,
                 "config": dataclasses.asdict(config), "seed": seed, "data": str(data), "env_options": env_options,
                 "env_steps": int(ts.env_steps), "updates": int(ts.updates), "command": command,
                 "evaluation": evaluation, "device": jax.devices()[0].device_kind,
@@ -260,7 +297,8 @@ def train(run: RunConfig) -> dict:
     def evaluate(ts) -> dict:
         if competitive:
             return evaluate_competitive_snapshot(trainer, ts, eval_env, run.evaluate_agent, run.eval_deals,
-                                                 out / SNAPSHOT_DIR, model_metadata(ts, None), constructive_agent)
+                                                 out / SNAPSHOT_DIR, model_metadata(ts, None), constructive_agent,
+                                                 model_format)
         returns, finished = evaluate_greedy(trainer.graphdef, ts.params, eval_env, eval_rows)
         mean, ci = mean_ci(np.asarray(returns))
         return {"imps_per_deal": mean, "ci95": ci, "deals": int(len(eval_rows)), "all_finished": bool(finished.all())}
@@ -269,11 +307,11 @@ def train(run: RunConfig) -> dict:
         params = nnx.to_pure_dict(ts.params)
         params.pop("auxiliary", None)  # a training signal only: the released network is the Q-network alone
         metadata = model_metadata(ts, evaluation)
-        if ts.critic is not None:  # the centralised critic, for decision-time search (agents.search)
+        if getattr(ts, "critic", None) is not None:  # the centralised critic, for decision-time search
             save_weights(out / CRITIC_FILE, nnx.to_pure_dict(ts.critic),
                          {**metadata, "env_id": "uncontested_bidding_critic", "role": "critic",
                           "observation_size": env.observation_size + 52, "evaluation": None})
-        save_weights(out / MODEL_FILE, params, metadata)
+        save_weights(out / MODEL_FILE, params, metadata, format=model_format)
 
     def log(record: dict) -> None:
         with open(out / LOG_FILE, "a") as handle:
@@ -283,8 +321,8 @@ def train(run: RunConfig) -> dict:
     if progress:
         from tqdm import tqdm
 
-        bar = tqdm(total=iterations * config.num_envs, initial=done_iterations * config.num_envs, unit="step",
-                   desc=f"DQN {preset}", smoothing=0.1)
+        bar = tqdm(total=iterations * per_iteration, initial=done_iterations * per_iteration, unit="step",
+                   desc=f"{algo.upper()} {preset}", smoothing=0.1)
     rolling: list[float] = []
     last_save, start_time = time.monotonic(), time.monotonic()
     saved_steps = int(ts.env_steps) if resuming else None  # env steps of the last good checkpoint
@@ -299,6 +337,7 @@ def train(run: RunConfig) -> dict:
             n = min(chunk, iterations - done_iterations)
             t0 = time.monotonic()
             steps_before = int(ts.env_steps)
+            updates_before = int(ts.updates)
             ts, metrics = trainer.run_steps(env, ts, n)
             jax.block_until_ready(ts)
             seconds = time.monotonic() - t0
@@ -308,7 +347,7 @@ def train(run: RunConfig) -> dict:
                 kept = (f"the last good checkpoint (env step {saved_steps}) is kept in {out}" if saved_steps is not None
                         else f"no checkpoint had been saved in {out} yet")
                 raise TrainingDiverged(f"training loss became {float(losses[bad])} at env step "
-                                       f"{steps_before + (bad + 1) * config.num_envs}; {kept}")
+                                       f"{steps_before + (bad + 1) * per_iteration}; {kept}")
             if not all(np.isfinite(np.asarray(leaf)).all() for leaf in jax.tree.leaves(ts.params)):
                 kept = (f"the last good checkpoint (env step {saved_steps}) is kept in {out}" if saved_steps is not None
                         else f"no checkpoint had been saved in {out} yet")
@@ -319,11 +358,13 @@ def train(run: RunConfig) -> dict:
             if episodes:
                 rolling = (rolling + [total / episodes])[-20:]
             record = {"env_steps": int(ts.env_steps), "updates": int(ts.updates),
-                      "epsilon": float(metrics.epsilon[-1]), "loss": float(metrics.loss.mean()),
-                      "train_imps": total / max(episodes, 1), "env_steps_per_s": n * config.num_envs / seconds,
+                      **({"epsilon": float(metrics.epsilon[-1])} if algo == "dqn" else {}),
+                      "loss": float(metrics.loss.mean()),
+                      "train_imps": total / max(episodes, 1), "env_steps_per_s": n * per_iteration / seconds,
                       "episodes": episodes,
-                      "updates_per_s": n * config.updates_per_step / seconds,
-                      "wall_s": time.monotonic() - start_time}
+                      "updates_per_s": (int(ts.updates) - updates_before) / seconds,
+                      "wall_s": time.monotonic() - start_time,
+                      **(ppo.metrics_record(metrics) if algo == "ppo" else {})}
             pool_episodes = int(metrics.pool_episodes.sum())
             if pool_episodes:
                 record["pool_episodes"] = pool_episodes
@@ -333,9 +374,10 @@ def train(run: RunConfig) -> dict:
                 record["eval"] = last_eval
             log(record)
             if bar is not None:
-                bar.update(n * config.num_envs)
+                bar.update(n * per_iteration)
                 postfix = {"steps/s": f"{record['env_steps_per_s']:.0f}", "upd/s": f"{record['updates_per_s']:.0f}",
-                           "eps": f"{record['epsilon']:.3f}", "loss": f"{record['loss']:.3f}",
+                           **({"eps": f"{record['epsilon']:.3f}"} if "epsilon" in record else {}),
+                           "loss": f"{record['loss']:.3f}",
                            "imps": f"{np.mean(rolling):.2f}" if rolling else "-"}
                 key = "vs_rules_imps_per_board" if competitive else "imps_per_deal"
                 if last_eval and isinstance(last_eval.get(key), (int, float)):
@@ -357,15 +399,15 @@ def train(run: RunConfig) -> dict:
 
 
 def evaluate_competitive_snapshot(trainer, ts, eval_env, evaluate_agent: Callable[[Any], dict], deals: int,
-                                  snapshot_dir: Path, metadata: dict, constructive=None) -> dict:
+                                  snapshot_dir: Path, metadata: dict, constructive=None, format: str = FORMAT) -> dict:
     """Keep the greedy network as a snapshot, then score it: ``evaluate_agent`` on the network as a `DQNAgent`
     (with ``constructive`` bidding while the opponents pass; e.g. a duplicate match against the rule baseline) and
     the network's own self-play distance from par on the first ``deals`` held-out deals."""
     from bridgerl.agents.dqn import DQNAgent
 
     snapshot = snapshot_dir / f"model-{int(ts.env_steps):010d}.msgpack"
-    save_weights(snapshot, nnx.to_pure_dict(ts.params), metadata)
-    agent = DQNAgent(nnx.merge(trainer.graphdef, ts.params), metadata, constructive)
+    save_weights(snapshot, nnx.to_pure_dict(ts.params), metadata, format=format)
+    agent = DQNAgent(nnx.merge(trainer.graphdef, ts.params), metadata, constructive)  # greedy over its outputs
     scores = dict(evaluate_agent(agent))
     rows = np.arange(min(deals, eval_env.owner.shape[0]))
     returns, finished = evaluate_greedy(trainer.graphdef, ts.params, eval_env, rows, max_calls=320)

@@ -68,9 +68,23 @@ class CompetitiveBidding:
             _trailing=jnp.int32(0), _first_namer=jnp.full((2, 5), -1, jnp.int32))
         return _refresh(state)
 
+    def observation_of(self, state: State, seat) -> jnp.ndarray:
+        """int8[231]: ``seat``'s observation of ``state``'s auction (module function `observation_of`)."""
+        return observation_of(state, seat)
+
     def step(self, state: State, action) -> State:
         return jax.lax.cond(state.terminated, lambda s: s.replace(rewards=jnp.zeros_like(s.rewards)),
                             lambda s: _step(s, jnp.asarray(action, jnp.int32), self.reward_points), state)
+
+
+def observation_of(state: State, seat) -> jnp.ndarray:
+    """int8[231]: what ``seat`` sees of the auction so far (its own hand, the calls, the vulnerability): its
+    observation if it were to call now. The state's ``observation`` is this for the player to act."""
+    leading = jnp.minimum(state._leading, 3)
+    auction = jnp.concatenate([jnp.stack([(leading >> 1) & 1, leading & 1]),
+                               ((state._values[:, None] >> _SHIFTS) & 1).reshape(-1)])
+    vul = jnp.stack([(state.vulnerable >> (seat % 2)) & 1, (state.vulnerable >> ((seat + 1) % 2)) & 1])
+    return jnp.concatenate([vul, auction, (state._owner == seat).astype(jnp.int32)]).astype(jnp.int8)
 
 
 def _refresh(state: State) -> State:
@@ -80,12 +94,7 @@ def _refresh(state: State) -> State:
     can_redouble = (state._last_bid >= 0) & (state._penalty == 1) & ~opponents_bid
     mask = jnp.arange(NUM_ACTIONS) - 3 > state._last_bid
     mask = mask.at[0].set(True).at[1].set(can_double).at[2].set(can_redouble) & ~state.terminated
-    leading = jnp.minimum(state._leading, 3)
-    auction = jnp.concatenate([jnp.stack([(leading >> 1) & 1, leading & 1]),
-                               ((state._values[:, None] >> _SHIFTS) & 1).reshape(-1)])
-    vul = jnp.stack([(state.vulnerable >> (seat % 2)) & 1, (state.vulnerable >> ((seat + 1) % 2)) & 1])
-    obs = jnp.concatenate([vul, auction, (state._owner == seat).astype(jnp.int32)]).astype(jnp.int8)
-    return state.replace(observation=obs, legal_action_mask=mask)
+    return state.replace(observation=observation_of(state, seat), legal_action_mask=mask)
 
 
 def _step(state: State, action, reward_points: bool) -> State:

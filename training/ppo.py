@@ -1,0 +1,425 @@
+"""PPO with a value head for competitive bidding (issue #22), fully jitted over the vmapped JAX competitive env in
+the purejaxrl style: one compiled iteration collects ``rollout`` calls from each of ``num_envs`` auctions, computes
+per-seat GAE, and runs ``epochs`` x ``minibatches`` clipped-PPO updates, all inside `jax.lax.scan`.
+
+- **Seats.** One actor-critic (`agents.networks.ActorCritic`) calls for every seat from that seat's 231-bit
+  observation only. In an auction against the pool, the learner plays one side (drawn at random) and a frozen past
+  network the other; the snapshot's calls are sampled from its policy and are not trained on. Without a pool (or
+  in the other share of auctions) it is plain self-play and every call is experience.
+- **Per-seat GAE.** A seat's call leads to that seat's next call (the partners and the opponents call in between);
+  the auction's end pays each seat its side's IMPs against par (scaled by ``reward_scale``). `gae` walks the rollout
+  backwards keeping one chain per seat; at the rollout's end each chain is bootstrapped with the value of what that
+  seat sees of the current auction (`envs.jaxenv.competitive.observation_of`).
+- **Pool (fictitious self-play, as brl).** Every ``pool_every`` iterations the current network is frozen into a
+  ring of ``pool_size`` snapshots (``pool_anchor`` keeps the starting, e.g. cloned, network in slot 0). A finished
+  auction's successor plays a snapshot with probability ``pool_prob``: uniformly, or with ``pool_priority`` > 0
+  preferring the snapshots the learner scores worst against (weights exp(-priority x its running mean IMPs)).
+- **Teacher.** The run may start from a policy cloned from a rule system's auctions (`pretrain_policy`, the rule
+  demonstrations of `training.demonstrations`), and keep ``bc_weight`` x the cross-entropy on them in every update
+  so that the policy does not drift from what it was taught while self-play finds better calls.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+from dataclasses import dataclass
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import optax
+from flax import nnx, struct
+
+from bridgerl.agents.networks import ActorCritic
+
+_NEG = -1e9  # logits of illegal calls: a probability of exactly 0, finite so that 0 * it is 0
+
+
+@dataclass(frozen=True)
+class PPOConfig:
+    hidden: tuple[int, ...] = (256, 256)
+    learning_rate: float = 3e-4
+    lr_end: float | None = None        # linear decay to this value over the run, when set
+    num_envs: int = 64
+    rollout: int = 32                  # calls per auction slot per iteration
+    epochs: int = 4
+    minibatches: int = 4
+    discount: float = 1.0
+    gae_lambda: float = 0.95
+    clip: float = 0.2
+    value_coef: float = 0.5
+    entropy_coef: float = 0.01
+    max_grad_norm: float = 0.5
+    reward_scale: float = 0.1          # IMPs x this are the rewards the value head learns
+    bc_weight: float = 0.0             # cross-entropy on the teacher's demonstrations in every update
+    bc_batch: int = 256
+    pool_size: int = 0                 # frozen past networks kept as opponents (0: plain self-play)
+    pool_every: int = 10               # iterations between snapshots
+    pool_prob: float = 0.5             # share of auctions played against a snapshot
+    pool_anchor: bool = False          # keep the starting network in slot 0 for good
+    pool_priority: float = 0.0         # 0: snapshots drawn uniformly; > 0: the harder ones more often
+
+    def replace(self, **changes) -> "PPOConfig":
+        return dataclasses.replace(self, **changes)
+
+
+PRESETS = {
+    # a 2-core CPU: 2 x 256, 64 auctions x 32 calls per iteration, a pool of 8 past networks
+    "small": PPOConfig(pool_size=8, pool_every=10, pool_prob=0.5),
+    # a GPU: brl-sized network (4 x 1024) and many more auctions per iteration
+    "gpu": PPOConfig(hidden=(1024, 1024, 1024, 1024), learning_rate=1e-4, num_envs=1024, rollout=32, minibatches=16,
+                     pool_size=16, pool_every=10, pool_prob=0.5),
+}
+DEFAULT_STEPS = {"small": 3_000_000, "gpu": 200_000_000}
+
+
+@struct.dataclass
+class PPOState:
+    params: nnx.State
+    opt_state: optax.OptState
+    env_state: object
+    pool: nnx.State | None         # [K, ...] frozen past parameters (None without a pool)
+    pool_count: jnp.ndarray        # snapshots taken so far
+    pool_score: jnp.ndarray        # [K] running mean of the learner's IMPs against each snapshot
+    opponent: jnp.ndarray          # [B] pool slot of this auction's opponents, -1 for self-play
+    learner_side: jnp.ndarray      # [B] the side (0 NS, 1 EW) the learner plays against the pool
+    key: jnp.ndarray               # raw uint32[2] PRNG key (serializable)
+    env_steps: jnp.ndarray
+    updates: jnp.ndarray           # gradient updates
+    iterations: jnp.ndarray
+
+
+@struct.dataclass
+class Rollout:
+    obs: jnp.ndarray       # int8[T, B, 231]
+    mask: jnp.ndarray      # bool[T, B, 38]
+    action: jnp.ndarray    # int32[T, B]
+    logp: jnp.ndarray      # float32[T, B]: the learner's log-probability of the call (old policy)
+    value: jnp.ndarray     # float32[T, B]
+    seat: jnp.ndarray      # int32[T, B]: the seat that called
+    learner: jnp.ndarray   # bool[T, B]: the learner made the call (not a pool snapshot)
+    done: jnp.ndarray      # bool[T, B]: the call ended the auction
+    rewards: jnp.ndarray   # float32[T, B, 4]: each seat's reward on the call that ends the auction
+
+
+@struct.dataclass
+class PPOMetrics:
+    episodes: jnp.ndarray
+    return_sum: jnp.ndarray        # North-South IMPs of the finished auctions
+    loss: jnp.ndarray
+    policy_loss: jnp.ndarray
+    value_loss: jnp.ndarray
+    entropy: jnp.ndarray
+    approx_kl: jnp.ndarray
+    clip_fraction: jnp.ndarray
+    bc_loss: jnp.ndarray
+    pool_episodes: jnp.ndarray
+    pool_return_sum: jnp.ndarray   # the learner's IMPs in its auctions against the pool
+
+
+def gae(values, seats, dones, rewards, bootstrap, discount: float, lam: float):
+    """Per-seat generalised advantage estimates of a rollout: ``values`` [T, B] (of the seat that called), ``seats``
+    [T, B], ``dones`` [T, B], ``rewards`` [T, B, 4] (paid to every seat on the call that ends an auction),
+    ``bootstrap`` [B, 4] (each seat's value after the last step). A seat's call is followed by that seat's next call
+    in the same auction; the auction's last call of each seat is followed by the end (value 0, the seat's reward).
+    Returns (advantages, returns = advantages + values), both [T, B]."""
+    batch = jnp.arange(seats.shape[1])
+
+    def body(carry, x):
+        next_value, next_gae, pending = carry
+        value, seat, done, reward = x
+        value_after = jnp.where(done, 0.0, next_value[batch, seat])
+        gae_after = jnp.where(done, 0.0, next_gae[batch, seat])
+        paid = jnp.where(done, reward[batch, seat], pending[batch, seat])
+        advantage = paid + discount * value_after - value + discount * lam * gae_after
+        ended = done[:, None]
+        next_value = jnp.where(ended, 0.0, next_value).at[batch, seat].set(value)
+        next_gae = jnp.where(ended, 0.0, next_gae).at[batch, seat].set(advantage)
+        pending = jnp.where(ended, reward, pending).at[batch, seat].set(0.0)
+        return (next_value, next_gae, pending), advantage
+
+    zeros = jnp.zeros_like(bootstrap)
+    _, advantages = jax.lax.scan(body, (bootstrap, zeros, zeros), (values, seats, dones, rewards), reverse=True)
+    return advantages, advantages + values
+
+
+def masked_log_softmax(logits, mask):
+    return jax.nn.log_softmax(jnp.where(mask, logits, _NEG), axis=-1)
+
+
+def ppo_loss(logits, values, mask, action, old_logp, advantages, returns, weight, clip: float, value_coef: float,
+             entropy_coef: float):
+    """(loss, parts) of the clipped PPO objective on one minibatch: rows weighted by ``weight`` (1 for the learner's
+    calls, 0 for the pool's), advantages normalised over the weighted rows, the squared value error, an entropy
+    bonus over the legal calls."""
+    logp_all = masked_log_softmax(logits, mask)
+    logp = jnp.take_along_axis(logp_all, action[:, None], 1)[:, 0]
+    count = jnp.maximum(weight.sum(), 1.0)
+    mean = (advantages * weight).sum() / count
+    std = jnp.sqrt((((advantages - mean) ** 2) * weight).sum() / count)
+    normalised = (advantages - mean) / (std + 1e-8)
+    log_ratio = logp - old_logp
+    ratio = jnp.exp(log_ratio)
+    surrogate = jnp.minimum(ratio * normalised, jnp.clip(ratio, 1 - clip, 1 + clip) * normalised)
+    policy = -(surrogate * weight).sum() / count
+    value = (0.5 * (values - returns) ** 2 * weight).sum() / count
+    entropy = -(jnp.where(mask, jnp.exp(logp_all) * logp_all, 0.0).sum(-1) * weight).sum() / count
+    parts = {"policy": policy, "value": value, "entropy": entropy,
+             "approx_kl": (((ratio - 1) - log_ratio) * weight).sum() / count,
+             "clip_fraction": ((jnp.abs(ratio - 1) > clip) * weight).sum() / count}
+    return policy + value_coef * value - entropy_coef * entropy, parts
+
+
+def behaviour_cloning_loss(logits, mask, action, expert):
+    """Cross-entropy of the expert's calls (rows with ``expert`` false count zero)."""
+    logp = jnp.take_along_axis(masked_log_softmax(logits, mask), action[:, None], 1)[:, 0]
+    return -jnp.where(expert, logp, 0.0).sum() / jnp.maximum(expert.sum(), 1)
+
+
+def draw_opponents(key, finished, opponent, learner_side, pool_count, pool_size: int, pool_prob: float,
+                   pool_score, priority: float):
+    """Opponents of the auctions that start now (``finished`` [B]): a snapshot slot with probability ``pool_prob``
+    once the pool holds one (uniform over the filled slots, or weighted exp(-``priority`` x ``pool_score``)), else
+    -1 (self-play); the learner's side at random. Other auctions keep theirs."""
+    key_use, key_slot, key_side = jax.random.split(key, 3)
+    filled = jnp.minimum(pool_count, pool_size)
+    use = (jax.random.uniform(key_use, finished.shape) < pool_prob) & (filled > 0)
+    logits = jnp.where(jnp.arange(pool_size) < filled, -priority * pool_score, -jnp.inf)
+    slot = jax.random.categorical(key_slot, logits, shape=finished.shape)
+    side = jax.random.randint(key_side, finished.shape, 0, 2)
+    return (jnp.where(finished, jnp.where(use, slot, -1), opponent).astype(jnp.int32),
+            jnp.where(finished, side, learner_side).astype(jnp.int32))
+
+
+class PPOTrainer:
+    """Builds the actor-critic, optimizer and compiled iteration for one env and config (the interface
+    `training.run.train` drives: ``init``, ``run_steps``, ``graphdef``, ``steps_per_iteration``)."""
+
+    def __init__(self, env, config: PPOConfig, seed: int = 0, total_steps: int | None = None, demonstrations=None):
+        if not hasattr(env, "observation_of"):
+            raise ValueError("PPO trains on the competitive env (self-play over all four seats)")
+        rows = config.num_envs * config.rollout
+        if rows % config.minibatches:
+            raise ValueError(f"num_envs x rollout ({rows}) must divide into {config.minibatches} minibatches")
+        if config.pool_anchor and config.pool_size < 2:
+            raise ValueError("pool_anchor keeps one slot for the starting network: it needs pool_size >= 2")
+        if config.bc_weight and demonstrations is None:
+            raise ValueError("bc_weight > 0 needs the teacher's demonstrations (--pretrain-deals)")
+        self.env, self.config, self.seed = env, config, seed
+        self.steps_per_iteration = rows
+        self.updates_per_iteration = config.epochs * config.minibatches
+        network = ActorCritic(env.observation_size, config.hidden, env.num_actions, seed=seed)
+        self.graphdef, self._initial_params = nnx.split(network)
+        if config.lr_end is not None and total_steps:
+            total = max(1, -(-total_steps // rows) * self.updates_per_iteration)
+            learning_rate = optax.linear_schedule(config.learning_rate, config.lr_end, total)
+        else:
+            learning_rate = config.learning_rate
+        self.optimizer = optax.chain(optax.clip_by_global_norm(config.max_grad_norm),
+                                     optax.adam(learning_rate, eps=1e-5))
+        self._demos = None if not config.bc_weight else jax.tree.map(
+            jnp.asarray, (demonstrations.obs, demonstrations.mask, demonstrations.action, demonstrations.expert))
+        self._run_steps_jit = jax.jit(self._run, static_argnums=2)
+
+    def run_steps(self, env, ts: PPOState, iterations: int):
+        """``iterations`` compiled iterations (each ``steps_per_iteration`` calls); returns (state, metrics)."""
+        return self._run_steps_jit(env, ts, iterations, self._demos)
+
+    def init(self, env, params: nnx.State | None = None) -> PPOState:
+        config = self.config
+        if params is None:
+            params = self._initial_params
+        elif jax.tree.structure(params) != jax.tree.structure(self._initial_params):
+            raise ValueError("the given parameters do not match this network's architecture")
+        key = jax.random.PRNGKey(self.seed)
+        key, env_key = jax.random.split(key)
+        env_state = jax.vmap(env.init)(jax.random.split(env_key, config.num_envs))
+        pool = None
+        if config.pool_size:
+            pool = jax.tree.map(lambda p: jnp.zeros((config.pool_size,) + p.shape, p.dtype).at[0].set(p), params)
+        return PPOState(params=params, opt_state=self.optimizer.init(params), env_state=env_state, pool=pool,
+                        pool_count=jnp.int32(1 if config.pool_size else 0),
+                        pool_score=jnp.zeros(max(config.pool_size, 1), jnp.float32),
+                        opponent=jnp.full(config.num_envs, -1, jnp.int32),
+                        learner_side=jnp.zeros(config.num_envs, jnp.int32), key=key, env_steps=jnp.int32(0),
+                        updates=jnp.int32(0), iterations=jnp.int32(0))
+
+    def policy_value(self, params, observations):
+        return nnx.merge(self.graphdef, params).policy_value(observations)
+
+    # -- one compiled iteration -----------------------------------------------------------------------------------
+    def _call(self, ts: PPOState, env, key):
+        """One call in every auction: (state, rollout row, NS returns, learner-vs-pool returns, pool auctions)."""
+        config = self.config
+        state = ts.env_state
+        key_act, key_reset, key_draw = jax.random.split(key, 3)
+        batch = jnp.arange(config.num_envs)
+        logits, value = self.policy_value(ts.params, state.observation)
+        acting = logits
+        pool_turn = jnp.zeros(config.num_envs, bool)
+        if config.pool_size:
+            pool_logits = jax.vmap(lambda p: self.policy_value(p, state.observation)[0])(ts.pool)
+            pool_turn = (ts.opponent >= 0) & (state.current_player % 2 != ts.learner_side)
+            acting = jnp.where(pool_turn[:, None], pool_logits[jnp.maximum(ts.opponent, 0), batch], logits)
+        action = jax.random.categorical(key_act, jnp.where(state.legal_action_mask, acting, -jnp.inf))
+        logp = jnp.take_along_axis(masked_log_softmax(logits, state.legal_action_mask), action[:, None], 1)[:, 0]
+        new_state = jax.vmap(env.step)(state, action)
+        done = new_state.terminated
+        row = Rollout(state.observation, state.legal_action_mask, action.astype(jnp.int32), logp, value,
+                      state.current_player.astype(jnp.int32), ~pool_turn, done, new_state.rewards)
+        fresh = jax.vmap(env.init)(jax.random.split(key_reset, config.num_envs))
+        env_state = jax.tree.map(lambda a, b: jnp.where(done.reshape((-1,) + (1,) * (a.ndim - 1)), b, a),
+                                 new_state, fresh)
+        against_pool = done & (ts.opponent >= 0)
+        learner_return = jnp.where(against_pool, new_state.rewards[batch, ts.learner_side], 0.0)
+        pool_score = ts.pool_score
+        if config.pool_size:
+            slots = jnp.maximum(ts.opponent, 0)
+            totals = jax.ops.segment_sum(learner_return, slots, config.pool_size)
+            counts = jax.ops.segment_sum(against_pool.astype(jnp.float32), slots, config.pool_size)
+            pool_score = jnp.where(counts > 0, 0.95 * pool_score + 0.05 * totals / jnp.maximum(counts, 1), pool_score)
+        opponent, side = ts.opponent, ts.learner_side
+        if config.pool_size:
+            opponent, side = draw_opponents(key_draw, done, ts.opponent, ts.learner_side, ts.pool_count,
+                                            config.pool_size, config.pool_prob, pool_score, config.pool_priority)
+        ts = ts.replace(env_state=env_state, opponent=opponent, learner_side=side, pool_score=pool_score,
+                        env_steps=ts.env_steps + config.num_envs)
+        ns_return = jnp.where(done, new_state.rewards[:, 0], 0.0)
+        return ts, row, (done.sum(), ns_return.sum(), against_pool.sum(), learner_return.sum())
+
+    def _bootstrap(self, params, state):
+        """[B, 4]: each seat's value of what it sees of the current auctions."""
+        def seat_value(seat):
+            observations = jax.vmap(self.env.observation_of, in_axes=(0, None))(state, seat)
+            return self.policy_value(params, observations)[1]
+        return jnp.stack([seat_value(seat) for seat in range(4)], 1)
+
+    def _loss(self, params, batch, demos_batch):
+        logits, values = self.policy_value(params, batch["obs"])
+        loss, parts = ppo_loss(logits, values, batch["mask"], batch["action"], batch["logp"], batch["advantage"],
+                               batch["return"], batch["weight"], self.config.clip, self.config.value_coef,
+                               self.config.entropy_coef)
+        bc = jnp.float32(0)
+        if demos_batch is not None:
+            obs, mask, action, expert = demos_batch
+            bc = behaviour_cloning_loss(nnx.merge(self.graphdef, params)(obs), mask, action, expert)
+            loss = loss + self.config.bc_weight * bc
+        return loss, {**parts, "bc": bc}
+
+    def _iteration(self, env, ts: PPOState, demos):
+        config = self.config
+        key, rollout_key, epoch_key = jax.random.split(ts.key, 3)
+
+        def call(ts, key):
+            ts, row, stats = self._call(ts, env, key)
+            return ts, (row, stats)
+
+        ts, (rollout, stats) = jax.lax.scan(call, ts, jax.random.split(rollout_key, config.rollout))
+        bootstrap = self._bootstrap(ts.params, ts.env_state)
+        scale = config.reward_scale
+        advantages, returns = gae(rollout.value, rollout.seat, rollout.done, rollout.rewards * scale,
+                                  bootstrap, config.discount, config.gae_lambda)
+        flat = {"obs": rollout.obs, "mask": rollout.mask, "action": rollout.action, "logp": rollout.logp,
+                "advantage": advantages, "return": returns, "weight": rollout.learner.astype(jnp.float32)}
+        rows = self.steps_per_iteration
+        flat = jax.tree.map(lambda a: a.reshape((rows,) + a.shape[2:]), flat)
+
+        def minibatch(carry, xs):
+            params, opt_state = carry
+            batch, bc_key = xs
+            demos_batch = None
+            if demos is not None:
+                index = jax.random.randint(bc_key, (config.bc_batch,), 0, demos[2].shape[0])
+                demos_batch = jax.tree.map(lambda a: a[index], demos)
+            (loss, parts), grads = jax.value_and_grad(self._loss, has_aux=True)(params, batch, demos_batch)
+            updates, opt_state = self.optimizer.update(grads, opt_state, params)
+            return (optax.apply_updates(params, updates), opt_state), (loss, parts)
+
+        def epoch(carry, key):
+            key_perm, key_bc = jax.random.split(key)
+            order = jax.random.permutation(key_perm, rows)
+            batches = jax.tree.map(lambda a: a[order].reshape((config.minibatches, -1) + a.shape[1:]), flat)
+            return jax.lax.scan(minibatch, carry, (batches, jax.random.split(key_bc, config.minibatches)))
+
+        (params, opt_state), (losses, parts) = jax.lax.scan(epoch, (ts.params, ts.opt_state),
+                                                            jax.random.split(epoch_key, config.epochs))
+        iterations = ts.iterations + 1
+        ts = ts.replace(params=params, opt_state=opt_state, key=key, iterations=iterations,
+                        updates=ts.updates + self.updates_per_iteration)
+        if config.pool_size:
+            ts = jax.lax.cond(iterations % config.pool_every == 0, self._snapshot, lambda ts: ts, ts)
+        episodes, ns_returns, pool_episodes, pool_returns = (s.sum() for s in stats)
+        metrics = PPOMetrics(episodes, ns_returns, losses.mean(), parts["policy"].mean(), parts["value"].mean(),
+                             parts["entropy"].mean(), parts["approx_kl"].mean(), parts["clip_fraction"].mean(),
+                             parts["bc"].mean(), pool_episodes, pool_returns)
+        return ts, metrics
+
+    def _snapshot(self, ts: PPOState) -> PPOState:
+        """Freeze the current network into the pool (the oldest snapshot makes room; with ``pool_anchor`` slot 0
+        keeps the starting network); the slot's running score starts again."""
+        size = self.config.pool_size
+        slot = 1 + (ts.pool_count - 1) % (size - 1) if self.config.pool_anchor else ts.pool_count % size
+        pool = jax.tree.map(lambda stack, p: stack.at[slot].set(p), ts.pool, ts.params)
+        return ts.replace(pool=pool, pool_count=ts.pool_count + 1, pool_score=ts.pool_score.at[slot].set(0.0))
+
+    def _run(self, env, ts: PPOState, iterations: int, demos=None):
+        return jax.lax.scan(lambda ts, _: self._iteration(env, ts, demos), ts, None, length=iterations)
+
+
+def pretrain_policy(graphdef, params, demos, updates: int = 20_000, batch_size: int = 256,
+                    learning_rate: float = 1e-3, seed: int = 0, progress: bool = False):
+    """Clone the teacher: the policy head's cross-entropy on the demonstrations' expert calls (the value head
+    learns their Monte-Carlo returns x 0.1 beside it). Returns (params, statistics)."""
+    from bridgerl.training.demonstrations import agreement
+
+    if len(demos.action) < batch_size:
+        raise ValueError(f"{len(demos.action)} demonstration calls are fewer than one batch ({batch_size})")
+    start = time.monotonic()
+    optimizer = optax.adam(learning_rate)
+    data = jax.tree.map(jnp.asarray, demos)
+
+    def loss_fn(params, batch):
+        logits, values = nnx.merge(graphdef, params).policy_value(batch.obs)
+        bc = behaviour_cloning_loss(logits, batch.mask, batch.action, batch.expert)
+        value = 0.5 * ((values - 0.1 * batch.ret) ** 2).mean()
+        return bc + value, (bc, value)
+
+    @jax.jit
+    def train(params, opt_state, key):
+        def body(carry, key):
+            params, opt_state = carry
+            index = jax.random.randint(key, (batch_size,), 0, data.action.shape[0])
+            batch = jax.tree.map(lambda a: a[index], data)
+            (_, parts), grads = jax.value_and_grad(loss_fn, has_aux=True)(params, batch)
+            step, opt_state = optimizer.update(grads, opt_state, params)
+            return (optax.apply_updates(params, step), opt_state), parts
+
+        (params, opt_state), parts = jax.lax.scan(body, (params, opt_state), jax.random.split(key, 1000))
+        return params, opt_state, jax.tree.map(lambda a: a.mean(), parts)
+
+    opt_state = optimizer.init(params)
+    key = jax.random.PRNGKey(seed)
+    parts = (jnp.float32(0), jnp.float32(0))
+    chunks = range(max(1, updates // 1000))
+    if progress:
+        from tqdm import tqdm
+
+        chunks = tqdm(chunks, desc="cloning the teacher", unit="k updates")
+    for _ in chunks:
+        key, chunk_key = jax.random.split(key)
+        params, opt_state, parts = train(params, opt_state, chunk_key)
+    return params, {"demonstration_calls": int(len(demos.action)), "cross_entropy": float(parts[0]),
+                    "value": float(parts[1]), "agreement": agreement(graphdef, params, demos),
+                    "seconds": time.monotonic() - start}
+
+
+def metrics_record(metrics: PPOMetrics) -> dict:
+    """The log fields of a chunk of iterations beyond those every trainer reports."""
+    return {name: float(np.asarray(getattr(metrics, name)).mean())
+            for name in ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "bc_loss")}
+
+
+__all__ = ["DEFAULT_STEPS", "PPOConfig", "PPOMetrics", "PPOState", "PPOTrainer", "PRESETS", "Rollout",
+           "behaviour_cloning_loss", "draw_opponents", "gae", "masked_log_softmax", "metrics_record",
+           "pretrain_policy", "ppo_loss"]
