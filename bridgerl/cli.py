@@ -456,9 +456,14 @@ def _evaluate_trick_loss(args) -> int:
 
 
 def _train_export(args) -> int:
-    from .agents.checkpoint import CRITIC_FILE, checkpoint_file, load_weights, save_weights
+    from .agents.checkpoint import CRITIC_FILE, FORMAT, PPO_FORMAT, checkpoint_file, checkpoint_kind, load_weights, \
+        save_weights
 
-    metadata, params = load_weights(args.run)
+    kind = checkpoint_kind(args.run)
+    if kind not in ("DQN", "PPO"):
+        raise ValueError(f"{args.run}: a {kind} model; train export takes DQN and PPO bidders")
+    model_format = PPO_FORMAT if kind == "PPO" else FORMAT
+    metadata, params = load_weights(args.run, format=model_format, what=kind)
     out = Path(args.out)
     refuse_overwrite(out / "model.msgpack", args.force, "model")
     if metadata.get("constructive"):
@@ -466,7 +471,7 @@ def _train_export(args) -> int:
     critic = checkpoint_file(args.run).parent / CRITIC_FILE
     if critic.exists():
         refuse_overwrite(out / critic.name, args.force, "critic")
-    save_weights(out / "model.msgpack", params, metadata, dtype=args.dtype)
+    save_weights(out / "model.msgpack", params, metadata, dtype=args.dtype, format=model_format)
     if metadata.get("constructive"):  # the uncontested DQN that bids while the opponents pass goes along
         helper, helper_params = load_weights(checkpoint_file(args.run).parent / metadata["constructive"])
         save_weights(out / metadata["constructive"], helper_params, helper, dtype=helper.get("dtype", "float32"))

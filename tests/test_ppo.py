@@ -171,6 +171,16 @@ def test_tiny_training_run_saves_a_ppo_model(tiny_run):
         load_agent(f"dqn:{out}", "competitive_bidding")
 
 
+def test_export_keeps_a_ppo_model(tiny_run, tmp_path):
+    from bridgerl.cli import main
+
+    out, _, _ = tiny_run
+    assert main(["train", "export", str(out), "--out", str(tmp_path / "release"), "--dtype", "bfloat16"]) == 0
+    assert checkpoint_kind(tmp_path / "release") == "PPO"
+    agent = load_agent(str(tmp_path / "release"), "competitive_bidding")
+    assert isinstance(agent, PPOAgent) and agent.metadata["dtype"] == "bfloat16"
+
+
 def test_ppo_resume_gives_the_same_run(tiny_run, tmp_path):
     out, kwargs, _ = tiny_run
     train_competitive(tmp_path, steps=128, **kwargs)
