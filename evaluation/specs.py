@@ -174,9 +174,9 @@ def load_play_agent(spec: str, seed: int = 0):
         kind = checkpoint_kind(spec)
         if kind == "ISSN":
             return load_play_agent(f"issn:model={spec}", seed=seed)
-        if kind == "DQN":
-            raise ValueError(f"play agent spec {spec!r}: a DQN bids, it does not play cards (use bid={spec} in a "
-                             "game spec)")
+        if kind in ("DQN", "PPO"):
+            raise ValueError(f"play agent spec {spec!r}: a {kind} model bids, it does not play cards (use "
+                             f"bid={spec} in a game spec)")
         raise ValueError(f"play agent spec {spec!r}: {_play_model_hint(spec, kind)}")
     name, _, rest = spec.partition(":")
     if name in _PLAY_CLASSES:

@@ -105,6 +105,14 @@ def test_every_released_model_loads_as_a_bare_path_by_its_kind(capsys):
                 assert type(load_agent(f"search:{spec}", env_id=env_id)).__name__ == "CriticSearchBidder"
             with pytest.raises(ValueError, match="bids, it does not play cards"):
                 load_play_agent(spec)
+        elif kinds[path.name] == "PPO":  # a competitive bidder: bare path and explicit spec, matches and games
+            for name in (spec, f"ppo:{spec}"):
+                assert type(load_agent(name, env_id="competitive_bidding")).__name__ == "PPOAgent"
+                assert main(["evaluate", "competitive", "--ns", name, "--ew", "rules", "--deals", "3"]) == 0
+                assert main(["evaluate", "game", "--ns", f"bid={name},play=dd", "--ew", "bid=rules,play=dd",
+                             "--deals", "2"]) == 0
+            with pytest.raises(ValueError, match="bids, it does not play cards"):
+                load_play_agent(spec)
         elif kinds[path.name] == "ISSN":
             assert type(load_play_agent(spec)).__name__ == "PolicyAgent"
         else:
