@@ -95,7 +95,7 @@ def test_every_released_model_loads_as_a_bare_path_by_its_kind(capsys):
 
     released = sorted(p.parent for p in Path("models").glob("*/model.msgpack"))
     kinds = {path.name: checkpoint_kind(path) for path in released}
-    assert {"DQN", "card-location", "ISSN", "SSN"} <= set(kinds.values())
+    assert {"DQN", "PPO", "card-location", "ISSN", "SSN"} <= set(kinds.values())
     for path in released:
         spec = str(path)
         if kinds[path.name] == "DQN":
