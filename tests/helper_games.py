@@ -1,5 +1,5 @@
-"""Pieces several test files share: a state pytree for hand-made JAX envs, OpenSpiel's DQN example loop, and small
-positions files."""
+"""Pieces several test files share: a state pytree for hand-made JAX envs, OpenSpiel's DQN example loop, small
+positions files, and hands written 'S.H.D.C'."""
 
 from __future__ import annotations
 
@@ -57,3 +57,17 @@ def small_positions(tmp_path_factory, data: str, deals: int, start: int, spec: s
     out = tmp_path_factory.mktemp("positions") / f"{data}.npz"
     generate_positions(out, data=data, deals=deals, start=start, ns=spec, ew=spec, seed=seed, progress=False)
     return out
+
+
+def hand_bits(hand: str):
+    """int8[52] of one hand written 'S.H.D.C' (card = suit * 13 + rank, clubs first)."""
+    import numpy as np
+
+    from bridgerl.core.cards import RANKS
+
+    bits = np.zeros(52, dtype=np.int8)
+    for holding, suit in zip(hand.split("."), (3, 2, 1, 0)):
+        for rank in holding:
+            bits[suit * 13 + RANKS.index(rank)] = 1
+    assert bits.sum() == 13, hand
+    return bits

@@ -8,26 +8,18 @@ from hypothesis import given, settings, strategies as st
 from bridgerl.agents import CompetitiveRuleBidder, RuleBidder
 from bridgerl.core import Auction, load_dataset, parse_call
 from bridgerl.core.calls import DOUBLE, PASS
-from bridgerl.core.cards import RANKS
 from bridgerl.envs.competitive import CompetitiveBiddingEnv
 from bridgerl.envs.competitive_encoding import encode
+from helper_games import hand_bits
 
 
-def _hand_bits(hand: str) -> np.ndarray:
-    """int8[52] of one hand written 'S.H.D.C' (card = suit * 13 + rank, clubs first)."""
-    bits = np.zeros(52, dtype=np.int8)
-    for holding, suit in zip(hand.split("."), (3, 2, 1, 0)):
-        for rank in holding:
-            bits[suit * 13 + RANKS.index(rank)] = 1
-    assert bits.sum() == 13, hand
-    return bits
 
 
 def _call(hand: str, auction: str) -> int:
     """The bidder's call after ``auction`` (dealer first), nobody vulnerable."""
     calls = [parse_call(c) for c in auction.split()]
     legal = Auction.from_calls(0, calls).legal_mask()
-    return RuleBidder(competitive=True).act(encode(calls, False, False, _hand_bits(hand)), legal)
+    return RuleBidder(competitive=True).act(encode(calls, False, False, hand_bits(hand)), legal)
 
 
 def _bid(text: str) -> int:
@@ -95,16 +87,16 @@ def test_an_uncontested_agent_as_the_constructive_system():
     # the opening keeps the thesis rules: 16 points with five spades open 1S, whatever the agent prefers
     opening = "AKJ54.KQ2.K32.32"
     legal = Auction.from_calls(0, []).legal_mask()
-    assert bidder.act(encode([], False, False, _hand_bits(opening)), legal) == _bid("1S")
+    assert bidder.act(encode([], False, False, hand_bits(opening)), legal) == _bid("1S")
     # partner opened 1S, they passed: the agent answers
     calls = [_bid("1S"), PASS]
     legal = Auction.from_calls(0, calls).legal_mask()
     responder = "Q32.A432.QJ2.432"
-    assert bidder.act(encode(calls, False, False, _hand_bits(responder)), legal) == _bid("7NT")
-    assert RuleBidder(competitive=True).act(encode(calls, False, False, _hand_bits(responder)), legal) != _bid("7NT")
+    assert bidder.act(encode(calls, False, False, hand_bits(responder)), legal) == _bid("7NT")
+    assert RuleBidder(competitive=True).act(encode(calls, False, False, hand_bits(responder)), legal) != _bid("7NT")
     calls = [_bid("1C")]  # over their 1C the competitive agreements take over: the rules' own overcall
     legal = Auction.from_calls(0, calls).legal_mask()
-    assert bidder.act(encode(calls, False, False, _hand_bits("AKJ54.432.K32.32")), legal) == _bid("1S")
+    assert bidder.act(encode(calls, False, False, hand_bits("AKJ54.432.K32.32")), legal) == _bid("1S")
 
 
 def test_rejects_a_wrong_observation():

@@ -88,25 +88,43 @@ def test_ppo_loss_by_hand():
 def test_the_actor_sees_only_its_seat(env):
     trainer = PPOTrainer(env, PPOConfig(**TINY))
     ts = trainer.init(env)
+    # half the auctions against a pool snapshot (slot 0), the learner on each side in turn: both acting paths
+    ts = ts.replace(opponent=jnp.where(jnp.arange(8) % 2 == 0, 0, -1).astype(jnp.int32),
+                    learner_side=(jnp.arange(8) // 2 % 2).astype(jnp.int32))
     state = ts.env_state
-    _, row, _ = trainer._call(ts, env, jax.random.PRNGKey(1))
-    # what is stored (and what the network acted on) is the acting seat's own observation
+    key = jax.random.PRNGKey(1)
+    _, row, _ = trainer._call(ts, env, key)
+    # what is stored (and what the networks acted on) is the acting seat's own observation
     np.testing.assert_array_equal(np.asarray(row.obs), np.asarray(state.observation))
     owner = np.asarray(state._owner)
-    hands = np.asarray(row.obs)[:, -52:]
-    np.testing.assert_array_equal(hands, owner == np.asarray(state.current_player)[:, None])
-    # swapping the other three seats' cards changes nothing the actor sees or does
-    seat = int(state.current_player[0])
-    one = jax.tree.map(lambda a: a[0], state)
-    others = [s for s in range(4) if s != seat]
-    swapped = np.asarray(one._owner).copy()
-    a, b = swapped == others[0], swapped == others[1]
-    swapped[a], swapped[b] = others[1], others[0]
-    changed = one.replace(_owner=jnp.asarray(swapped, one._owner.dtype))
-    np.testing.assert_array_equal(np.asarray(observation_of(one, seat)), np.asarray(observation_of(changed, seat)))
-    logits, _ = trainer.policy_value(ts.params, observation_of(changed, seat)[None])
-    same, _ = trainer.policy_value(ts.params, one.observation[None])
-    np.testing.assert_array_equal(np.asarray(logits), np.asarray(same))
+    player = np.asarray(state.current_player)
+    np.testing.assert_array_equal(np.asarray(row.obs)[:, -52:], owner == player[:, None])
+    # swap the cards of the two opponents of the player to act in every auction: the deal changes, the caller's
+    # view does not, and neither do its call, its probability or its value, in self-play or against the pool
+    swapped = owner.copy()
+    for b in range(owner.shape[0]):
+        left, right = (player[b] + 1) % 4, (player[b] + 3) % 4
+        swapped[b][owner[b] == left], swapped[b][owner[b] == right] = right, left
+    assert (swapped != owner).any()
+    changed = ts.replace(env_state=state.replace(_owner=jnp.asarray(swapped, state._owner.dtype)))
+    _, other, _ = trainer._call(changed, env, key)
+    for field in ("obs", "mask", "action", "logp", "value", "learner"):
+        np.testing.assert_array_equal(np.asarray(getattr(row, field)), np.asarray(getattr(other, field)))
+    for seat in range(4):  # and each seat's view, the bootstrap's input, holds only its own cards
+        view = np.asarray(jax.vmap(observation_of, in_axes=(0, None))(state, seat))
+        np.testing.assert_array_equal(view[:, -52:], owner == seat)
+
+
+def test_pool_scores_follow_the_learner_against_each_snapshot():
+    from bridgerl.training.ppo import update_pool_score
+
+    scores = jnp.array([1.0, -2.0, 0.0])
+    opponent = jnp.array([0, 0, 1, -1, 2])
+    finished = jnp.array([True, True, True, True, False])
+    returns = jnp.array([3.0, 5.0, -4.0, 9.0, 7.0])
+    new = np.asarray(update_pool_score(scores, opponent, finished, returns, rate=0.5))
+    # slot 0: two auctions ended, mean 4 -> halfway from 1; slot 1: one, -4 -> halfway from -2; slot 2: none ended
+    np.testing.assert_allclose(new, [2.5, -3.0, 0.0])
 
 
 def test_pool_sampling():

@@ -13,28 +13,20 @@ from bridgerl.core import Auction, load_dataset, parse_call
 from bridgerl.core.bridge import CARD_OFFSET, BridgeState
 from bridgerl.core.calls import DOUBLE, PASS
 from bridgerl.core.competitive import CompetitiveDealSource
-from bridgerl.core.cards import RANKS
 from bridgerl.envs.competitive import CompetitiveBiddingEnv
 from bridgerl.envs.competitive_encoding import encode
 from bridgerl.evaluation.competitive import duplicate_match
 from bridgerl.evaluation.specs import load_agent
+from helper_games import hand_bits
 
 
-def _hand_bits(hand: str) -> np.ndarray:
-    """int8[52] of one hand written 'S.H.D.C' (card = suit * 13 + rank, clubs first)."""
-    bits = np.zeros(52, dtype=np.int8)
-    for holding, suit in zip(hand.split("."), (3, 2, 1, 0)):
-        for rank in holding:
-            bits[suit * 13 + RANKS.index(rank)] = 1
-    assert bits.sum() == 13, hand
-    return bits
 
 
 def _call(hand: str, auction: str = "") -> str:
     """The `sayc` call after ``auction`` (dealer first), nobody vulnerable, as text."""
     calls = [parse_call(c) for c in auction.split()]
     legal = Auction.from_calls(0, calls).legal_mask()
-    call = SAYCBidder().act(encode(calls, False, False, _hand_bits(hand)), legal)
+    call = SAYCBidder().act(encode(calls, False, False, hand_bits(hand)), legal)
     assert legal[call]
     return {PASS: "P", DOUBLE: "X"}.get(call) or _name(call)
 
@@ -236,3 +228,16 @@ def test_sayc_is_frozen():
               agreements: "fdc45cfa4145a053d494ad823d42385748e651f2560f00804874b311ba10a608"}
     for module, digest in frozen.items():
         assert hashlib.sha256(Path(module.__file__).read_bytes()).hexdigest() == digest, module.__name__
+    # and its behaviour, which also rests on the shared pieces it reads (fold, Picture, target_contract, the views):
+    # its calls at all four seats on the first 60 test deals, as at bd41bfd
+    bidder, source, calls = SAYCBidder(), CompetitiveDealSource(load_dataset("test")), []
+    for row in range(60):
+        state = BridgeState.start(source.deal_at(row))
+        while state.phase == "auction":
+            call = bidder.act_view(state.view())
+            calls.append(call)
+            state = state.apply(call)
+        calls.append(-1)
+    assert len(calls) == 620
+    assert hashlib.sha256(",".join(map(str, calls)).encode()).hexdigest() == \
+        "6c69f85e069a5ab4d7e94493ade9c6a5e3b1a1d430cadfb4ce775e949c999caa"

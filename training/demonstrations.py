@@ -93,21 +93,15 @@ def rule_demonstrations(data="train", deals: int | None = None, random_share: fl
                           np.asarray(returns, np.float32), np.asarray(expert, bool))
 
 
-def pretrain_q(graphdef, params, demos: Demonstrations, steps: int = 20_000, batch_size: int = 256,
-               learning_rate: float = 3e-4, margin: float = 1.0, huber_delta: float = 24.0,
-               regression_weight: float = 0.1, seed: int = 0, progress: bool = False):
-    """Fit a Q-network's parameters to the demonstrations; returns (params, final losses dict)."""
+def fit_demonstrations(loss_fn, params, demos: Demonstrations, steps: int, batch_size: int, learning_rate: float,
+                       seed: int = 0, progress: bool = False, desc: str = "pretraining on demonstrations"):
+    """Adam on ``loss_fn(params, batch) -> (loss, parts)`` over uniformly drawn batches of the demonstrations, 1000
+    updates per compiled chunk (``steps`` rounded down to thousands, at least one chunk); returns (params, the parts
+    averaged over the last chunk). The one fitting loop of `pretrain_q` and PPO's `training.ppo.pretrain_policy`."""
     if len(demos.action) < batch_size:
         raise ValueError(f"{len(demos.action)} demonstration calls are fewer than one batch ({batch_size})")
     optimizer = optax.adam(learning_rate)
     data = jax.tree.map(jnp.asarray, demos)
-
-    def loss_fn(params, batch):
-        q = nnx.merge(graphdef, params)(batch.obs)
-        chosen = jnp.take_along_axis(q, batch.action[:, None], 1)[:, 0]
-        regression = optax.huber_loss(chosen - batch.ret, delta=huber_delta).mean()
-        large_margin = large_margin_loss(q, batch.mask, batch.action, batch.expert, margin, chosen)
-        return regression_weight * regression + large_margin, (regression, large_margin)
 
     @jax.jit
     def train(params, opt_state, key):
@@ -124,15 +118,30 @@ def pretrain_q(graphdef, params, demos: Demonstrations, steps: int = 20_000, bat
 
     opt_state = optimizer.init(params)
     key = jax.random.PRNGKey(seed)
-    parts = (jnp.float32(0), jnp.float32(0))
     chunks = range(max(1, steps // 1000))
     if progress:
         from tqdm import tqdm
 
-        chunks = tqdm(chunks, desc="pretraining on demonstrations", unit="k updates")
+        chunks = tqdm(chunks, desc=desc, unit="k updates")
     for _ in chunks:
         key, chunk_key = jax.random.split(key)
         params, opt_state, parts = train(params, opt_state, chunk_key)
+    return params, parts
+
+
+def pretrain_q(graphdef, params, demos: Demonstrations, steps: int = 20_000, batch_size: int = 256,
+               learning_rate: float = 3e-4, margin: float = 1.0, huber_delta: float = 24.0,
+               regression_weight: float = 0.1, seed: int = 0, progress: bool = False):
+    """Fit a Q-network's parameters to the demonstrations; returns (params, final losses dict)."""
+
+    def loss_fn(params, batch):
+        q = nnx.merge(graphdef, params)(batch.obs)
+        chosen = jnp.take_along_axis(q, batch.action[:, None], 1)[:, 0]
+        regression = optax.huber_loss(chosen - batch.ret, delta=huber_delta).mean()
+        large_margin = large_margin_loss(q, batch.mask, batch.action, batch.expert, margin, chosen)
+        return regression_weight * regression + large_margin, (regression, large_margin)
+
+    params, parts = fit_demonstrations(loss_fn, params, demos, steps, batch_size, learning_rate, seed, progress)
     return params, {"regression": float(parts[0]), "large_margin": float(parts[1])}
 
 

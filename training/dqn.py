@@ -158,6 +158,19 @@ class StepMetrics:
     pool_return_sum: jnp.ndarray   # the learner side's returns in them
 
 
+def starting_point(env, seed: int, num_envs: int, params, initial_params):
+    """(params, PRNG key, env states) a trainer starts from: ``params`` (e.g. pretrained; they must fit the
+    network) or the network's initial ones, and ``num_envs`` auctions dealt from the seed. Shared by `DQNTrainer`
+    and `training.ppo.PPOTrainer`."""
+    if params is None:
+        params = initial_params
+    elif jax.tree.structure(params) != jax.tree.structure(initial_params):
+        raise ValueError("the given parameters do not match this network's architecture")
+    key = jax.random.PRNGKey(seed)
+    key, env_key = jax.random.split(key)
+    return params, key, jax.vmap(env.init)(jax.random.split(env_key, num_envs))
+
+
 class DQNTrainer:
     """Builds the network, optimizer and compiled training step for one env and config."""
 
@@ -216,13 +229,7 @@ class DQNTrainer:
         """The starting state; ``params`` (e.g. pretrained) replace the random initial network. With a pool, the
         starting network is its first snapshot."""
         config = self.config
-        if params is None:
-            params = self._initial_params
-        elif jax.tree.structure(params) != jax.tree.structure(self._initial_params):
-            raise ValueError("the given parameters do not match this network's architecture")
-        key = jax.random.PRNGKey(self.seed)
-        key, env_key = jax.random.split(key)
-        env_state = jax.vmap(env.init)(jax.random.split(env_key, config.num_envs))
+        params, key, env_state = starting_point(env, self.seed, config.num_envs, params, self._initial_params)
         size = env.observation_size
         if config.targets == "all":
             example = self._call_targets(jax.tree.map(lambda leaf: leaf[0], env_state))

@@ -32,6 +32,7 @@ import optax
 from flax import nnx, struct
 
 from bridgerl.agents.networks import ActorCritic
+from bridgerl.training.dqn import starting_point
 
 _NEG = -1e9  # logits of illegal calls: a probability of exactly 0, finite so that 0 * it is 0
 
@@ -177,6 +178,18 @@ def behaviour_cloning_loss(logits, mask, action, expert):
     return -jnp.where(expert, logp, 0.0).sum() / jnp.maximum(expert.sum(), 1)
 
 
+def update_pool_score(pool_score, opponent, finished, learner_return, rate: float = 0.05):
+    """Each snapshot's running mean of the learner's IMPs against it: a slot whose auctions ended now (``finished``
+    [B], ``opponent`` [B] its slot, -1 for self-play, which counts nowhere) moves ``rate`` of the way to the mean of
+    their ``learner_return``."""
+    finished = finished & (opponent >= 0)
+    slots = jnp.maximum(opponent, 0)
+    size = pool_score.shape[0]
+    totals = jax.ops.segment_sum(jnp.where(finished, learner_return, 0.0), slots, size)
+    counts = jax.ops.segment_sum(finished.astype(jnp.float32), slots, size)
+    return jnp.where(counts > 0, (1 - rate) * pool_score + rate * totals / jnp.maximum(counts, 1), pool_score)
+
+
 def draw_opponents(key, finished, opponent, learner_side, pool_count, pool_size: int, pool_prob: float,
                    pool_score, priority: float):
     """Opponents of the auctions that start now (``finished`` [B]): a snapshot slot with probability ``pool_prob``
@@ -228,13 +241,7 @@ class PPOTrainer:
 
     def init(self, env, params: nnx.State | None = None) -> PPOState:
         config = self.config
-        if params is None:
-            params = self._initial_params
-        elif jax.tree.structure(params) != jax.tree.structure(self._initial_params):
-            raise ValueError("the given parameters do not match this network's architecture")
-        key = jax.random.PRNGKey(self.seed)
-        key, env_key = jax.random.split(key)
-        env_state = jax.vmap(env.init)(jax.random.split(env_key, config.num_envs))
+        params, key, env_state = starting_point(env, self.seed, config.num_envs, params, self._initial_params)
         pool = None
         if config.pool_size:
             pool = jax.tree.map(lambda p: jnp.zeros((config.pool_size,) + p.shape, p.dtype).at[0].set(p), params)
@@ -275,10 +282,7 @@ class PPOTrainer:
         learner_return = jnp.where(against_pool, new_state.rewards[batch, ts.learner_side], 0.0)
         pool_score = ts.pool_score
         if config.pool_size:
-            slots = jnp.maximum(ts.opponent, 0)
-            totals = jax.ops.segment_sum(learner_return, slots, config.pool_size)
-            counts = jax.ops.segment_sum(against_pool.astype(jnp.float32), slots, config.pool_size)
-            pool_score = jnp.where(counts > 0, 0.95 * pool_score + 0.05 * totals / jnp.maximum(counts, 1), pool_score)
+            pool_score = update_pool_score(pool_score, ts.opponent, against_pool, learner_return)
         opponent, side = ts.opponent, ts.learner_side
         if config.pool_size:
             opponent, side = draw_opponents(key_draw, done, ts.opponent, ts.learner_side, ts.pool_count,
@@ -368,47 +372,22 @@ class PPOTrainer:
 
 
 def pretrain_policy(graphdef, params, demos, updates: int = 20_000, batch_size: int = 256,
-                    learning_rate: float = 1e-3, seed: int = 0, progress: bool = False):
+                    learning_rate: float = 1e-3, seed: int = 0, progress: bool = False, reward_scale: float = 0.1):
     """Clone the teacher: the policy head's cross-entropy on the demonstrations' expert calls (the value head
-    learns their Monte-Carlo returns x 0.1 beside it). Returns (params, statistics)."""
-    from bridgerl.training.demonstrations import agreement
+    learns their Monte-Carlo returns x ``reward_scale`` beside it, the scale PPO's value head uses). Returns
+    (params, statistics)."""
+    from bridgerl.training.demonstrations import agreement, fit_demonstrations
 
-    if len(demos.action) < batch_size:
-        raise ValueError(f"{len(demos.action)} demonstration calls are fewer than one batch ({batch_size})")
     start = time.monotonic()
-    optimizer = optax.adam(learning_rate)
-    data = jax.tree.map(jnp.asarray, demos)
 
     def loss_fn(params, batch):
         logits, values = nnx.merge(graphdef, params).policy_value(batch.obs)
         bc = behaviour_cloning_loss(logits, batch.mask, batch.action, batch.expert)
-        value = 0.5 * ((values - 0.1 * batch.ret) ** 2).mean()
+        value = 0.5 * ((values - reward_scale * batch.ret) ** 2).mean()
         return bc + value, (bc, value)
 
-    @jax.jit
-    def train(params, opt_state, key):
-        def body(carry, key):
-            params, opt_state = carry
-            index = jax.random.randint(key, (batch_size,), 0, data.action.shape[0])
-            batch = jax.tree.map(lambda a: a[index], data)
-            (_, parts), grads = jax.value_and_grad(loss_fn, has_aux=True)(params, batch)
-            step, opt_state = optimizer.update(grads, opt_state, params)
-            return (optax.apply_updates(params, step), opt_state), parts
-
-        (params, opt_state), parts = jax.lax.scan(body, (params, opt_state), jax.random.split(key, 1000))
-        return params, opt_state, jax.tree.map(lambda a: a.mean(), parts)
-
-    opt_state = optimizer.init(params)
-    key = jax.random.PRNGKey(seed)
-    parts = (jnp.float32(0), jnp.float32(0))
-    chunks = range(max(1, updates // 1000))
-    if progress:
-        from tqdm import tqdm
-
-        chunks = tqdm(chunks, desc="cloning the teacher", unit="k updates")
-    for _ in chunks:
-        key, chunk_key = jax.random.split(key)
-        params, opt_state, parts = train(params, opt_state, chunk_key)
+    params, parts = fit_demonstrations(loss_fn, params, demos, updates, batch_size, learning_rate, seed, progress,
+                                       "cloning the teacher")
     return params, {"demonstration_calls": int(len(demos.action)), "cross_entropy": float(parts[0]),
                     "value": float(parts[1]), "agreement": agreement(graphdef, params, demos),
                     "seconds": time.monotonic() - start}
@@ -421,5 +400,5 @@ def metrics_record(metrics: PPOMetrics) -> dict:
 
 
 __all__ = ["DEFAULT_STEPS", "PPOConfig", "PPOMetrics", "PPOState", "PPOTrainer", "PRESETS", "Rollout",
-           "behaviour_cloning_loss", "draw_opponents", "gae", "masked_log_softmax", "metrics_record",
+           "behaviour_cloning_loss", "draw_opponents", "gae", "update_pool_score", "masked_log_softmax", "metrics_record",
            "pretrain_policy", "ppo_loss"]

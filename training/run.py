@@ -265,7 +265,8 @@ def train(run: RunConfig) -> dict:
         if algo == "ppo":
             params, pretrain_stats = ppo.pretrain_policy(trainer.graphdef, trainer.init(env).params, demos,
                                                          pretrain.updates, pretrain.batch_size,
-                                                         pretrain.learning_rate, pretrain.seed, progress)
+                                                         pretrain.learning_rate, pretrain.seed, progress,
+                                                         config.reward_scale)
         else:
             from bridgerl.training.demonstrations import pretrain_on
 
@@ -292,7 +293,10 @@ def train(run: RunConfig) -> dict:
                 "config": dataclasses.asdict(config), "seed": seed, "data": str(data), "env_options": env_options,
                 "env_steps": int(ts.env_steps), "updates": int(ts.updates), "command": command,
                 "evaluation": evaluation, "device": jax.devices()[0].device_kind,
-                **({"constructive": CONSTRUCTIVE_FILE} if constructive_agent is not None else {})}
+                **({"constructive": CONSTRUCTIVE_FILE} if constructive_agent is not None else {}),
+                **({"teacher": {"pretrain": dataclasses.asdict(pretrain) if pretrain else None,
+                                "constructive": str(constructive) if constructive else None}}
+                   if algo == "ppo" else {})}
 
     def evaluate(ts) -> dict:
         if competitive:
