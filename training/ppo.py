@@ -400,5 +400,5 @@ def metrics_record(metrics: PPOMetrics) -> dict:
 
 
 __all__ = ["DEFAULT_STEPS", "PPOConfig", "PPOMetrics", "PPOState", "PPOTrainer", "PRESETS", "Rollout",
-           "behaviour_cloning_loss", "draw_opponents", "gae", "update_pool_score", "masked_log_softmax", "metrics_record",
-           "pretrain_policy", "ppo_loss"]
+           "behaviour_cloning_loss", "draw_opponents", "gae", "masked_log_softmax", "metrics_record", "pretrain_policy",
+           "ppo_loss", "update_pool_score"]
