@@ -29,6 +29,8 @@ def build_network(metadata: dict, seed: int = 0) -> QNetwork:
 class DQNAgent:
     """Greedy policy of a Q-network (no exploration)."""
 
+    kind = "DQN"  # what the error messages call the model
+
     def __init__(self, network: QNetwork, metadata: dict, constructive: "DQNAgent | None" = None):
         self.metadata = dict(metadata)
         if constructive is not None and (self.env_id, constructive.env_id) != ("competitive_bidding",
@@ -66,8 +68,8 @@ class DQNAgent:
     def _check(self, observations: np.ndarray, masks: np.ndarray) -> None:
         size, actions = int(self.metadata["observation_size"]), int(self.metadata["num_actions"])
         if observations.shape[-1] != size or masks.shape[-1] != actions:
-            raise ValueError(f"this DQN ({self.env_id}) takes {size} observation values and {actions} actions, got "
-                             f"{observations.shape[-1]} and {masks.shape[-1]}")
+            raise ValueError(f"this {self.kind} ({self.env_id}) takes {size} observation values and {actions} "
+                             f"actions, got {observations.shape[-1]} and {masks.shape[-1]}")
         if not np.asarray(masks).any(-1).all():
             raise ValueError("no legal action in the mask: the episode is over")
 
@@ -87,7 +89,7 @@ class DQNAgent:
     def act_view(self, view) -> int:
         """The call for an `AuctionView` (competitive DQNs)."""
         if self.env_id != "competitive_bidding":
-            raise ValueError(f"act_view takes a competitive auction view; this DQN is for {self.env_id!r}")
+            raise ValueError(f"act_view takes a competitive auction view; this {self.kind} is for {self.env_id!r}")
         return self.act(view.observation(), view.legal_mask)
 
     def _greedy_batch(self, observations, action_masks) -> np.ndarray:
@@ -114,6 +116,8 @@ class _NetworkOnly:
 class PPOAgent(DQNAgent):
     """The greedy policy (the most likely legal call) of a PPO actor-critic (`agents.networks.ActorCritic`, trained
     by `bridgerl train competitive --algo ppo`); agent spec ``ppo:PATH``. It reads one seat's 231-bit observation."""
+
+    kind = "PPO model"
 
     @classmethod
     def load(cls, path, env_id: str | None = None) -> "PPOAgent":
