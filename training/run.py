@@ -289,7 +289,8 @@ def train(run: RunConfig) -> dict:
     def model_metadata(ts, evaluation) -> dict:
         return {"env_id": env_id, **({"algo": algo} if algo != "dqn" else {}),
                 "observation_size": env.observation_size, "num_actions": env.num_actions,
-                "hidden": list(config.hidden), "dueling": getattr(config, "dueling", False), "preset": preset,
+                "hidden": list(config.hidden), **({"dueling": config.dueling} if algo == "dqn" else {}),
+                "preset": preset,
                 "config": dataclasses.asdict(config), "seed": seed, "data": str(data), "env_options": env_options,
                 "env_steps": int(ts.env_steps), "updates": int(ts.updates), "command": command,
                 "evaluation": evaluation, "device": jax.devices()[0].device_kind,
