@@ -49,7 +49,7 @@ def _data_generate(args) -> int:
 
     refuse_overwrite(args.out, args.force, "dataset")
     path = generate(args.out, deals=args.deals, seed=args.seed, workers=args.workers,
-                    progress=not args.quiet, dds_threads=args.dds_threads)
+                    progress=not args.quiet, dds_threads=args.dds_threads, ray=args.ray)
     print(f"wrote {args.deals} deals with DD tables to {path}")
     return 0
 
@@ -500,10 +500,16 @@ def build_parser() -> argparse.ArgumentParser:
     gen.add_argument("--deals", type=positive_int, required=True, help="number of deals")
     gen.add_argument("--seed", type=non_negative_int, required=True, help="numpy seed for the deals")
     gen.add_argument("--out", required=True, help="output .npz (an interrupted run resumes from OUT.partial.npz)")
-    gen.add_argument("--workers", type=positive_int, default=1,
-                     help="processes; 1 lets DDS thread over all cores itself (default 1)")
+    gen.add_argument("--workers", type=positive_int, default=None,
+                     help="processes (default 1: DDS threads over all cores itself); with --ray, Ray tasks at a time "
+                          "(default: every CPU of the cluster)")
     gen.add_argument("--dds-threads", type=non_negative_int, default=0,
-                     help="threads DDS uses per worker (default 0: all cores, shared among workers)")
+                     help="threads DDS uses per worker (default 0: all cores, shared among workers; with --ray, 1 per "
+                          "task)")
+    gen.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                     help="solve the chunks as Ray tasks: --ray alone starts Ray on this machine, --ray auto joins "
+                          "the cluster `ray start --head` made, --ray ADDRESS (host:port or ray://...) another one; "
+                          "the same file as without it (needs: pip install \"bridgerl[ray]\")")
     gen.add_argument("--force", action="store_true", help=force_help)
     gen.add_argument("--quiet", action="store_true", help="no progress bar")
     gen.set_defaults(func=_data_generate)

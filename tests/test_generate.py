@@ -8,7 +8,7 @@ import time
 
 import numpy as np
 
-from bridgerl.core.generate import deal_owners, partial_path
+from bridgerl.core.generate import _load_partial, deal_owners, partial_path
 from bridgerl.core.dd import solve_dd_table
 
 CLI = [sys.executable, "-m", "bridgerl.cli", "data", "generate", "--deals", "200", "--seed", "1"]
@@ -35,7 +35,7 @@ def test_interrupted_run_resumes_to_identical_arrays(tmp_path):
     proc.wait()
     assert not resumed.exists()
     with np.load(partial_path(resumed)) as partial:
-        assert 0 < len(partial["dd"]) < 200
+        assert 0 < partial["solved"].sum() < 200 and partial["dd"].shape == (200, 4, 5)
     again = subprocess.run(CLI + ["--out", str(resumed)], capture_output=True, text=True, timeout=600)
     assert again.returncode == 0, again.stderr
     assert not partial_path(resumed).exists()
@@ -56,6 +56,15 @@ def test_checkpoint_with_other_arguments_is_refused(tmp_path):
     np.savez(partial_path(out), dd=np.zeros((4, 4, 5), np.uint8), seed=np.int64(9), deals=np.int64(200))
     result = subprocess.run(CLI + ["--out", str(out)], capture_output=True, text=True)
     assert result.returncode == 2 and "checkpoint is for --seed 9 --deals 200" in result.stderr
+
+
+def test_a_checkpoint_of_the_older_prefix_format_is_read(tmp_path):
+    path = tmp_path / "x.npz.partial.npz"
+    old = np.arange(3 * 20, dtype=np.uint8).reshape(3, 4, 5)
+    np.savez(path, dd=old, seed=np.int64(4), deals=np.int64(5))  # the first 3 of 5 deals, in order
+    dd, solved = _load_partial(path, 4, 5)
+    assert solved.tolist() == [True, True, True, False, False]
+    assert (dd[:3] == old).all() and (dd[3:] == 0).all()
 
 
 def test_deals_are_uniform_permutations():
