@@ -1,9 +1,12 @@
-"""Deals/s/core of `bridgerl data generate` against raw `endplay.dds.calc_all_tables`, measured in the same run.
+"""Deals/s of `bridgerl data generate` (processes, or Ray workers with `--ray`) against raw
+`endplay.dds.calc_all_tables`, measured in the same run.
 
-Both solve the same deals on all cores. The anchor is calc_all_tables on prebuilt endplay Deals in batches of 40
-(DDS's limit); the CLI figure is the whole command as a user runs it (process start, dealing, checkpoints, file).
+    python benchmarks/dd_generation.py --deals 480 [--ray-workers 1 2]
 
-    python benchmarks/dd_generation.py --deals 400
+The anchors are calc_all_tables on prebuilt endplay Deals in batches of 40 (DDS's limit): with DDS on one thread
+(the per-core rate every row is compared with) and on all cores. A command's figure is the whole command as a user
+runs it (process start, dealing, Ray's start, checkpoints, the file), divided by the cores it uses (all for the
+process routes, one per Ray worker). A multiple of 40 x workers deals keeps every worker busy to the end.
 """
 
 from __future__ import annotations
@@ -18,12 +21,13 @@ from pathlib import Path
 
 from endplay.dds import calc_all_tables
 
-from bridgerl.core.dd import DDS_MAX_TABLES, owner_to_deal
+from bridgerl.core.dd import DDS_MAX_TABLES, owner_to_deal, set_dds_threads
 from bridgerl.core.generate import deal_owners
 
 
-def raw_dds(deals: int, seed: int) -> float:
+def raw_dds(deals: int, seed: int, threads: int) -> float:
     prebuilt = [owner_to_deal(o) for o in deal_owners(seed, deals)]
+    set_dds_threads(threads)
     start = time.perf_counter()
     for i in range(0, deals, DDS_MAX_TABLES):
         calc_all_tables(prebuilt[i:i + DDS_MAX_TABLES])
@@ -41,19 +45,28 @@ def cli(deals: int, seed: int, *extra: str) -> float:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--deals", type=int, default=400)
+    parser.add_argument("--deals", type=int, default=480)
     parser.add_argument("--seed", type=int, default=123)
+    parser.add_argument("--ray-workers", type=int, nargs="*", default=[1, 2],
+                        help="Ray rows to measure (none without Ray installed)")
+    parser.add_argument("--no-processes", action="store_true", help="skip the process routes")
     args = parser.parse_args()
     cores = os.cpu_count() or 1
-    rows = [("raw calc_all_tables (anchor)", raw_dds(args.deals, args.seed)),
-            ("bridgerl data generate", cli(args.deals, args.seed)),
-            (f"bridgerl data generate --workers {cores}", cli(args.deals, args.seed, "--workers", str(cores)))]
-    anchor = args.deals / rows[0][1] / cores
+    rows = [("raw calc_all_tables, 1 DDS thread (anchor)", raw_dds(args.deals, args.seed, 1), 1),
+            (f"raw calc_all_tables, {cores} DDS threads", raw_dds(args.deals, args.seed, 0), cores)]
+    if not args.no_processes:
+        rows += [("bridgerl data generate", cli(args.deals, args.seed), cores),
+                 (f"bridgerl data generate --workers {cores}", cli(args.deals, args.seed, "--workers", str(cores)),
+                  cores)]
+    for workers in args.ray_workers:
+        rows.append((f"bridgerl data generate --ray --workers {workers}",
+                     cli(args.deals, args.seed, "--ray", "--workers", str(workers)), workers))
+    anchor = args.deals / rows[0][1]
     print(f"{args.deals} deals, seed {args.seed}, {cores} cores")
-    print(f"{'':42s} {'seconds':>8s} {'deals/s/core':>13s} {'ratio':>6s}")
-    for name, seconds in rows:
-        rate = args.deals / seconds / cores
-        print(f"{name:42s} {seconds:8.2f} {rate:13.2f} {rate / anchor:6.3f}")
+    print(f"{'':48s} {'seconds':>8s} {'deals/s':>8s} {'cores':>5s} {'deals/s/core':>13s} {'ratio':>6s}")
+    for name, seconds, used in rows:
+        rate = args.deals / seconds
+        print(f"{name:48s} {seconds:8.2f} {rate:8.2f} {used:5d} {rate / used:13.2f} {rate / used / anchor:6.3f}")
 
 
 if __name__ == "__main__":

@@ -11,8 +11,8 @@ import sys
 from pathlib import Path
 
 from . import __version__
-from .core.argtypes import (OneLineParser, dataset_arg, int_range, non_negative_float, non_negative_int,
-                            positive_float, positive_int, probability)
+from .core.argtypes import (OneLineParser, dataset_arg, device_count, int_range, non_negative_float,
+                            non_negative_int, positive_float, positive_int, probability)
 from .core.dataset import DatasetError
 from .core.files import atomic_write_text, check_output, refuse_overwrite
 
@@ -122,7 +122,7 @@ def _train_uncontested(args) -> int:
     result = train_uncontested(args.out, preset=args.preset, steps=args.steps, seed=args.seed, data=args.data,
                                eval_data=args.eval_data, resume=args.resume, overrides=_train_overrides(args),
                                eval_every_steps=args.eval_every, force=args.force,
-                               progress=not args.quiet)
+                               progress=not args.quiet, devices=args.devices)
     where = f"the {args.eval_data} split" if args.eval_data in ("train", "valid", "test") else args.eval_data
     print(f"held-out IMPs/deal vs constructive par on {where}: {result['imps_per_deal']:.2f} +/- {result['ci95']:.2f} "
           f"(95% CI, {result['deals']} deals, {result['env_steps']} env steps, {result['updates']} updates)")
@@ -143,7 +143,7 @@ def _train_competitive(args) -> int:
                                eval_every_steps=args.eval_every, eval_deals=args.eval_deals,
                                progress=not args.quiet, pretrain=pretrain, constructive=args.constructive,
                                evaluate_agent=rule_baseline_evaluator(args.eval_data, args.eval_deals),
-                               force=args.force, algo=args.algo)
+                               force=args.force, algo=args.algo, devices=args.devices)
     print(f"vs the competitive rule baseline: {result['vs_rules_imps_per_board']:+.2f} +/- {result['ci95']:.2f} "
           f"IMPs/board (95% CI, duplicate, {result['deals']} held-out boards of {args.eval_data}, "
           f"{result['env_steps']} env steps, "
@@ -594,6 +594,11 @@ def build_parser() -> argparse.ArgumentParser:
         sub.add_argument("--eval-every", type=positive_int, default=None,
                          help="env steps between held-out evaluations (default: a tenth of the run)")
         sub.add_argument("--quiet", action="store_true", help="no progress bar")
+        sub.add_argument("--devices", type=device_count, default=None, metavar="N|all",
+                         help="data parallel over N devices (all: every visible one) with jax.sharding: the auctions "
+                              "and each update's batch split over them, parameters replicated; --num-envs and "
+                              "--batch-size are global and must divide by N. On a CPU it asks XLA for N host devices "
+                              "unless XLA_FLAGS sets a count (default: one device, unsharded)")
         for name, kind in (("learning-rate", positive_float), ("batch-size", positive_int),
                            ("num-envs", positive_int), ("updates-per-step", positive_int),
                            ("target-every", positive_int), ("replay-size", positive_int),
@@ -884,6 +889,10 @@ def main(argv: list[str] | None = None) -> int:
     warnings.formatwarning = _one_line_warning  # notes such as "fewer boards than asked" in one line
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
+    if getattr(args, "devices", None) is not None:  # before JAX starts its backend
+        from .core.devices import request_host_devices
+
+        request_host_devices(args.devices)
     try:
         return args.func(args)
     except (DatasetError, ValueError, OSError, NotImplementedError) as exc:  # OSError: file system

@@ -39,6 +39,7 @@ from bridgerl.agents.networks import QNetwork, masked_argmax
 from bridgerl.training.demonstrations import large_margin_loss
 from bridgerl.training.replay import (Replay, Transitions, replay_add, replay_init, replay_init_like,
                                       replay_sample)
+from bridgerl.training.sharding import check_divisible, constrain_rows, place, split_rows
 
 _NEG = -1e9  # stands for -inf on illegal next actions, finite so that 0 * it is 0 at the end
 
@@ -119,6 +120,10 @@ class TrainState:
     critic_opt_state: optax.OptState | None = None
 
 
+ROW_FIELDS = ("env_state", "pending_obs", "pending_action", "pending_valid", "opponent", "learner_side")
+"""`TrainState` fields with one row per parallel auction: split over the devices of a multi-device run."""
+
+
 @struct.dataclass
 class CallTargets:
     """One stored call of all-call training: the player's view and what the DD table says about each call."""
@@ -175,10 +180,14 @@ class DQNTrainer:
     """Builds the network, optimizer and compiled training step for one env and config."""
 
     def __init__(self, env, config: DQNConfig, seed: int = 0, total_steps: int | None = None, demonstrations=None,
-                 self_play: bool = False):
+                 self_play: bool = False, mesh=None):
         """``self_play``: the env is a game between two sides (competitive bidding) and the network calls for all
         four seats: the training return is seat 0's (North-South) and an opponent pool may play one side. Otherwise
-        (uncontested bidding: one side bids) the return is the reward of the seat the finished auction names."""
+        (uncontested bidding: one side bids) the return is the reward of the seat the finished auction names.
+        ``mesh`` (`training.sharding.data_mesh`): data parallel over its devices, the auctions and every update's
+        batch split over them (``num_envs`` and ``batch_size`` are global); None: one device, as before."""
+        check_divisible(mesh, num_envs=config.num_envs, batch_size=config.batch_size)
+        self.mesh = mesh
         if config.transitions not in ("seat", "team"):
             raise ValueError(f"transitions must be 'seat' or 'team', got {config.transitions!r}")
         if config.pool_size and (config.transitions != "seat" or not self_play):
@@ -223,6 +232,10 @@ class DQNTrainer:
     def run_steps(self, env, ts: "TrainState", steps: int):
         """``steps`` compiled env steps (each ``num_envs`` calls); returns (state, per-step metrics)."""
         return self._run_steps_jit(env, ts, steps, self._demos)
+
+    def place(self, ts: TrainState) -> TrainState:
+        """``ts`` laid out on the trainer's devices (a no-op on one device): call it on a new or restored state."""
+        return place(self.mesh, ts, ROW_FIELDS)
 
     # -- state ----------------------------------------------------------------------------------------------------
     def init(self, env, params: nnx.State | None = None) -> TrainState:
@@ -397,7 +410,7 @@ class DQNTrainer:
     def _update(self, ts: TrainState, key, demos=None):
         if self.config.targets == "all":
             return self._update_all_calls(ts, key)
-        batch = replay_sample(ts.replay, key, self.config.batch_size)
+        batch = split_rows(self.mesh, replay_sample(ts.replay, key, self.config.batch_size))
         demo_key = jax.random.fold_in(key, 1)  # folded, so that runs without demonstrations keep their stream
         loss, grads = jax.value_and_grad(self._loss)(ts.params, ts.target_params, batch, demos, demo_key)
         updates, opt_state = self.optimizer.update(grads, ts.opt_state, ts.params)
@@ -407,7 +420,7 @@ class DQNTrainer:
         return ts.replace(params=params, target_params=target, opt_state=opt_state, updates=count), loss
 
     def _update_all_calls(self, ts: TrainState, key):
-        batch = replay_sample(ts.replay, key, self.config.batch_size)
+        batch = split_rows(self.mesh, replay_sample(ts.replay, key, self.config.batch_size))
         (loss, _), (grads, critic_grads) = jax.value_and_grad(self._all_call_loss, argnums=(0, 1), has_aux=True)(
             ts.params, ts.critic, ts.target_params, ts.critic_target, batch)
         updates, opt_state = self.optimizer.update(grads, ts.opt_state, ts.params)
@@ -460,6 +473,7 @@ class DQNTrainer:
         if self.config.pool_size:
             every = self.config.pool_every
             ts = jax.lax.cond(ts.updates // every > updates_before // every, self._snapshot, lambda ts: ts, ts)
+        ts = constrain_rows(self.mesh, ts, ROW_FIELDS)
         return ts, StepMetrics(finished.sum(), returns.sum(), loss, epsilon, against_pool.sum(), pool_returns.sum())
 
     def _draw_opponents(self, ts: TrainState, finished, key):

@@ -33,6 +33,7 @@ from flax import nnx, struct
 
 from bridgerl.agents.networks import ActorCritic
 from bridgerl.training.dqn import starting_point
+from bridgerl.training.sharding import check_divisible, constrain_rows, place, split_rows
 
 _NEG = -1e9  # logits of illegal calls: a probability of exactly 0, finite so that 0 * it is 0
 
@@ -89,6 +90,10 @@ class PPOState:
     env_steps: jnp.ndarray
     updates: jnp.ndarray           # gradient updates
     iterations: jnp.ndarray
+
+
+ROW_FIELDS = ("env_state", "opponent", "learner_side")
+"""`PPOState` fields with one row per parallel auction: split over the devices of a multi-device run."""
 
 
 @struct.dataclass
@@ -209,7 +214,10 @@ class PPOTrainer:
     """Builds the actor-critic, optimizer and compiled iteration for one env and config (the interface
     `training.run.train` drives: ``init``, ``run_steps``, ``graphdef``, ``steps_per_iteration``)."""
 
-    def __init__(self, env, config: PPOConfig, seed: int = 0, total_steps: int | None = None, demonstrations=None):
+    def __init__(self, env, config: PPOConfig, seed: int = 0, total_steps: int | None = None, demonstrations=None,
+                 mesh=None):
+        """``mesh`` (`training.sharding.data_mesh`): data parallel over its devices (auctions, minibatches and
+        the teacher's batch split over them; the sizes are global); None: one device, as before."""
         if not hasattr(env, "observation_of"):
             raise ValueError("PPO trains on the competitive env (self-play over all four seats)")
         rows = config.num_envs * config.rollout
@@ -217,6 +225,9 @@ class PPOTrainer:
             raise ValueError(f"num_envs x rollout ({rows}) must divide into {config.minibatches} minibatches")
         if config.pool_anchor and config.pool_size < 2:
             raise ValueError("pool_anchor keeps one slot for the starting network: it needs pool_size >= 2")
+        check_divisible(mesh, num_envs=config.num_envs, minibatch=rows // config.minibatches,
+                        **({"bc_batch": config.bc_batch} if config.bc_weight else {}))
+        self.mesh = mesh
         if config.bc_weight and demonstrations is None:
             raise ValueError("bc_weight > 0 needs the teacher's demonstrations (--pretrain-deals)")
         self.env, self.config, self.seed = env, config, seed
@@ -238,6 +249,10 @@ class PPOTrainer:
     def run_steps(self, env, ts: PPOState, iterations: int):
         """``iterations`` compiled iterations (each ``steps_per_iteration`` calls); returns (state, metrics)."""
         return self._run_steps_jit(env, ts, iterations, self._demos)
+
+    def place(self, ts: PPOState) -> PPOState:
+        """``ts`` laid out on the trainer's devices (a no-op on one device): call it on a new or restored state."""
+        return place(self.mesh, ts, ROW_FIELDS)
 
     def init(self, env, params: nnx.State | None = None) -> PPOState:
         config = self.config
@@ -289,6 +304,7 @@ class PPOTrainer:
                                             config.pool_size, config.pool_prob, pool_score, config.pool_priority)
         ts = ts.replace(env_state=env_state, opponent=opponent, learner_side=side, pool_score=pool_score,
                         env_steps=ts.env_steps + config.num_envs)
+        ts = constrain_rows(self.mesh, ts, ROW_FIELDS)
         ns_return = jnp.where(done, new_state.rewards[:, 0], 0.0)
         return ts, row, (done.sum(), ns_return.sum(), against_pool.sum(), learner_return.sum())
 
@@ -332,10 +348,11 @@ class PPOTrainer:
         def minibatch(carry, xs):
             params, opt_state = carry
             batch, bc_key = xs
+            batch = split_rows(self.mesh, batch)
             demos_batch = None
             if demos is not None:
                 index = jax.random.randint(bc_key, (config.bc_batch,), 0, demos[2].shape[0])
-                demos_batch = jax.tree.map(lambda a: a[index], demos)
+                demos_batch = split_rows(self.mesh, jax.tree.map(lambda a: a[index], demos))
             (loss, parts), grads = jax.value_and_grad(self._loss, has_aux=True)(params, batch, demos_batch)
             updates, opt_state = self.optimizer.update(grads, opt_state, params)
             return (optax.apply_updates(params, updates), opt_state), (loss, parts)

@@ -67,6 +67,8 @@ class RunConfig:
     constructive: str | Path | None = None   # competitive: an uncontested DQN bidding while the opponents pass
     evaluate_agent: Callable[[Any], dict] | None = None  # competitive: scores each snapshot's DQNAgent
     algo: str = "dqn"                        # "dqn", or "ppo" (competitive: training.ppo)
+    devices: int | str | None = None         # data parallel over this many devices ("all": every visible one;
+                                             # None: one, unsharded); num_envs and batch sizes are global
 
     def __post_init__(self):
         for name in ("chunk", "eval_deals"):
@@ -90,7 +92,7 @@ def _load_state(path: Path, template, meta: dict, config_class=DQNConfig):
     payload = serialization.msgpack_restore(path.read_bytes())
     saved = json.loads(payload["meta"])
     meta = json.loads(json.dumps(meta))
-    keys = ["config", "seed", "data", "env_id", "env_options", "pretrain", "constructive", "algo"]
+    keys = ["config", "seed", "data", "env_id", "env_options", "pretrain", "constructive", "algo", "devices"]
     if meta["config"].get("lr_end") is not None:
         keys.append("steps")  # the learning-rate schedule spans the whole run
     differences = []
@@ -122,7 +124,8 @@ def train_uncontested(out: str | Path, preset: str = "small", steps: int | None 
                       data="train", eval_data="valid", resume: bool = False, overrides: dict | None = None,
                       chunk: int = 100, eval_every: int | None = None, checkpoint_seconds: float = 180.0,
                       progress: bool = True, command: str | None = None, env_options: dict | None = None,
-                      eval_every_steps: int | None = None, force: bool = False) -> dict:
+                      eval_every_steps: int | None = None, force: bool = False,
+                      devices: int | str | None = None) -> dict:
     """Train a DQN on uncontested bidding; writes ``out``/model.msgpack, train_state.msgpack and log.jsonl.
 
     Returns the final held-out evaluation (IMPs/deal vs constructive par, 95% CI) on ``eval_data`` (by default the
@@ -130,7 +133,8 @@ def train_uncontested(out: str | Path, preset: str = "small", steps: int | None 
     return train(RunConfig(out=out, env_id=ENV_ID, preset=preset, steps=steps, seed=seed, data=data,
                            eval_data=eval_data, resume=resume, overrides=overrides, chunk=chunk, eval_every=eval_every,
                            eval_every_steps=eval_every_steps, checkpoint_seconds=checkpoint_seconds,
-                           progress=progress, command=command, env_options=env_options, force=force))
+                           progress=progress, command=command, env_options=env_options, force=force,
+                           devices=devices))
 
 
 def train_competitive(out: str | Path, preset: str = "small", steps: int | None = None, seed: int = 0,
@@ -140,7 +144,7 @@ def train_competitive(out: str | Path, preset: str = "small", steps: int | None 
                       eval_deals: int = 1000, pretrain: "PretrainConfig | None" = None,
                       constructive: str | Path | None = None,
                       evaluate_agent: Callable[[Any], dict] | None = None, force: bool = False,
-                      algo: str = "dqn") -> dict:
+                      algo: str = "dqn", devices: int | str | None = None) -> dict:
     """Self-play DQN (``algo="ppo"``: PPO, `training.ppo`) on competitive bidding (one network for all four seats,
     per-seat transitions, optional pool of frozen past networks as opponents: ``overrides={"pool_size": K}``).
 
@@ -158,7 +162,8 @@ def train_competitive(out: str | Path, preset: str = "small", steps: int | None 
                            eval_data=eval_data, resume=resume, overrides=overrides, chunk=chunk, eval_every=eval_every,
                            eval_every_steps=eval_every_steps, checkpoint_seconds=checkpoint_seconds,
                            progress=progress, command=command, eval_deals=eval_deals, pretrain=pretrain,
-                           constructive=constructive, evaluate_agent=evaluate_agent, force=force, algo=algo))
+                           constructive=constructive, evaluate_agent=evaluate_agent, force=force, algo=algo,
+                           devices=devices))
 
 
 def train(run: RunConfig) -> dict:
@@ -215,6 +220,10 @@ def train(run: RunConfig) -> dict:
         for path in existing:
             shutil.rmtree(path) if path.is_dir() else path.unlink()
     resuming = run.resume
+    from bridgerl.training.sharding import data_mesh, resolve_devices
+
+    devices = resolve_devices(run.devices)
+    mesh = data_mesh(devices)
     env_options = dict(run.env_options or {})
     env = jaxenv.make(env_id, dataset=data, **env_options)
     eval_env = jaxenv.make(env_id, dataset=eval_data, **env_options)
@@ -227,7 +236,8 @@ def train(run: RunConfig) -> dict:
     meta = {"env_id": env_id, "config": dataclasses.asdict(config), "seed": seed, "data": str(data),
             "preset": preset, "steps": steps, "env_options": env_options,
             "pretrain": dataclasses.asdict(pretrain) if pretrain else None,
-            "constructive": str(constructive) if constructive else None, **({"algo": algo} if algo != "dqn" else {})}
+            "constructive": str(constructive) if constructive else None, **({"algo": algo} if algo != "dqn" else {}),
+            **({"devices": devices} if devices > 1 else {})}  # a resumed run is bit-identical on as many devices
     constructive_agent, teacher_constructive = None, None
     if algo == "ppo" and constructive is not None and pretrain is None:
         raise ValueError("with --algo ppo, --constructive is the teacher's constructive system: it needs "
@@ -257,9 +267,10 @@ def train(run: RunConfig) -> dict:
             teacher = CompetitiveRuleBidder(constructive=teacher_constructive)
         demos = rule_demonstrations(data, pretrain.deals, pretrain.random_share, pretrain.seed, progress, teacher)
     if algo == "ppo":
-        trainer = ppo.PPOTrainer(env, config, seed=seed, total_steps=steps, demonstrations=demos)
+        trainer = ppo.PPOTrainer(env, config, seed=seed, total_steps=steps, demonstrations=demos, mesh=mesh)
     else:
-        trainer = DQNTrainer(env, config, seed=seed, total_steps=steps, demonstrations=demos, self_play=competitive)
+        trainer = DQNTrainer(env, config, seed=seed, total_steps=steps, demonstrations=demos, self_play=competitive,
+                             mesh=mesh)
     per_iteration = trainer.steps_per_iteration
     if pretrain is not None and not resuming:
         if algo == "ppo":
@@ -277,6 +288,7 @@ def train(run: RunConfig) -> dict:
         ts = trainer.init(env)
     if resuming:
         ts = _load_state(state_path, ts, meta, config_class)
+    ts = trainer.place(ts)
     iterations = math.ceil(steps / per_iteration)
     done_iterations = int(ts.env_steps) // per_iteration
     if run.eval_every_steps:
@@ -294,6 +306,7 @@ def train(run: RunConfig) -> dict:
                 "config": dataclasses.asdict(config), "seed": seed, "data": str(data), "env_options": env_options,
                 "env_steps": int(ts.env_steps), "updates": int(ts.updates), "command": command,
                 "evaluation": evaluation, "device": jax.devices()[0].device_kind,
+                **({"devices": devices} if devices > 1 else {}),
                 **({"constructive": CONSTRUCTIVE_FILE} if constructive_agent is not None else {}),
                 **({"teacher": {"pretrain": dataclasses.asdict(pretrain) if pretrain else None,
                                 "constructive": str(constructive) if constructive else None}}

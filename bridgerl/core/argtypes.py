@@ -33,6 +33,11 @@ def positive_int(value: str) -> int:
     return _number(int, lambda n: n >= 1, "an integer >= 1", value)
 
 
+def device_count(value: str) -> int | str:
+    """``--devices``: a positive count or ``all``."""
+    return "all" if value == "all" else _number(int, lambda n: n >= 1, "a device count >= 1 or 'all'", value)
+
+
 def non_negative_int(value: str) -> int:
     return _number(int, lambda n: n >= 0, "an integer >= 0", value)
 
