@@ -1,0 +1,397 @@
+"""The local web view (`bridgerl serve`): a FastAPI app over the whole-deal game, its agents and their explanations.
+
+The page (``static/``: plain HTML, JavaScript and CSS shipped in the package, nothing fetched from the network) reads
+everything from the JSON API below; scripts can use the API too (docs/web.md):
+
+- ``GET /api/config``: the dataset, its number of boards, the default pairs;
+- ``GET /api/boards/{index}``: one board (0-based dataset row): dealer, vulnerability, the deal in PBN, the DD
+  table and par;
+- ``GET /api/boards/{index}/auction?ns=SPEC&ew=SPEC``: the agents' auction, each call with its explanation;
+- ``GET /api/boards/{index}/play?ns=SPEC&ew=SPEC``: the whole table: auction, every card with the play agent's
+  worlds summary, the result against double dummy and par;
+- ``POST /api/tables`` (``{"index", "seats", "ns", "ew"}``), ``GET /api/tables/{id}``,
+  ``POST /api/tables/{id}/call`` (``{"call": "1S"}``), ``POST /api/tables/{id}/card`` (``{"card": "SA"}``): a
+  person at one seat or a pair against the agents; a finished board is compared in duplicate with the agents
+  playing it at the other table.
+
+Specs in requests accept built-in agents and model paths under ``models/`` only (never ``module:attr``). Bad
+input gets a 4xx with a one-line ``detail``; agents and explanations are computed under one lock (a local,
+single-user server) and cached.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import threading
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+from fastapi import FastAPI, HTTPException, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import FileResponse, JSONResponse
+from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel
+
+from bridgerl.core import imps, load_dataset
+from bridgerl.core.bridge import CARD_OFFSET, BridgeState
+from bridgerl.core.calls import call_name, parse_call
+from bridgerl.core.cards import SEATS, card_name, hand_to_pbn, owner_to_pbn, parse_card, parse_seat
+from bridgerl.core.competitive import CompetitiveDealSource, contract_text
+from bridgerl.core.par import par_contracts
+from bridgerl.evaluation.explain import AuctionExplainer, card_explanation
+from bridgerl.evaluation.game import bid_auctions, see_table, table_record
+from bridgerl.evaluation.lockstep import act_batch
+from bridgerl.evaluation.play import agent_seed
+from bridgerl.evaluation.specs import load_pair, split_game_spec
+
+STATIC = Path(__file__).with_name("static")
+BIDDERS = ("pass", "random", "rules", "sayc")
+MODEL_BIDDERS = ("dqn:", "ppo:", "rules+dqn:")
+PLAYERS = ("random", "dd", "pimc", "alphamu", "issn")
+_PATH_OPTIONS = ("model", "issn", "ssn")
+
+
+class SpecError(ValueError):
+    """A spec a request may not load (the message is the 400's detail)."""
+
+
+def check_request_spec(spec: str, models: Path) -> str:
+    """``spec`` if a request may load it: built-in bidders and players, and model paths under ``models``."""
+    spec = spec.strip()
+    bid, play = split_game_spec(spec)
+
+    def model_path(path: str) -> None:
+        resolved = Path(path).resolve()
+        if not (path.startswith("models/") and resolved.is_relative_to(models.resolve())):
+            raise SpecError(f"spec {spec!r}: the web view loads models under models/ only, not {path!r}")
+
+    head = next((prefix for prefix in MODEL_BIDDERS if bid.startswith(prefix)), None)
+    if head is not None:
+        model_path(bid[len(head):])
+    elif bid not in BIDDERS:
+        if bid.startswith("models/"):
+            model_path(bid)
+        else:
+            raise SpecError(f"spec {spec!r}: bidder {bid!r} is not a built-in agent ({', '.join(BIDDERS)}) or a "
+                            f"model under models/")
+    name, _, options = play.partition(":")
+    if name not in PLAYERS:
+        raise SpecError(f"spec {spec!r}: player {name!r} is not a built-in card player ({', '.join(PLAYERS)})")
+    for option in filter(None, options.split(",")):
+        key, _, value = option.partition("=")
+        if key.strip() in _PATH_OPTIONS:
+            model_path(value.strip())
+    return spec
+
+
+class CallRequest(BaseModel):
+    call: str
+
+
+class CardRequest(BaseModel):
+    card: str
+
+
+class TableRequest(BaseModel):
+    index: int
+    seats: str = "S"
+    ns: str | None = None
+    ew: str | None = None
+
+
+@dataclass
+class HumanTable:
+    """A person at ``seats`` against the agents at the others."""
+
+    id: int
+    index: int
+    seats: frozenset
+    ns_spec: str
+    ew_spec: str
+    pairs: tuple
+    state: BridgeState
+    seen: bool = False              # the card players have been told the table (after the auction)
+    log: list = field(default_factory=list)
+
+
+class Server:
+    """What the app serves: the dataset, the default pairs, loaded agents, caches and the human tables."""
+
+    def __init__(self, data="test", ns="rules", ew="rules", explain_data="valid", explain_deals: int = 400,
+                 seed: int = 0, models: str | Path = "models"):
+        self.data_name = str(data)
+        self.dataset = load_dataset(data)
+        self.source = CompetitiveDealSource(self.dataset)
+        self.models = Path(models)
+        self.ns, self.ew, self.seed = ns, ew, seed
+        self.explainer = AuctionExplainer(explain_data, explain_deals)
+        self.explain_data, self.explain_deals = str(explain_data), self.explainer.deals
+        self.lock = threading.RLock()
+        self._pairs: dict = {}
+        self._auctions: dict = {}
+        self._plays: dict = {}
+        self.tables: dict[int, HumanTable] = {}
+        self._ids = itertools.count(1)
+        for side, spec in enumerate((ns, ew)):  # the defaults must load (the command's own specs)
+            self._pairs[(spec, side)] = load_pair(spec, seed + side)
+
+    # -- inputs -----------------------------------------------------------------------------------------------------
+    def deal(self, index: int):
+        if not 0 <= index < len(self.dataset):
+            raise HTTPException(404, f"no board {index}: {self.data_name} has boards 0..{len(self.dataset) - 1}")
+        return self.source.deal_at(index)
+
+    def pair(self, spec: str | None, side: int, request: bool = True):
+        """The `Pair` of a spec (the server's default for None), loaded once."""
+        default = self.ns if side == 0 else self.ew
+        spec = default if spec is None or not spec.strip() else spec.strip()
+        if request and spec != default:
+            try:
+                check_request_spec(spec, self.models)
+            except ValueError as exc:
+                raise HTTPException(400, str(exc)) from None
+        key = (spec, side)
+        if key not in self._pairs:
+            try:
+                self._pairs[key] = load_pair(spec, self.seed + side)
+            except (ValueError, OSError) as exc:
+                raise HTTPException(400, f"spec {spec!r} does not load: {str(exc).splitlines()[0]}") from None
+        return self._pairs[key]
+
+    # -- boards -----------------------------------------------------------------------------------------------------
+    def board(self, index: int) -> dict:
+        deal = self.deal(index)
+        return {"index": index, "board": deal.board, "dealer": SEATS[deal.dealer], "vulnerability": deal.vul,
+                "deal": owner_to_pbn(deal.owner), "dd": np.asarray(deal.dd, dtype=int).tolist(),
+                "par": {"score_ns": int(deal.par_ns), "contracts": par_contracts(deal.dd, deal.vul, deal.dealer)}}
+
+    def auction(self, index: int, ns: str | None, ew: str | None) -> dict:
+        deal = self.deal(index)
+        pairs = (self.pair(ns, 0), self.pair(ew, 1))
+        key = (index, pairs[0].name, pairs[1].name)
+        with self.lock:
+            if key not in self._auctions:
+                final = bid_auctions([BridgeState.start(deal)], [pairs], [index])[0]
+                state, calls = BridgeState.start(deal), []
+                for call in final.auction.calls:
+                    seat = state.auction.to_act
+                    pair = pairs[seat % 2]
+                    calls.append({"seat": SEATS[seat], "call": call_name(call), "action": int(call),
+                                  "explanation": {"agent": pair.name,
+                                                  **self.explainer.explain(pair.name, pair.bidder, state, call)}})
+                    state = state.apply(call)
+                self._auctions[key] = {"ns": pairs[0].name, "ew": pairs[1].name, "calls": calls}
+            return self._auctions[key]
+
+    def play(self, index: int, ns: str | None, ew: str | None) -> dict:
+        deal = self.deal(index)
+        pairs = (self.pair(ns, 0), self.pair(ew, 1))
+        key = (index, pairs[0].name, pairs[1].name)
+        with self.lock:
+            if key not in self._plays:
+                auction = self.auction(index, ns, ew)
+                state = BridgeState.start(deal)
+                for call in auction["calls"]:
+                    state = state.apply(call["action"])
+                for side, pair in enumerate(pairs):
+                    if hasattr(pair.player, "reseed"):
+                        pair.player.reseed(agent_seed(self.seed, index, side))
+                    see_table(pair.player, state, *pairs)
+                cards = []
+                while state.phase == "play":
+                    pair = pairs[state.player % 2]
+                    view = state.view()
+                    if hasattr(pair.player, "_worlds"):
+                        pair.player._worlds = None  # the worlds summary must be this decision's
+                    card = int(pair.player.act(view))
+                    forced = len(view.equivalent_groups()) == 1
+                    explanation = ({"kind": "forced", "note": "one choice (the legal cards are equivalent)"}
+                                   if forced else card_explanation(pair.player, view))
+                    cards.append({"seat": SEATS[state.seat], "player": SEATS[state.player], "card": card_name(card),
+                                  "action": CARD_OFFSET + card, "explanation": {"agent": pair.name, **explanation}})
+                    state = state.apply(CARD_OFFSET + card)  # an illegal card raises: the agent broke the rules
+                self._plays[key] = {"ns": pairs[0].name, "ew": pairs[1].name, "auction": auction["calls"],
+                                    "play": cards, "result": self.result(state)}
+            return self._plays[key]
+
+    @staticmethod
+    def result(state: BridgeState) -> dict:
+        record = table_record(state, [[0.0, 0.0], [0, 0]])
+        return {key: record[key] for key in ("contract", "declarer", "tricks", "dd_tricks", "score_ns")} | {
+            "par_ns": int(state.deal.par_ns), "vs_par_imps": int(imps(record["score_ns"] - state.deal.par_ns))}
+
+    # -- a person at the table --------------------------------------------------------------------------------------
+    def new_table(self, request: TableRequest) -> dict:
+        deal = self.deal(request.index)
+        seats = request.seats.strip().upper()
+        if not seats or not re.fullmatch(r"[NESW]{1,2}", seats) or (len(seats) == 2 and seats not in ("NS", "SN",
+                                                                                                     "EW", "WE")):
+            raise HTTPException(400, f"seats {request.seats!r}: one seat (N, E, S or W) or a pair (NS or EW)")
+        pairs = (self.pair(request.ns, 0), self.pair(request.ew, 1))
+        with self.lock:
+            fresh = tuple(load_pair(pair.name, self.seed + side) for side, pair in enumerate(pairs))  # own state
+            table = HumanTable(next(self._ids), request.index, frozenset(parse_seat(s) for s in seats),
+                               pairs[0].name, pairs[1].name, fresh, BridgeState.start(deal))
+            self.tables[table.id] = table
+            self._advance(table)
+            return self.table_view(table)
+
+    def table(self, table_id: int) -> HumanTable:
+        if table_id not in self.tables:
+            raise HTTPException(404, f"no table {table_id}")
+        return self.tables[table_id]
+
+    def _advance(self, table: HumanTable) -> None:
+        """The agents act until it is the person's turn or the board is over."""
+        while not table.state.is_over and table.state.player not in table.seats:
+            state = table.state
+            pair = table.pairs[state.player % 2]
+            if state.phase == "auction":
+                observation = state.auction_observation()[None]
+                mask = state.auction.legal_mask().astype(np.int8)[None]
+                action = int(act_batch(pair.bidder, observation, mask, [state.view()])[0])
+            else:
+                self._tell_players(table)
+                action = CARD_OFFSET + int(pair.player.act(state.view()))
+            self._apply(table, action)
+        if table.state.phase == "play":
+            self._tell_players(table)
+
+    def _tell_players(self, table: HumanTable) -> None:
+        if not table.seen:
+            for side, pair in enumerate(table.pairs):
+                if hasattr(pair.player, "reseed"):
+                    pair.player.reseed(agent_seed(self.seed, table.index, side))
+                see_table(pair.player, table.state, *table.pairs)
+            table.seen = True
+
+    def _apply(self, table: HumanTable, action: int) -> None:
+        state = table.state
+        table.log.append({"seat": SEATS[state.seat], "player": SEATS[state.player], "action": action,
+                          "name": call_name(action) if action < CARD_OFFSET else card_name(action - CARD_OFFSET)})
+        table.state = state.apply(action)
+
+    def human_move(self, table_id: int, text: str, kind: str) -> dict:
+        with self.lock:
+            table = self.table(table_id)
+            state = table.state
+            if state.is_over:
+                raise HTTPException(409, "the board is over")
+            if state.player not in table.seats:
+                raise HTTPException(409, f"it is {SEATS[state.player]}'s turn, not yours")
+            if kind == "call":
+                if state.phase != "auction":
+                    raise HTTPException(409, "the auction is over: play a card")
+                try:
+                    action = parse_call(text)
+                except ValueError as exc:
+                    raise HTTPException(422, str(exc).splitlines()[0]) from None
+            else:
+                if state.phase != "play":
+                    raise HTTPException(409, "the auction is not over: make a call")
+                try:
+                    action = CARD_OFFSET + parse_card(text)
+                except ValueError as exc:
+                    raise HTTPException(422, str(exc).splitlines()[0]) from None
+            try:
+                state.apply(action)
+            except ValueError as exc:
+                raise HTTPException(422, str(exc).splitlines()[0]) from None
+            self._apply(table, action)
+            self._advance(table)
+            return self.table_view(table)
+
+    def table_view(self, table: HumanTable) -> dict:
+        """What the person sees: their hands (and dummy's after the opening lead; all four at the end)."""
+        state = table.state
+        owner = state.deal.owner
+        played = set(state.play.history) if state.play is not None else set()
+        dummy = (state.contract.declarer + 2) % 4 if state.contract is not None else None
+        shown = set(table.seats)
+        if state.play is not None and len(state.play.history) >= 1 and dummy is not None:
+            shown.add(dummy)
+        if state.is_over:
+            shown = {0, 1, 2, 3}
+        left = owner.copy()
+        if not state.is_over:
+            left[sorted(played)] = 255  # played cards leave the hands (the end shows the deal)
+        hands = {SEATS[seat]: hand_to_pbn(left, seat).split(".") if seat in shown else None for seat in range(4)}
+        your_turn = not state.is_over and state.player in table.seats
+        legal = []
+        if your_turn:
+            mask = state.legal_mask()
+            legal = [call_name(a) if a < CARD_OFFSET else card_name(a - CARD_OFFSET) for a in np.flatnonzero(mask)]
+        view = {"id": table.id, "index": table.index, "seats": "".join(SEATS[s] for s in sorted(table.seats)),
+                "ns": table.ns_spec, "ew": table.ew_spec, "phase": state.phase,
+                "to_act": None if state.is_over else SEATS[state.player],
+                "seat_to_play": None if state.is_over else SEATS[state.seat], "your_turn": your_turn, "legal": legal,
+                "hands": hands, "log": table.log,
+                "contract": contract_text(state.contract) if state.contract is not None else None,
+                "declarer": SEATS[state.contract.declarer] if state.contract is not None else None}
+        if state.is_over:
+            result = self.result(state)
+            other = self.play(table.index, table.ns_spec, table.ew_spec)["result"]
+            side = 1 if min(table.seats) % 2 == 0 else -1  # the person's side: NS +, EW -
+            view["result"] = result
+            view["other_table"] = other
+            view["duplicate_imps"] = int(imps(side * (result["score_ns"] - other["score_ns"])))
+        return view
+
+
+def create_app(server: Server) -> FastAPI:
+    """The FastAPI app of ``server``."""
+    app = FastAPI(title="bridgerl", description="Deals, agents and explanations of their calls and cards",
+                  version="1")
+    app.mount("/static", StaticFiles(directory=STATIC), name="static")
+
+    @app.exception_handler(RequestValidationError)
+    async def one_line_validation_error(request: Request, exc: RequestValidationError):
+        first = exc.errors()[0] if exc.errors() else {"loc": (), "msg": "invalid request"}
+        where = ".".join(str(part) for part in first.get("loc", ()) if part not in ("body", "query", "path"))
+        return JSONResponse({"detail": f"{where or 'request'}: {first.get('msg', 'invalid')}"}, status_code=422)
+
+    @app.exception_handler(ValueError)
+    async def one_line_value_error(request: Request, exc: ValueError):  # an agent or input the rules refuse
+        return JSONResponse({"detail": (str(exc).splitlines() or [type(exc).__name__])[0]}, status_code=400)
+
+    @app.get("/", include_in_schema=False)
+    def page():
+        return FileResponse(STATIC / "index.html")
+
+    @app.get("/api/config")
+    def config():
+        return {"data": server.data_name, "boards": len(server.dataset), "ns": server.ns, "ew": server.ew,
+                "explain_data": server.explain_data, "explain_deals": server.explain_deals}
+
+    @app.get("/api/boards/{index}")
+    def board(index: int):
+        return server.board(index)
+
+    @app.get("/api/boards/{index}/auction")
+    def auction(index: int, ns: str | None = None, ew: str | None = None):
+        return server.auction(index, ns, ew)
+
+    @app.get("/api/boards/{index}/play")
+    def play(index: int, ns: str | None = None, ew: str | None = None):
+        return server.play(index, ns, ew)
+
+    @app.post("/api/tables")
+    def new_table(request: TableRequest):
+        return server.new_table(request)
+
+    @app.get("/api/tables/{table_id}")
+    def table(table_id: int):
+        with server.lock:
+            return server.table_view(server.table(table_id))
+
+    @app.post("/api/tables/{table_id}/call")
+    def call(table_id: int, request: CallRequest):
+        return server.human_move(table_id, request.call, "call")
+
+    @app.post("/api/tables/{table_id}/card")
+    def card(table_id: int, request: CardRequest):
+        return server.human_move(table_id, request.card, "card")
+
+    return app

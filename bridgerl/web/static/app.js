@@ -1,0 +1,356 @@
+// bridgerl's web view: a board, the agents' auction and play step by step with explanations, or a seat at the table.
+// Everything comes from the JSON API (docs/web.md); nothing is fetched from elsewhere.
+"use strict";
+
+const SEATS = ["N", "E", "S", "W"];
+const SUITS = ["S", "H", "D", "C"];
+const SYMBOL = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663", N: "NT" };
+const RANKS = "AKQJT98765432";
+const $ = (id) => document.getElementById(id);
+
+let board = null;     // GET /api/boards/{index}
+let game = null;      // GET /api/boards/{index}/play (review mode)
+let step = 0;         // actions shown in review mode
+let selected = null;  // the step whose explanation is shown
+let table = null;     // a person's table (play mode)
+
+async function api(path, options) {
+  const response = await fetch(path, options);
+  const body = await response.json().catch(() => ({}));
+  if (!response.ok) {
+    const detail = typeof body.detail === "string" ? body.detail : `${response.status} ${response.statusText}`;
+    throw new Error(detail);
+  }
+  return body;
+}
+
+function say(text, info = false) {
+  $("message").textContent = text || "";
+  $("message").className = info ? "info" : "";
+}
+
+function suitHtml(suit, text) {
+  const cls = suit === "H" || suit === "D" ? "red" : "";
+  return `<span class="${cls}">${SYMBOL[suit]}</span>`;
+}
+
+function callHtml(call) {
+  const match = /^([1-7])(C|D|H|S|NT)$/.exec(call);
+  if (!match) return call;
+  const strain = match[2] === "NT" ? "NT" : suitHtml(match[2]);
+  return match[1] + strain;
+}
+
+function cardHtml(card) { return suitHtml(card[0]) + card[1]; }
+
+function contractHtml(contract) {
+  const doubled = (contract.match(/X+$/) || [""])[0];
+  return callHtml(contract.slice(0, contract.length - doubled.length)) + doubled;
+}
+
+function signed(n) { return (n > 0 ? "+" : "") + n; }
+
+function bidButton(call, legal) {
+  return `<button class="${legal.includes(call) ? "" : "illegal"}" data-call="${call}">${callHtml(call)}</button>`;
+}
+
+// PBN "N:AKQ.T98.. ..." -> {N: ["AKQ", "T98", ...], ...}
+function parseDeal(pbn) {
+  const [first, rest] = pbn.split(":");
+  const hands = {};
+  rest.trim().split(/\s+/).forEach((hand, i) => {
+    hands[SEATS[(SEATS.indexOf(first) + i) % 4]] = hand.split(".");
+  });
+  return hands;
+}
+
+function vulnerable(seat, vul) {
+  return vul === "both" || (vul === "NS" && "NS".includes(seat)) || (vul === "EW" && "EW".includes(seat));
+}
+
+function renderHand(seat, suits, options = {}) {
+  const div = $(`hand-${seat}`);
+  const vul = board && vulnerable(seat, board.vulnerability);
+  const name = { N: "North", E: "East", S: "South", W: "West" }[seat];
+  const label = name + (board && board.dealer === seat ? " (dealer)" : "");
+  let html = `<h3 class="${vul ? "vul" : ""}">${label}</h3>` +
+    (options.who ? `<div class="who" title="${options.who}">${options.who}</div>` : "");
+  if (suits === null) {
+    div.className = "hand hidden";
+    html += `<div class="backs">${"\u{1F0A0}".repeat(options.count ?? 13)}</div>`;
+  } else {
+    div.className = "hand";
+    SUITS.forEach((suit, i) => {
+      const ranks = suits[i] || "";
+      const cards = ranks ? [...ranks].map((rank) => {
+        const card = suit + rank;
+        if (!options.clickable) return rank;
+        const legal = options.legal && options.legal.includes(card);
+        return `<button class="card${legal ? " legal" : ""}" data-card="${card}">${rank}</button>`;
+      }).join(options.clickable ? "" : " ") : "\u2014";
+      html += `<div class="suit">${suitHtml(suit)} ${cards}</div>`;
+    });
+  }
+  div.innerHTML = html;
+  div.querySelectorAll("button.card").forEach((b) => {
+    b.addEventListener("click", () => humanMove("card", b.dataset.card));
+  });
+}
+
+function renderAuction(calls, dealer, current, clickable) {
+  const body = $("auction").querySelector("tbody");
+  const order = ["W", "N", "E", "S"];
+  const cells = Array(order.indexOf(dealer)).fill(null).concat(calls);
+  let html = "";
+  for (let row = 0; row < cells.length; row += 4) {
+    html += "<tr>" + [0, 1, 2, 3].map((k) => {
+      const i = row + k;
+      const c = cells[i];
+      if (!c) return "<td></td>";
+      const position = i - order.indexOf(dealer);
+      const cls = ["call", position === current ? "current" : "", position === selected ? "selected" : ""].join(" ");
+      return `<td class="${cls}" data-position="${position}">${callHtml(c.call)}</td>`;
+    }).join("") + "</tr>";
+  }
+  body.innerHTML = html;
+  if (clickable) {
+    body.querySelectorAll("td.call").forEach((td) => td.addEventListener("click", () => {
+      selected = Number(td.dataset.position);
+      renderReview();
+    }));
+  }
+}
+
+function renderDD() {
+  const strains = ["C", "D", "H", "S", "N"];
+  let html = "<b>Double dummy</b> (tricks for each declarer)<table class='small'><tr><th></th>" +
+    strains.map((s) => `<th>${s === "N" ? "NT" : suitHtml(s)}</th>`).join("") + "</tr>";
+  board.dd.forEach((row, seat) => {
+    html += `<tr><th>${SEATS[seat]}</th>` + row.map((t) => `<td>${t}</td>`).join("") + "</tr>";
+  });
+  html += `</table><div>Par: NS ${board.par.score_ns} (${board.par.contracts.join(", ") || "passed out"})</div>`;
+  $("ddpar").innerHTML = html;
+}
+
+function titleText() {
+  return `Board ${board.board} (row ${board.index}) \u2014 dealer ${board.dealer}, vulnerable ${board.vulnerability}`;
+}
+
+// ---- review: the agents at all four seats ---------------------------------------------------------------------
+async function loadBoard() {
+  say("");
+  table = null;
+  $("bidbox").hidden = true;
+  const index = Number($("index").value);
+  const ns = $("ns").value.trim(), ew = $("ew").value.trim();
+  try {
+    board = await api(`/api/boards/${index}`);
+    $("board-title").textContent = titleText();
+    renderDD();
+    say("The agents bid and play the board (explanations take a few seconds the first time)\u2026", true);
+    const query = `?ns=${encodeURIComponent(ns)}&ew=${encodeURIComponent(ew)}`;
+    game = await api(`/api/boards/${index}/play${query}`);
+    say("");
+    step = 0;
+    selected = null;
+    renderReview();
+  } catch (error) {
+    say(error.message);
+  }
+}
+
+// the cards of the trick in progress, or of the last trick once it is complete
+function lastTrick(cards) {
+  const n = cards.length;
+  return cards.slice(n - (n === 0 ? 0 : ((n - 1) % 4) + 1));
+}
+
+function actions() { return game.auction.length + game.play.length; }
+
+function renderReview() {
+  if (!game) return;
+  const hands = parseDeal(board.deal);
+  const calls = game.auction.slice(0, Math.min(step, game.auction.length));
+  const cards = game.play.slice(0, Math.max(0, step - game.auction.length));
+  const played = new Set(cards.map((c) => c.card));
+  const reveal = $("reveal").checked;
+  for (const seat of SEATS) {
+    const left = hands[seat].map((ranks, i) => [...ranks].filter((r) => !played.has(SUITS[i] + r)).join(""));
+    const count = left.join("").length;
+    renderHand(seat, reveal ? left : null, { count, who: seat === "N" || seat === "S" ? game.ns : game.ew });
+  }
+  renderAuction(calls, board.dealer, step <= game.auction.length ? step - 1 : -1, true);
+  const inTrick = lastTrick(cards);
+  $("trick").innerHTML = inTrick.map((c) => `<span class="played ${c.seat}">${cardHtml(c.card)}</span>`).join("");
+  $("step").textContent = `step ${step} of ${actions()}` +
+    (step > game.auction.length ? ` \u2014 trick ${Math.ceil(cards.length / 4)}` : "");
+  if (selected === null && step > 0) selected = step - 1;
+  renderExplanation();
+  const r = game.result;
+  $("result").innerHTML = step < actions() ? "" : (r.declarer
+    ? `<b>${contractHtml(r.contract)} by ${r.declarer}</b>: ${r.tricks} tricks (double dummy ${r.dd_tricks}); ` +
+      `NS ${r.score_ns}, par NS ${r.par_ns}: ${signed(r.vs_par_imps)} IMPs for NS against par`
+    : `Passed out: NS 0, par NS ${r.par_ns}: ${signed(r.vs_par_imps)} IMPs for NS against par`);
+}
+
+function span(s) { return s.min === s.max ? `${s.min}` : `${s.min}\u2013${s.max}`; }
+
+function renderExplanation() {
+  const div = $("explanation");
+  if (selected === null || !game || selected >= actions()) { div.innerHTML = ""; return; }
+  if (selected < game.auction.length) {
+    const c = game.auction[selected];
+    const e = c.explanation, s = e.shows;
+    let html = `<b>${c.seat}: ${callHtml(c.call)}</b> by <code>${e.agent}</code><br>`;
+    if (s.hands > 0) {
+      html += `Shows <b>${span(s.hcp)} HCP</b> (mean ${s.hcp.mean}); ` +
+        SUITS.map((suit) => `${suitHtml(suit)} ${span(s.lengths[suit])}`).join(", ") +
+        `<br><small>${s.hands} of ${s.reached} held-out hands that reached this turn make this call ` +
+        `(${(100 * s.share).toFixed(1)}%; ${s.deals} deals replayed)</small>`;
+    } else {
+      html += `<small>None of the ${s.reached} held-out hands that reached this turn makes this call.</small>`;
+    }
+    const k = e.considered;
+    if (k.kind === "rule") html += `<div>Rule: ${k.rule}</div>`;
+    else if (k.calls) {
+      const values = k.calls.map((x) => `${callHtml(x.call)} ${x.value}`).join(", ");
+      html += `<div>Considered (${k.kind}): ${values}</div>`;
+    } else if (k.note) html += `<div><small>${k.note}</small></div>`;
+    div.innerHTML = html;
+  } else {
+    const c = game.play[selected - game.auction.length];
+    const e = c.explanation;
+    const by = c.player !== c.seat ? ` (by ${c.player})` : "";
+    let html = `<b>${c.seat}${by}: ${cardHtml(c.card)}</b> by <code>${e.agent}</code><br>`;
+    if (e.candidates) {
+      const rows = e.candidates.map((x) => `<tr><td>${cardHtml(x.card)}</td><td>${x.tricks.toFixed(2)}</td>` +
+        `<td>${(100 * x.best_share).toFixed(0)}%</td></tr>`).join("");
+      html += `${e.worlds} world${e.worlds > 1 ? "s" : ""} (${e.distinct} distinct)<table class="small">` +
+        `<tr><th>card</th><th>tricks to come</th><th>best in</th></tr>${rows}</table>`;
+    } else html += `<small>${e.note}</small>`;
+    div.innerHTML = html;
+  }
+}
+
+function go(to) {
+  if (table || !game) return;
+  step = Math.max(0, Math.min(actions(), to));
+  selected = step > 0 ? step - 1 : null;
+  renderReview();
+}
+
+// ---- a person at the table -------------------------------------------------------------------------------------
+async function sit() {
+  say("");
+  const index = Number($("index").value);
+  try {
+    board = await api(`/api/boards/${index}`);
+    $("board-title").textContent = titleText();
+    $("ddpar").innerHTML = "";
+    $("explanation").innerHTML = "";
+    $("result").innerHTML = "";
+    const body = { index, seats: $("seat").value, ns: $("ns").value.trim() || null, ew: $("ew").value.trim() || null };
+    table = await api("/api/tables", {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+    });
+    game = null;
+    renderTable();
+  } catch (error) {
+    say(error.message);
+  }
+}
+
+async function humanMove(kind, value) {
+  if (!table) return;
+  try {
+    table = await api(`/api/tables/${table.id}/${kind}`, {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ [kind]: value }),
+    });
+    say("");
+    renderTable();
+  } catch (error) {
+    say(error.message);
+  }
+}
+
+function renderTable() {
+  const t = table;
+  const calls = t.log.filter((x) => x.action < 38).map((x) => ({ seat: x.seat, call: x.name }));
+  const cards = t.log.filter((x) => x.action >= 38).map((x) => ({ seat: x.seat, card: x.name }));
+  for (const seat of SEATS) {
+    const hand = t.hands[seat];
+    const mine = t.your_turn && t.phase === "play" && hand !== null && t.seat_to_play === seat;
+    const count = 13 - cards.filter((c) => c.seat === seat).length;
+    renderHand(seat, hand === null ? null : hand, {
+      count, clickable: mine, legal: t.legal, who: t.seats.includes(seat) ? "you" : ("NS".includes(seat) ? t.ns : t.ew),
+    });
+  }
+  renderAuction(calls, board.dealer, -1, false);
+  const inTrick = lastTrick(cards);
+  $("trick").innerHTML = inTrick.map((c) => `<span class="played ${c.seat}">${cardHtml(c.card)}</span>`).join("");
+  $("step").textContent = t.phase === "over" ? "board over"
+    : (t.your_turn ? `your turn (${t.to_act})` : `${t.to_act} to act`);
+  renderBidbox();
+  if (t.phase === "over") {
+    board && renderDD();
+    const r = t.result, o = t.other_table;
+    const line = (x) => (x.declarer
+      ? `${contractHtml(x.contract)} by ${x.declarer}, ${x.tricks} tricks, NS ${x.score_ns}` : "passed out, NS 0");
+    $("result").innerHTML = `<b>This table:</b> ${line(r)}<br>` +
+      `<b>Other table</b> (the agents at all four seats): ${line(o)}<br>` +
+      `<b>Duplicate: ${signed(t.duplicate_imps)} IMPs</b> for your side; par NS ${r.par_ns}`;
+  }
+}
+
+function renderBidbox() {
+  const box = $("bidbox");
+  const t = table;
+  if (!t || t.phase !== "auction" || !t.your_turn) { box.hidden = true; return; }
+  box.hidden = false;
+  let html = "";
+  for (let level = 1; level <= 7; level++) {
+    for (const strain of ["C", "D", "H", "S", "NT"]) {
+      const call = `${level}${strain}`;
+      html += bidButton(call, t.legal);
+    }
+  }
+  html += `<div class="wide">${["Pass", "X", "XX"].map((call) => bidButton(call, t.legal)).join("")}</div>`;
+  box.innerHTML = html;
+  box.querySelectorAll("button").forEach((b) => b.addEventListener("click", () => humanMove("call", b.dataset.call)));
+}
+
+// ---- wiring -----------------------------------------------------------------------------------------------------
+async function start() {
+  try {
+    const config = await api("/api/config");
+    $("ns").value = config.ns;
+    $("ew").value = config.ew;
+    $("index").max = config.boards - 1;
+  } catch (error) {
+    say(error.message);
+    return;
+  }
+  const fromHash = Number((location.hash.match(/board=(\d+)/) || [])[1]);
+  if (!Number.isNaN(fromHash)) $("index").value = fromHash;
+  $("load").addEventListener("click", loadBoard);
+  $("sit").addEventListener("click", sit);
+  const stepBoard = (delta) => () => {
+    $("index").value = Math.max(0, Number($("index").value) + delta);
+    loadBoard();
+  };
+  $("prev-board").addEventListener("click", stepBoard(-1));
+  $("next-board").addEventListener("click", stepBoard(1));
+  $("first").addEventListener("click", () => go(0));
+  $("back").addEventListener("click", () => go(step - 1));
+  $("forward").addEventListener("click", () => go(step + 1));
+  $("last").addEventListener("click", () => go(actions()));
+  $("reveal").addEventListener("change", () => (table ? renderTable() : renderReview()));
+  document.addEventListener("keydown", (event) => {
+    if (event.target.tagName === "INPUT") return;
+    if (event.key === "ArrowRight") go(step + 1);
+    if (event.key === "ArrowLeft") go(step - 1);
+  });
+  loadBoard();
+}
+
+start();

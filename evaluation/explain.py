@@ -1,0 +1,143 @@
+"""Explanations of agents' calls and cards, measured from the agents themselves (the web view, `bridgerl serve`).
+
+**A call.** What call ``c`` by seat ``s`` after the calls ``h`` shows is measured by replaying the agent: over
+``deals`` held-out deals, seat ``s`` receives each deal's hand (the other seats' calls stay those of ``h``, dealer
+and vulnerability those of the board); a hand is kept when the agent, holding it, would have made every earlier
+call of seat ``s`` in ``h`` and then ``c``. The kept hands' HCP and suit lengths (least, most, mean) are what the call
+shows, and their count against the hands that reached this turn is how often the agent makes it there. The agent's
+own view of the decision comes beside it: a DQN's Q-values (IMPs) of its best calls, a PPO policy's probabilities,
+the `sayc` table rule's words.
+
+**A card.** For an agent with ``card_values`` (PIMC, double dummy), the worlds it sampled for the decision (one
+for double dummy: the actual deal), each candidate card's value (mean tricks, or the probability of the target), and
+the share of worlds in which the card takes the most tricks ("tricks": double-dummy tricks from this point on for the
+side to play, as `bridgerl.agents.play.solve_worlds` counts them).
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+
+from bridgerl.core import load_dataset
+from bridgerl.core.bridge import BridgeState
+from bridgerl.core.calls import NUM_CALLS, call_name
+from bridgerl.core.cards import SEATS, card_name
+from bridgerl.core.competitive import CompetitiveDeal
+from bridgerl.evaluation.lockstep import act_batch
+
+SUITS = "SHDC"  # the order bridge players read a hand in
+_HCP = np.zeros(52, dtype=np.int64)
+_HCP[np.arange(4) * 13 + 9], _HCP[np.arange(4) * 13 + 10] = 1, 2  # J, Q (rank 9 = J ... 12 = A)
+_HCP[np.arange(4) * 13 + 11], _HCP[np.arange(4) * 13 + 12] = 3, 4
+
+
+def hand_features(owner: np.ndarray, seat: int) -> tuple[np.ndarray, np.ndarray]:
+    """(hcp int[N], lengths int[N, 4] in S, H, D, C order) of ``seat``'s hand in each deal of owner[N, 52]."""
+    held = np.asarray(owner) == seat
+    lengths = held.reshape(-1, 4, 13).sum(2)[:, ::-1]  # our suits are C, D, H, S
+    return held @ _HCP, lengths
+
+
+def _span(values: np.ndarray) -> dict:
+    return {"min": int(values.min()), "max": int(values.max()), "mean": round(float(values.mean()), 2)}
+
+
+def call_shows(bidder, calls: Sequence[int], position: int, dealer: int, vul: str, owner: np.ndarray,
+               dd: np.ndarray, board: int = 1) -> dict:
+    """What the call at ``position`` of ``calls`` shows, measured by replaying ``bidder`` on the deals
+    ``owner``/``dd`` (see the module docstring)."""
+    seat = (dealer + position) % 4
+    turns = [p for p in range(position + 1) if (dealer + p) % 4 == seat]
+    states = [BridgeState.start(CompetitiveDeal(owner[i], dd[i], dealer, vul, board, None)) for i in range(len(owner))]
+    alive = np.arange(len(owner))
+    reached = len(alive)
+    for p in range(position + 1):
+        if p in turns:
+            reached = len(alive)
+            if reached == 0:
+                break
+            group = [states[i] for i in alive]
+            observations = np.stack([s.auction_observation() for s in group])
+            masks = np.stack([s.auction.legal_mask().astype(np.int8) for s in group])
+            chosen = act_batch(bidder, observations, masks, [s.view() for s in group])
+            alive = alive[np.asarray(chosen) == calls[p]]
+        for i in alive:
+            states[i] = states[i].apply(calls[p])
+    result = {"seat": SEATS[seat], "deals": int(len(owner)), "reached": int(reached), "hands": int(len(alive)),
+              "share": round(len(alive) / reached, 4) if reached else None}
+    if len(alive):
+        hcp, lengths = hand_features(owner[alive], seat)
+        result["hcp"] = _span(hcp)
+        result["lengths"] = {suit: _span(lengths[:, k]) for k, suit in enumerate(SUITS)}
+    return result
+
+
+def considered(bidder, state: BridgeState, top: int = 5) -> dict:
+    """The agent's own view of the decision: its best calls with their values, or the rule it follows."""
+    view = state.view()
+    mask = state.auction.legal_mask().astype(bool)
+    if hasattr(bidder, "explain"):  # sayc: the table rule's words
+        call, why = bidder.explain(view)
+        return {"kind": "rule", "rule": why}
+    if hasattr(bidder, "q_values") and getattr(bidder, "_composite", None) is None:
+        outputs = np.asarray(bidder.q_values(state.auction_observation()[None]))[0][:NUM_CALLS]
+        legal = np.flatnonzero(mask)
+        if getattr(bidder, "kind", "") == "PPO model":  # logits: the policy's probabilities over the legal calls
+            logits = outputs[legal] - outputs[legal].max()
+            values, kind = np.exp(logits) / np.exp(logits).sum(), "probability"
+        else:
+            values, kind = outputs[legal], "Q-value (IMPs)"
+        order = np.argsort(-values, kind="stable")[:top]
+        return {"kind": kind, "calls": [{"call": call_name(int(legal[i])), "value": round(float(values[i]), 3)}
+                                        for i in order]}
+    return {"kind": "none", "note": f"{type(bidder).__name__} reports no values for its calls"}
+
+
+class AuctionExplainer:
+    """Explanations of each call of an auction, measured on the first ``deals`` rows of ``data`` (held-out deals),
+    cached per (bidder name, auction prefix, call)."""
+
+    def __init__(self, data="valid", deals: int = 400):
+        if deals < 1:
+            raise ValueError(f"explanation deals must be at least 1, got {deals}")
+        dataset = load_dataset(data)
+        deals = min(deals, len(dataset))
+        self.owner, self.dd, self.deals = dataset.owner[:deals], dataset.dd[:deals], deals
+        self._cache: dict = {}
+
+    def explain(self, name: str, bidder, state: BridgeState, call: int) -> dict:
+        """The explanation of ``bidder`` (called ``name``) making ``call`` in ``state`` (its auction so far)."""
+        calls = tuple(int(c) for c in state.auction.calls)
+        key = (name, state.deal.dealer, state.deal.vul, calls, int(call))
+        if key not in self._cache:
+            shows = call_shows(bidder, calls + (int(call),), len(calls), state.deal.dealer, state.deal.vul,
+                               self.owner, self.dd)
+            self._cache[key] = {"shows": shows, "considered": considered(bidder, state)}
+        return self._cache[key]
+
+
+def card_explanation(player, view) -> dict:
+    """The worlds summary of a card decision just made by ``player`` (its last sampled worlds), or a note."""
+    worlds = getattr(player, "_worlds", None)
+    if worlds is not None and hasattr(player, "solve"):
+        scores = np.asarray(player.solve(view, worlds), dtype=np.float64)  # [k, 52] tricks, -1 illegal
+        legal = np.flatnonzero(scores[0] >= 0)
+        best = scores[:, legal].max(1, keepdims=True)
+        weights = getattr(player, "_weights", None)
+        weights = np.full(len(worlds), 1.0 / len(worlds)) if weights is None else np.asarray(weights)
+        candidates = [{"card": card_name(int(c)), "tricks": round(float(weights @ scores[:, c]), 3),
+                       "best_share": round(float(weights @ (scores[:, c] == best[:, 0])), 3)} for c in legal]
+        candidates.sort(key=lambda item: -item["tricks"])
+        return {"kind": "worlds", "worlds": int(len(worlds)), "distinct": int(len(np.unique(worlds, axis=0))),
+                "candidates": candidates}
+    if hasattr(player, "card_values") and hasattr(player, "see_deal"):  # double dummy: one world, the deal
+        values = np.asarray(player.card_values(view))
+        legal = np.flatnonzero(values >= 0)
+        top = values[legal].max()
+        candidates = [{"card": card_name(int(c)), "tricks": float(values[c]), "best_share": float(values[c] == top)}
+                      for c in legal]
+        candidates.sort(key=lambda item: -item["tricks"])
+        return {"kind": "double dummy", "worlds": 1, "distinct": 1, "candidates": candidates}
+    return {"kind": "none", "note": f"{type(player).__name__} reports no values for its cards"}

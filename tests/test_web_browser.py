@@ -1,0 +1,119 @@
+"""The web page in a real headless Chromium (Debian's ``chromium`` driven by Playwright): a board with its hands, DD
+table and par; stepping through the agents' auction and play; an explanation; a person's legal and illegal calls.
+
+Skips only where no Chromium is installed (``.ci/run`` installs it, so CI runs it). ``BRIDGERL_SCREENSHOT=PATH``
+also writes the screenshot of the docs there."""
+
+import os
+import shutil
+import socket
+import threading
+import time
+
+import pytest
+
+pytest.importorskip("fastapi", reason="the web extra is not installed: pip install -e '.[web]' (it is in dev)")
+pytest.importorskip("uvicorn", reason="the web extra is not installed: pip install -e '.[web]' (it is in dev)")
+sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (it is in the dev extra)")
+
+CHROMIUM = next((path for path in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if path), None)
+pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed here (apt-get install chromium; "
+                                                         ".ci/run installs it)")
+
+GAME = "bid=sayc,play=pimc:worlds=6"
+
+
+@pytest.fixture(scope="module")
+def url():
+    import uvicorn
+
+    from bridgerl.web.app import Server, create_app
+
+    app = create_app(Server(data="test", ns=GAME, ew="bid=rules,play=pimc:worlds=6", explain_deals=150))
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not server.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert server.started, "the server did not start"
+    yield f"http://127.0.0.1:{port}/"
+    server.should_exit = True
+    thread.join(10)
+
+
+def test_the_page_in_chromium(url, tmp_path):
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            errors = []
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto(url + "#board=4")
+            page.wait_for_function("document.getElementById('step').textContent.includes(' of ')",
+                                   timeout=120_000)  # the agents' auction and play are in
+
+            # the board: title, four hands, DD table and par
+            assert "Board" in page.inner_text("#board-title") and "dealer" in page.inner_text("#board-title")
+            assert page.locator(".hand").count() == 4
+            for seat in "NESW":
+                assert page.locator(f"#hand-{seat} .suit").count() == 4
+            assert "Par: NS" in page.inner_text("#ddpar")
+            assert page.locator("#ddpar table tr").count() == 5
+
+            # stepping through the auction and the play
+            total = int(page.inner_text("#step").split(" of ")[1].split()[0])
+            assert page.inner_text("#step").startswith("step 0 of")
+            for _ in range(3):
+                page.click("#forward")
+            assert page.inner_text("#step").startswith("step 3 of")
+            assert page.locator("#auction td.call").count() == 3
+            assert page.inner_text("#explanation").strip()  # the last call's explanation
+            page.click("#last")
+            assert page.inner_text("#step").startswith(f"step {total} of")
+            result = page.inner_text("#result")
+            assert "IMPs for NS against par" in result
+            page.click("#back")
+            assert page.inner_text("#step").startswith(f"step {total - 1} of")
+            if "tricks" in result:  # a played contract: the card explanation shows the worlds
+                assert "world" in page.inner_text("#explanation")
+                assert page.locator("#trick .played").count() >= 1
+            page.click("#auction td.call >> nth=0")  # the opening call explained
+            explanation = page.inner_text("#explanation")
+            assert "held-out hands" in explanation
+            assert "HCP" in explanation or "None of" in explanation
+            page.uncheck("#reveal")  # hidden hands face down
+            assert page.locator(".hand.hidden").count() == 4
+            page.check("#reveal")
+            page.click("#first")
+            page.click("#forward")
+            screenshot = tmp_path / "board.png"
+            page.screenshot(path=str(screenshot), full_page=True)
+            assert screenshot.stat().st_size > 10_000
+            if os.environ.get("BRIDGERL_SCREENSHOT"):  # the docs' picture: the auction and the first trick
+                page.click("#first")
+                for _ in range(page.evaluate("game.auction.length") + 2):
+                    page.click("#forward")
+                page.click("#auction td.call >> nth=0")
+                page.screenshot(path=os.environ["BRIDGERL_SCREENSHOT"], full_page=True)
+
+            # a person at South: an illegal call is refused in the page, a legal one is made
+            page.select_option("#seat", "S")
+            page.click("#sit")
+            page.wait_for_selector("#bidbox:not([hidden])", timeout=60_000)
+            assert page.locator("#hand-S .suit").count() == 4 and page.locator("#hand-N.hidden").count() == 1
+            before = page.locator("#auction td.call").count()
+            page.click("#bidbox button[data-call='XX']")
+            page.wait_for_function("document.getElementById('message').textContent.length > 0")
+            assert "illegal" in page.inner_text("#message").lower() or "redouble" in page.inner_text("#message")
+            assert page.locator("#auction td.call").count() == before  # nothing was bid
+            page.click("#bidbox button[data-call='Pass']")
+            page.wait_for_function(f"document.querySelectorAll('#auction td.call').length > {before}")
+            assert page.inner_text("#message") == ""
+            assert "Pass" in page.inner_text("#auction")
+            assert not errors, errors
+        finally:
+            browser.close()
