@@ -68,6 +68,7 @@ class AlphaMuAgent(SeededAgent):
         self.transposition, self.early_cut, self.root_cut = transposition, early_cut, root_cut
         self.max_tries = max_tries
         self.stats = SearchStats()
+        self.last_search: dict | None = None
 
     def reset_stats(self) -> None:
         self.stats = SearchStats()
@@ -79,6 +80,8 @@ class AlphaMuAgent(SeededAgent):
                            self.max_tries)
 
     def act(self, view: PlayerView) -> int:
+        """The card to play; ``last_search`` keeps the decision's worlds and values (None when forced)."""
+        self.last_search = None
         groups = view.equivalent_groups()
         if len(groups) == 1:
             return groups[0][0]
@@ -88,6 +91,7 @@ class AlphaMuAgent(SeededAgent):
             values, pimc_values = self.root_values(view, worlds)
         else:
             values = pimc_values = _pimc_make_values(view, worlds)
+        self.last_search = {"worlds": worlds, "values": values, "pimc_values": pimc_values}
         # exact ties only: the values are shares of worlds, and the search marks bounds 1e-6 below them
         card = choose(view, values, self.rng, tolerance=2e-9)
         self.stats.searched += 1

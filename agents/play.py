@@ -260,7 +260,8 @@ class PIMCAgent(SeededAgent):
     after the trick; the defence takes the smallest, declarer the largest), and only what is still tied goes to the
     seeded draw. ``info_budget``: search nodes per combined-defender value inside it. ``ties`` counts what the
     tie-breaks did (`TieStats`); ``last`` describes the last decision (the tied cards, those the information score kept
-    when it ran; whether the draw chose; the σ case of `sigma_case`).
+    when it ran; whether the draw chose; the σ case of `sigma_case`; the sampled "worlds", their DD tricks per card
+    "scores" [k, 52], their "weights" and the "values" the card was chosen by).
 
     ``auction`` (thesis 3.3.4, InterpretAuction): how the auction before the play shapes the worlds, when the view
     carries one (the whole deal; in plain card play all three are "none"): "none" ignores it; "rules" samples with
@@ -397,13 +398,18 @@ class PIMCAgent(SeededAgent):
         per_world = world_values(view, scores, self.objective)
         weights = self._weights_of(view, distinct, where)
         self._worlds, self._weights = owners, weights
-        self.last = {"case": sigma_case(view, per_world) if self.objective == "tricks" else None}
+        # the decision's worlds, their DD tricks per card [k, 52] and weights (None: alike), and the values returned
+        self.last = {"case": sigma_case(view, per_world) if self.objective == "tricks" else None,
+                     "worlds": owners, "scores": scores, "weights": weights}
         if self.goal == "sigma":
-            return sigma_values(view, per_world, legal)
-        if weights is not None:
+            values = sigma_values(view, per_world, legal)
+        elif weights is not None:
             self.last["ess"] = float(1.0 / np.square(weights).sum())
-            return np.where(legal, weights @ per_world, -1.0)
-        return np.where(legal, per_world.mean(0), -1.0)
+            values = np.where(legal, weights @ per_world, -1.0)
+        else:
+            values = np.where(legal, per_world.mean(0), -1.0)
+        self.last["values"] = values
+        return values
 
     def act(self, view: PlayerView) -> int:
         groups = view.equivalent_groups()

@@ -42,7 +42,7 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=20.0)
     args = parser.parse_args()
 
-    from bridgerl.core.devices import request_host_devices
+    from bridgerl.devices import request_host_devices
 
     request_host_devices(max(args.devices))
     import jax

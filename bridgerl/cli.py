@@ -920,7 +920,7 @@ def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     args = build_parser().parse_args(argv)
     if getattr(args, "devices", None) is not None:  # before JAX starts its backend
-        from .core.devices import request_host_devices
+        from .devices import request_host_devices
 
         request_host_devices(args.devices)
     try:

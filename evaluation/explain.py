@@ -8,10 +8,11 @@ shows, and their count against the hands that reached this turn is how often the
 own view of the decision comes beside it: a DQN's Q-values (IMPs) of its best calls, a PPO policy's probabilities,
 the `sayc` table rule's words.
 
-**A card.** For an agent with ``card_values`` (PIMC, double dummy), the worlds it sampled for the decision (one
-for double dummy: the actual deal), each candidate card's value (mean tricks, or the probability of the target), and
-the share of worlds in which the card takes the most tricks ("tricks": double-dummy tricks from this point on for the
-side to play, as `bridgerl.agents.play.solve_worlds` counts them).
+**A card.** For PIMC, the worlds it sampled for the decision, each candidate card's value as the player chose by
+(mean tricks, the probability of its target, or the σ goal's mean - σ), its mean double-dummy tricks from this point
+on for the side to play, and the share of worlds in which it takes the most tricks, all from the player's own
+decision (``PIMCAgent.last``: no second solve). For the double-dummy player, the one world: the actual deal. For αμ, its worlds and each card's probability
+of making the contract after its search and after one move (what PIMC with the make objective would say).
 """
 
 from __future__ import annotations
@@ -25,19 +26,16 @@ from bridgerl.core.bridge import BridgeState
 from bridgerl.core.calls import NUM_CALLS, call_name
 from bridgerl.core.cards import SEATS, card_name
 from bridgerl.core.competitive import CompetitiveDeal
+from bridgerl.core.hand import hcp, suit_lengths
 from bridgerl.evaluation.lockstep import act_batch
 
 SUITS = "SHDC"  # the order bridge players read a hand in
-_HCP = np.zeros(52, dtype=np.int64)
-_HCP[np.arange(4) * 13 + 9], _HCP[np.arange(4) * 13 + 10] = 1, 2  # J, Q (rank 9 = J ... 12 = A)
-_HCP[np.arange(4) * 13 + 11], _HCP[np.arange(4) * 13 + 12] = 3, 4
 
 
 def hand_features(owner: np.ndarray, seat: int) -> tuple[np.ndarray, np.ndarray]:
     """(hcp int[N], lengths int[N, 4] in S, H, D, C order) of ``seat``'s hand in each deal of owner[N, 52]."""
-    held = np.asarray(owner) == seat
-    lengths = held.reshape(-1, 4, 13).sum(2)[:, ::-1]  # our suits are C, D, H, S
-    return held @ _HCP, lengths
+    seats = np.full(len(owner), seat)
+    return np.atleast_1d(hcp(owner, seats)), suit_lengths(owner, seats)[:, ::-1]  # ours are C, D, H, S
 
 
 def _span(values: np.ndarray) -> dict:
@@ -119,25 +117,40 @@ class AuctionExplainer:
 
 
 def card_explanation(player, view) -> dict:
-    """The worlds summary of a card decision just made by ``player`` (its last sampled worlds), or a note."""
-    worlds = getattr(player, "_worlds", None)
-    if worlds is not None and hasattr(player, "solve"):
-        scores = np.asarray(player.solve(view, worlds), dtype=np.float64)  # [k, 52] tricks, -1 illegal
-        legal = np.flatnonzero(scores[0] >= 0)
-        best = scores[:, legal].max(1, keepdims=True)
-        weights = getattr(player, "_weights", None)
-        weights = np.full(len(worlds), 1.0 / len(worlds)) if weights is None else np.asarray(weights)
-        candidates = [{"card": card_name(int(c)), "tricks": round(float(weights @ scores[:, c]), 3),
-                       "best_share": round(float(weights @ (scores[:, c] == best[:, 0])), 3)} for c in legal]
-        candidates.sort(key=lambda item: -item["tricks"])
-        return {"kind": "worlds", "worlds": int(len(worlds)), "distinct": int(len(np.unique(worlds, axis=0))),
+    """The summary of the card decision ``player`` has just made on ``view`` (call it after ``act``): PIMC's worlds
+    and values (its ``last``), αμ's search (its ``last_search``), the double-dummy player's one world, or a note."""
+    search = getattr(player, "last_search", None)
+    if search is not None:  # αμ: the probability of making after its search, and after one move (PIMC)
+        values, pimc = np.asarray(search["values"]), np.asarray(search["pimc_values"])
+        legal = np.flatnonzero(values >= 0)
+        candidates = [{"card": card_name(int(c)), "make": round(float(values[c]), 3),
+                       "pimc_make": round(float(pimc[c]), 3)} for c in legal]
+        candidates.sort(key=lambda item: (-item["make"], -item["pimc_make"]))
+        worlds = search["worlds"]
+        return {"kind": "alphamu", "worlds": int(len(worlds)), "distinct": int(len(np.unique(worlds, axis=0))),
                 "candidates": candidates}
+    last = getattr(player, "last", None)
+    if isinstance(last, dict) and "scores" in last and "values" in last:  # PIMC
+        scores, worlds = np.asarray(last["scores"], dtype=np.float64), last["worlds"]
+        weights = last.get("weights")
+        weights = np.full(len(worlds), 1.0 / len(worlds)) if weights is None else np.asarray(weights)
+        values = np.asarray(last["values"])
+        legal = np.flatnonzero(scores[0] >= 0)
+        best = scores[:, legal].max(1)
+        candidates = [{"card": card_name(int(c)), "value": round(float(values[c]), 3),
+                       "tricks": round(float(weights @ scores[:, c]), 3),
+                       "best_share": round(float(weights @ (scores[:, c] == best)), 3)} for c in legal]
+        candidates.sort(key=lambda item: (-item["value"], -item["tricks"]))
+        value = ("mean - sigma among the cards reaching the goal" if getattr(player, "goal", "") == "sigma" else
+                 "probability of reaching the target" if getattr(player, "objective", "") == "make" else "mean tricks")
+        return {"kind": "worlds", "value": value, "worlds": int(len(worlds)),
+                "distinct": int(len(np.unique(worlds, axis=0))), "candidates": candidates}
     if hasattr(player, "card_values") and hasattr(player, "see_deal"):  # double dummy: one world, the deal
         values = np.asarray(player.card_values(view))
         legal = np.flatnonzero(values >= 0)
         top = values[legal].max()
-        candidates = [{"card": card_name(int(c)), "tricks": float(values[c]), "best_share": float(values[c] == top)}
-                      for c in legal]
+        candidates = [{"card": card_name(int(c)), "value": float(values[c]), "tricks": float(values[c]),
+                       "best_share": float(values[c] == top)} for c in legal]
         candidates.sort(key=lambda item: -item["tricks"])
-        return {"kind": "double dummy", "worlds": 1, "distinct": 1, "candidates": candidates}
+        return {"kind": "double dummy", "value": "tricks", "worlds": 1, "distinct": 1, "candidates": candidates}
     return {"kind": "none", "note": f"{type(player).__name__} reports no values for its cards"}

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bridgerl.core.devices import HOST_DEVICE_FLAG, request_host_devices
+from bridgerl.devices import HOST_DEVICE_FLAG, request_host_devices
 from bridgerl.training.sharding import resolve_devices
 
 HELPER = Path(__file__).with_name("helper_devices.py")

@@ -16,6 +16,8 @@ from bridgerl.core.bridge import BridgeState  # noqa: E402
 from bridgerl.core.calls import parse_call  # noqa: E402
 from bridgerl.core.cards import owner_to_pbn  # noqa: E402
 from bridgerl.core.competitive import CompetitiveDealSource  # noqa: E402
+from bridgerl.core.dd import solve_dd_table  # noqa: E402
+from bridgerl.core.imps import imps  # noqa: E402
 from bridgerl.core.par import par_contracts  # noqa: E402
 from bridgerl.web.app import Server, check_request_spec, create_app  # noqa: E402
 
@@ -56,7 +58,8 @@ def test_a_board(client):
     assert body["index"] == 7 and body["board"] == deal.board
     assert body["dealer"] == "NESW"[deal.dealer] and body["vulnerability"] == deal.vul
     assert body["deal"] == owner_to_pbn(deal.owner) and body["deal"].startswith("N:")
-    assert np.array_equal(np.array(body["dd"]), deal.dd) and np.array(body["dd"]).shape == (4, 5)
+    # the DD table in docs/conventions.md's order: declarer N, E, S, W x strain C, D, H, S, NT, solved afresh
+    assert np.array(body["dd"]).shape == (4, 5) and np.array_equal(np.array(body["dd"]), solve_dd_table(deal.owner))
     assert body["par"] == {"score_ns": deal.par_ns, "contracts": par_contracts(deal.dd, deal.vul, deal.dealer)}
 
 
@@ -76,9 +79,8 @@ def test_the_auction_with_explanations(client, server):
             assert 0 <= shows["hcp"]["min"] <= shows["hcp"]["mean"] <= shows["hcp"]["max"] <= 37
             assert set(shows["lengths"]) == {"S", "H", "D", "C"}
     assert state.auction.is_over
-    # the actual hand of the caller is among the hands that make the call, so its HCP lies in the range
-    first = calls[0]
-    assert first["explanation"]["shows"]["hands"] >= 1
+    # the opening call is made by some of the held-out hands that reach the first turn
+    assert calls[0]["explanation"]["shows"]["hands"] >= 1
     # sayc explains by its rule, rules bidders report no values
     seats = {c["seat"]: c["explanation"]["considered"]["kind"] for c in calls}
     assert seats["N"] == "rule" and seats["E"] == "none"
@@ -106,32 +108,81 @@ def test_the_whole_table(client, server):
     assert state.is_over
     result = state.result()
     assert body["result"]["score_ns"] == result.score_ns and body["result"]["par_ns"] == state.deal.par_ns
-    if body["play"]:
-        assert len(body["play"]) == 52
-        decided = [c["explanation"] for c in body["play"] if c["explanation"]["kind"] == "worlds"]
-        assert decided, "PIMC explains its choices"
-        for explanation in decided:
-            assert 1 <= explanation["distinct"] <= explanation["worlds"] <= 4  # fewer when few layouts remain
-            for candidate in explanation["candidates"]:
-                assert 0 <= candidate["best_share"] <= 1 and 0 <= candidate["tricks"] <= 13
+    assert body["result"]["contract"] == "3NT" and len(body["play"]) == 52  # a board that is played
+    decided = [c["explanation"] for c in body["play"] if c["explanation"]["kind"] == "worlds"]
+    assert decided, "PIMC explains its choices"
+    for explanation in decided:
+        assert explanation["value"] == "mean tricks"
+        assert 1 <= explanation["distinct"] <= explanation["worlds"] <= 4  # fewer when few layouts remain
+        values = [candidate["value"] for candidate in explanation["candidates"]]
+        assert values == sorted(values, reverse=True)
+        for candidate in explanation["candidates"]:
+            assert 0 <= candidate["best_share"] <= 1 and 0 <= candidate["tricks"] <= 13
+            assert candidate["value"] == candidate["tricks"]  # objective tricks: the card's value is its mean
+    # the card chosen is among those of the best value
+    for card in body["play"]:
+        if card["explanation"]["kind"] == "worlds":
+            best = card["explanation"]["candidates"][0]["value"]
+            chosen = {c["card"]: c["value"] for c in card["explanation"]["candidates"]}
+            assert card["card"] in chosen and chosen[card["card"]] >= best - 0.011
+
+
+def test_alphamu_explains_its_search(client):
+    body = client.get("/api/boards/5/play", params={"ns": "bid=rules,play=alphamu:worlds=3,max_moves=2",
+                                                     "ew": "bid=rules,play=alphamu:worlds=3,max_moves=2"}).json()
+    searched = [c["explanation"] for c in body["play"] if c["explanation"]["kind"] == "alphamu"]
+    assert body["play"] and searched
+    for explanation in searched:
+        assert 1 <= explanation["distinct"] <= explanation["worlds"] <= 3
+        for candidate in explanation["candidates"]:
+            assert 0 <= candidate["make"] <= 1 and 0 <= candidate["pimc_make"] <= 1
 
 
 def test_a_person_bids_and_plays_one_seat(client):
     table = client.post("/api/tables", json={"index": 11, "seats": "S"}).json()
-    assert table["seats"] == "S" and table["hands"]["S"] is not None
+    assert table["seats"] == "S" and table["hands"]["S"] is not None and table["board"] == 12
     assert table["hands"]["N"] is None and table["hands"]["E"] is None and table["hands"]["W"] is None
-    moves = 0
-    while table["phase"] != "over":
-        assert table["your_turn"] and table["legal"]
-        kind = "call" if table["phase"] == "auction" else "card"
-        table = client.post(f"/api/tables/{table['id']}/{kind}", json={kind: table["legal"][0]}).json()
-        moves += 1
-        assert moves <= 60
+    while table["phase"] == "auction":
+        call = "Pass" if "Pass" in table["legal"] else table["legal"][0]
+        table = client.post(f"/api/tables/{table['id']}/call", json={"call": call}).json()
+    assert table["phase"] == "over"  # the person only passed and the agents bid
     assert set(table["result"]) >= {"contract", "score_ns", "par_ns"}
-    assert table["other_table"]["score_ns"] == client.get("/api/boards/11/play").json()["result"]["score_ns"]
-    assert isinstance(table["duplicate_imps"], int)
+    other = client.get("/api/boards/11/play").json()["result"]
+    assert table["other_table"]["score_ns"] == other["score_ns"]
+    assert table["duplicate_imps"] == imps(table["result"]["score_ns"] - other["score_ns"])  # South is NS
     assert all(hand is not None for hand in table["hands"].values())  # the end shows the deal
     assert client.get(f"/api/tables/{table['id']}").json()["phase"] == "over"
+
+
+def _declare(client, index, seats):
+    """A table where the person (``seats``) bids 3NT at their first turn, then passes: they declare (unless the agents
+    outbid them), and play declarer's and dummy's cards."""
+    table = client.post("/api/tables", json={"index": index, "seats": seats}).json()
+    bid = False
+    while table["phase"] == "auction":
+        call = "3NT" if not bid and "3NT" in table["legal"] else "Pass"
+        bid = bid or call == "3NT"
+        table = client.post(f"/api/tables/{table['id']}/call", json={"call": call}).json()
+    return table
+
+
+def test_a_person_declares_and_plays_with_dummy(client):
+    table = _declare(client, 11, "NS")
+    assert table["contract"] == "3NT" and table["declarer"] in "NS" and table["phase"] == "play"
+    dummy = "NESW"["NESW".index(table["declarer"]) ^ 2]
+    assert table["hands"][dummy] is not None  # dummy shows after the opening lead
+    opening = [entry for entry in table["log"] if entry["action"] >= 38]
+    assert len(opening) == 1 and opening[0]["seat"] in "EW"
+    cards = 1
+    while table["phase"] == "play":
+        assert table["your_turn"] and table["seat_to_play"] in "NS"
+        hand = table["hands"][table["seat_to_play"]]
+        held = [suit + rank for suit, ranks in zip("SHDC", hand) for rank in ranks]
+        played = {entry["name"] for entry in table["log"] if entry["action"] >= 38}
+        assert not played & set(held)  # played cards leave the hands
+        table = client.post(f"/api/tables/{table['id']}/card", json={"card": table["legal"][0]}).json()
+        cards += 1
+    assert cards > 20 and table["phase"] == "over" and len(table["log"]) >= len(opening) + 52
 
 
 def test_bad_input_is_a_one_line_4xx_and_the_server_keeps_serving(client):
@@ -141,24 +192,51 @@ def test_bad_input_is_a_one_line_4xx_and_the_server_keeps_serving(client):
     assert "no board" in _one_line(client.get("/api/boards/99999/auction"), 404)
     detail = _one_line(client.get("/api/boards/1/auction", params={"ns": "os:system"}), 400)
     assert "not a built-in agent" in detail
-    detail = _one_line(client.get("/api/boards/1/auction", params={"ns": "dqn:/etc/passwd"}), 400)
-    assert "models under models/ only" in detail
-    detail = _one_line(client.get("/api/boards/1/play", params={"ew": "bid=rules,play=pimc:model=../x.msgpack"}), 400)
-    assert "models under models/ only" in detail
-    detail = _one_line(client.get("/api/boards/1/auction", params={"ns": "dqn:models/no-such-model"}), 400)
-    assert "does not load" in detail
+    for spec in ("dqn:/etc/passwd", "models/x:attr", "bid=rules,play=pimc:model=../x.msgpack"):
+        assert "models under models/ only" in _one_line(client.get("/api/boards/1/play", params={"ew": spec}), 400)
+    assert "no model at" in _one_line(client.get("/api/boards/1/auction", params={"ns": "dqn:models/none"}), 400)
+    detail = _one_line(client.get("/api/boards/1/play", params={"ns": "bid=rules,play=pimc:worlds=100000"}), 400)
+    assert "worlds <= 500" in detail
     detail = _one_line(client.get("/api/boards/1/auction", params={"ns": "bid=rules,play=pimc:worlds=-3"}), 400)
     assert "does not load" in detail
+    # a malformed PBN deal
+    assert "malformed deal" in _one_line(client.post("/api/boards", json={"deal": "N:AKQ.xxx"}), 422)
+    assert "deal" in _one_line(client.post("/api/boards", json={}), 422)
+    # calls and cards
     table = client.post("/api/tables", json={"index": 2, "seats": "NS"}).json()
     tid = table["id"]
-    if table["phase"] == "auction":
-        assert "illegal" in _one_line(client.post(f"/api/tables/{tid}/call", json={"call": "XX"}), 422).lower()
-        assert "8S" in _one_line(client.post(f"/api/tables/{tid}/call", json={"call": "8S"}), 422)
-        assert "call" in _one_line(client.post(f"/api/tables/{tid}/call", json={}), 422)
-        assert "auction is not over" in _one_line(client.post(f"/api/tables/{tid}/card", json={"card": "SA"}), 409)
+    assert table["phase"] == "auction" and table["your_turn"]
+    assert "illegal call XX" in _one_line(client.post(f"/api/tables/{tid}/call", json={"call": "XX"}), 422)
+    assert "8S" in _one_line(client.post(f"/api/tables/{tid}/call", json={"call": "8S"}), 422)
+    assert "call" in _one_line(client.post(f"/api/tables/{tid}/call", json={}), 422)
+    assert "auction is not over" in _one_line(client.post(f"/api/tables/{tid}/card", json={"card": "SA"}), 409)
+    table = _declare(client, 11, "NS")
+    tid, seat = table["id"], table["seat_to_play"]
+    hand = table["hands"][seat]
+    held = {suit + rank for suit, ranks in zip("SHDC", hand) for rank in ranks}
+    elsewhere = next(suit + rank for suit in "SHDC" for rank in "AKQJT98765432" if suit + rank not in held)
+    detail = _one_line(client.post(f"/api/tables/{tid}/card", json={"card": elsewhere}), 422)
+    assert f"{elsewhere} is not in {seat}'s hand" in detail
+    led = next(entry["name"][0] for entry in table["log"] if entry["action"] >= 38)
+    revoke = next((card for card in held if card[0] != led), None) if any(c[0] == led for c in held) else None
+    if revoke is not None:  # holding the suit led, another suit is a revoke
+        detail = _one_line(client.post(f"/api/tables/{tid}/card", json={"card": revoke}), 422)
+        assert f"{revoke}: {seat} must follow suit" in detail
+    assert "not a card" in _one_line(client.post(f"/api/tables/{tid}/card", json={"card": "Z9"}), 422)
+    assert "auction is over" in _one_line(client.post(f"/api/tables/{tid}/call", json={"call": "Pass"}), 409)
     assert "seats" in _one_line(client.post("/api/tables", json={"index": 2, "seats": "NE"}), 400)
     assert "no table 999" in _one_line(client.get("/api/tables/999"), 404)
     assert client.get("/api/boards/1").status_code == 200  # still serving
+
+
+def test_a_board_of_ones_own_from_pbn(client, server):
+    pbn = owner_to_pbn(load_dataset("valid").owner[0])
+    body = client.post("/api/boards", json={"deal": pbn, "dealer": "E", "vulnerability": "EW"}).json()
+    assert body["index"] >= 5000 and body["deal"] == pbn and body["dealer"] == "E"
+    assert body["vulnerability"] == "EW"
+    assert np.array_equal(np.array(body["dd"]), load_dataset("valid").dd[0])
+    assert client.get(f"/api/boards/{body['index']}").json() == body
+    assert client.get(f"/api/boards/{body['index']}/auction").json()["calls"]
 
 
 def test_request_specs(tmp_path):

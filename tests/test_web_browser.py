@@ -17,6 +17,8 @@ pytest.importorskip("uvicorn", reason="the web extra is not installed: pip insta
 sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (it is in the dev extra)")
 
 CHROMIUM = next((path for path in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if path), None)
+if CHROMIUM is None and os.environ.get("CI"):
+    pytest.fail("no Chromium in CI: .ci/run installs Debian's chromium (apt-get install chromium)", pytrace=False)
 pytestmark = pytest.mark.skipif(CHROMIUM is None, reason="no Chromium installed here (apt-get install chromium; "
                                                          ".ci/run installs it)")
 
@@ -76,11 +78,16 @@ def test_the_page_in_chromium(url, tmp_path):
             assert page.inner_text("#step").startswith(f"step {total} of")
             result = page.inner_text("#result")
             assert "IMPs for NS against par" in result
+            assert "4\u2665 by W" in result and "tricks" in result  # board 4 is played: 4H by West
+            assert page.locator("#trick .played").count() == 4  # the last trick
             page.click("#back")
             assert page.inner_text("#step").startswith(f"step {total - 1} of")
-            if "tricks" in result:  # a played contract: the card explanation shows the worlds
-                assert "world" in page.inner_text("#explanation")
-                assert page.locator("#trick .played").count() >= 1
+            assert "one choice" in page.inner_text("#explanation")  # the last trick's cards are forced
+            page.click("#first")
+            for _ in range(page.evaluate("game.auction.length") + 1):  # to the opening lead
+                page.click("#forward")
+            assert page.locator("#trick .played").count() == 1
+            assert "worlds" in page.inner_text("#explanation")  # PIMC's worlds for the lead
             page.click("#auction td.call >> nth=0")  # the opening call explained
             explanation = page.inner_text("#explanation")
             assert "held-out hands" in explanation

@@ -146,9 +146,10 @@ def _ray_results(ray, owners: np.ndarray, chunks: list[tuple[int, int]], workers
             ray.cancel(ref, force=True)
 
 
-def _connect_ray(address: str, workers: int | None):
-    """(ray, whether we started it, workers): joins ``address`` (``"local"``: a new instance on this machine with
-    ``workers`` CPUs; ``"auto"``: the one `ray start --head` made) unless this process is connected already."""
+def _connect_ray(address: str, workers: int | None, threads: int):
+    """(ray, whether we started it): joins ``address`` (``"local"``: a new instance on this machine with CPUs for
+    ``workers`` tasks of ``threads`` DDS threads; ``"auto"``: the one `ray start --head` made) unless this process is
+    connected already."""
     ray = import_ray()
     if ray.is_initialized():
         return ray, False
@@ -157,7 +158,7 @@ def _connect_ray(address: str, workers: int | None):
     options = dict(include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
     try:
         if address == LOCAL_RAY:
-            ray.init(address="local", num_cpus=workers or os.cpu_count() or 1, **options)
+            ray.init(address="local", num_cpus=(workers or os.cpu_count() or 1) * threads, **options)
         else:
             ray.init(address=address, **options)
     except Exception as exc:
@@ -190,8 +191,8 @@ def generate(out: str | os.PathLike, deals: int, seed: int, workers: int | None 
 
     started_ray = False
     if ray is not None:
-        ray_module, started_ray = _connect_ray(ray, workers)
         threads = dds_threads or 1
+        ray_module, started_ray = _connect_ray(ray, workers, threads)
         if workers is None:
             workers = max(1, int(ray_module.cluster_resources().get("CPU", 1)) // threads)
         results = _ray_results(ray_module, owners, chunks, workers, threads, _fault)

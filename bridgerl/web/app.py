@@ -5,7 +5,8 @@ everything from the JSON API below; scripts can use the API too (docs/web.md):
 
 - ``GET /api/config``: the dataset, its number of boards, the default pairs;
 - ``GET /api/boards/{index}``: one board (0-based dataset row): dealer, vulnerability, the deal in PBN, the DD
-  table and par;
+  table and par; ``POST /api/boards`` (``{"deal": PBN, "dealer", "vulnerability"}``) adds a board of one's own,
+  solved with DDS, numbered after the dataset's rows;
 - ``GET /api/boards/{index}/auction?ns=SPEC&ew=SPEC``: the agents' auction, each call with its explanation;
 - ``GET /api/boards/{index}/play?ns=SPEC&ew=SPEC``: the whole table: auction, every card with the play agent's
   worlds summary, the result against double dummy and par;
@@ -41,7 +42,7 @@ from bridgerl.core.cards import SEATS, card_name, hand_to_pbn, owner_to_pbn, par
 from bridgerl.core.competitive import CompetitiveDealSource, contract_text
 from bridgerl.core.par import par_contracts
 from bridgerl.evaluation.explain import AuctionExplainer, card_explanation
-from bridgerl.evaluation.game import bid_auctions, see_table, table_record
+from bridgerl.evaluation.game import GameError, bid_auctions, play_out, see_table, table_record
 from bridgerl.evaluation.lockstep import act_batch
 from bridgerl.evaluation.play import agent_seed
 from bridgerl.evaluation.specs import load_pair, split_game_spec
@@ -57,15 +58,23 @@ class SpecError(ValueError):
     """A spec a request may not load (the message is the 400's detail)."""
 
 
+REQUEST_LIMITS = {"worlds": 500, "max_moves": 5, "max_tries": 1_000_000, "max_candidates": 10_000,
+                  "info_budget": 1_000_000, "T": 10}
+"""The largest search sizes a request may ask of a card player (the server computes under one lock)."""
+
+
 def check_request_spec(spec: str, models: Path) -> str:
-    """``spec`` if a request may load it: built-in bidders and players, and model paths under ``models``."""
+    """``spec`` if a request may load it: built-in bidders and players with bounded search sizes
+    (`REQUEST_LIMITS`), and existing model paths under ``models``; else `SpecError` in one line."""
     spec = spec.strip()
     bid, play = split_game_spec(spec)
 
     def model_path(path: str) -> None:
         resolved = Path(path).resolve()
-        if not (path.startswith("models/") and resolved.is_relative_to(models.resolve())):
+        if ":" in path or not (path.startswith("models/") and resolved.is_relative_to(models.resolve())):
             raise SpecError(f"spec {spec!r}: the web view loads models under models/ only, not {path!r}")
+        if not resolved.exists():
+            raise SpecError(f"spec {spec!r}: no model at {path!r}")
 
     head = next((prefix for prefix in MODEL_BIDDERS if bid.startswith(prefix)), None)
     if head is not None:
@@ -80,9 +89,12 @@ def check_request_spec(spec: str, models: Path) -> str:
     if name not in PLAYERS:
         raise SpecError(f"spec {spec!r}: player {name!r} is not a built-in card player ({', '.join(PLAYERS)})")
     for option in filter(None, options.split(",")):
-        key, _, value = option.partition("=")
-        if key.strip() in _PATH_OPTIONS:
-            model_path(value.strip())
+        key, _, value = (part.strip() for part in option.partition("="))
+        if key in _PATH_OPTIONS:
+            model_path(value)
+        elif key in REQUEST_LIMITS and value.lstrip("-").isdigit() and int(value) > REQUEST_LIMITS[key]:
+            raise SpecError(f"spec {spec!r}: {key}={value} is more than the web view computes "
+                            f"({key} <= {REQUEST_LIMITS[key]}); run `bridgerl show` or `evaluate game` for it")
     return spec
 
 
@@ -92,6 +104,12 @@ class CallRequest(BaseModel):
 
 class CardRequest(BaseModel):
     card: str
+
+
+class DealRequest(BaseModel):
+    deal: str
+    dealer: str | None = None
+    vulnerability: str | None = None
 
 
 class TableRequest(BaseModel):
@@ -134,14 +152,36 @@ class Server:
         self._plays: dict = {}
         self.tables: dict[int, HumanTable] = {}
         self._ids = itertools.count(1)
+        self._custom: list = []            # boards posted as PBN: indices len(dataset), len(dataset) + 1, ...
+        self._explaining: dict = {}        # bidders of the explanations: copies, so that they never shift the games
         for side, spec in enumerate((ns, ew)):  # the defaults must load (the command's own specs)
             self._pairs[(spec, side)] = load_pair(spec, seed + side)
 
     # -- inputs -----------------------------------------------------------------------------------------------------
     def deal(self, index: int):
-        if not 0 <= index < len(self.dataset):
-            raise HTTPException(404, f"no board {index}: {self.data_name} has boards 0..{len(self.dataset) - 1}")
-        return self.source.deal_at(index)
+        rows = len(self.dataset)
+        if 0 <= index < rows:
+            return self.source.deal_at(index)
+        if rows <= index < rows + len(self._custom):
+            return self._custom[index - rows]
+        posted = f" and posted boards {rows}..{rows + len(self._custom) - 1}" if self._custom else ""
+        raise HTTPException(404, f"no board {index}: {self.data_name} has boards 0..{rows - 1}{posted}")
+
+    def add_deal(self, request: DealRequest) -> dict:
+        """A board from a PBN deal (or PBN text with tags), solved with DDS; its index follows the dataset's."""
+        options = {"deal": request.deal}
+        if request.dealer is not None:
+            options["dealer"] = request.dealer
+        if request.vulnerability is not None:
+            options["vul"] = request.vulnerability
+        try:
+            deal = self.source.deal_for_reset(np.random.default_rng(0), options)
+        except ValueError as exc:
+            raise HTTPException(422, f"malformed deal: {(str(exc).splitlines() or ['?'])[0]}") from None
+        with self.lock:
+            deal.index = len(self.dataset) + len(self._custom)
+            self._custom.append(deal)
+        return self.board(deal.index)
 
     def pair(self, spec: str | None, side: int, request: bool = True):
         """The `Pair` of a spec (the server's default for None), loaded once."""
@@ -152,13 +192,29 @@ class Server:
                 check_request_spec(spec, self.models)
             except ValueError as exc:
                 raise HTTPException(400, str(exc)) from None
-        key = (spec, side)
-        if key not in self._pairs:
-            try:
-                self._pairs[key] = load_pair(spec, self.seed + side)
-            except (ValueError, OSError) as exc:
-                raise HTTPException(400, f"spec {spec!r} does not load: {str(exc).splitlines()[0]}") from None
-        return self._pairs[key]
+        with self.lock:
+            if (spec, side) not in self._pairs:
+                self._pairs[(spec, side)] = self._load(spec, side)
+            return self._pairs[(spec, side)]
+
+    def _load(self, spec: str, side: int):
+        try:
+            return load_pair(spec, self.seed + side)
+        except (ValueError, OSError) as exc:
+            raise HTTPException(400, f"spec {spec!r} does not load: {str(exc).splitlines()[0]}") from None
+
+    def _explaining_bidder(self, pair, side: int):
+        key = (pair.name, side)
+        if key not in self._explaining:
+            self._explaining[key] = self._load(pair.name, side).bidder
+        return self._explaining[key]
+
+    def _reseed(self, pairs, index: int) -> None:
+        """Each board's agents start from (seed, board, side): a board's game never depends on earlier requests."""
+        for side, pair in enumerate(pairs):
+            for agent in (pair.bidder, pair.player):
+                if hasattr(agent, "reseed"):
+                    agent.reseed(agent_seed(self.seed, index, side))
 
     # -- boards -----------------------------------------------------------------------------------------------------
     def board(self, index: int) -> dict:
@@ -173,14 +229,16 @@ class Server:
         key = (index, pairs[0].name, pairs[1].name)
         with self.lock:
             if key not in self._auctions:
+                self._reseed(pairs, index)
                 final = bid_auctions([BridgeState.start(deal)], [pairs], [index])[0]
                 state, calls = BridgeState.start(deal), []
                 for call in final.auction.calls:
                     seat = state.auction.to_act
                     pair = pairs[seat % 2]
+                    bidder = self._explaining_bidder(pair, seat % 2)
                     calls.append({"seat": SEATS[seat], "call": call_name(call), "action": int(call),
                                   "explanation": {"agent": pair.name,
-                                                  **self.explainer.explain(pair.name, pair.bidder, state, call)}})
+                                                  **self.explainer.explain(pair.name, bidder, state, call)}})
                     state = state.apply(call)
                 self._auctions[key] = {"ns": pairs[0].name, "ew": pairs[1].name, "calls": calls}
             return self._auctions[key]
@@ -195,23 +253,21 @@ class Server:
                 state = BridgeState.start(deal)
                 for call in auction["calls"]:
                     state = state.apply(call["action"])
-                for side, pair in enumerate(pairs):
-                    if hasattr(pair.player, "reseed"):
-                        pair.player.reseed(agent_seed(self.seed, index, side))
+                self._reseed(pairs, index)
+                for pair in pairs:
                     see_table(pair.player, state, *pairs)
                 cards = []
-                while state.phase == "play":
-                    pair = pairs[state.player % 2]
-                    view = state.view()
-                    if hasattr(pair.player, "_worlds"):
-                        pair.player._worlds = None  # the worlds summary must be this decision's
-                    card = int(pair.player.act(view))
+
+                def trace(before: BridgeState, action: int, pair) -> None:  # after the player chose, before the card
+                    view = before.view()
                     forced = len(view.equivalent_groups()) == 1
                     explanation = ({"kind": "forced", "note": "one choice (the legal cards are equivalent)"}
                                    if forced else card_explanation(pair.player, view))
-                    cards.append({"seat": SEATS[state.seat], "player": SEATS[state.player], "card": card_name(card),
-                                  "action": CARD_OFFSET + card, "explanation": {"agent": pair.name, **explanation}})
-                    state = state.apply(CARD_OFFSET + card)  # an illegal card raises: the agent broke the rules
+                    cards.append({"seat": SEATS[before.seat], "player": SEATS[before.player],
+                                  "card": card_name(action - CARD_OFFSET), "action": action,
+                                  "explanation": {"agent": pair.name, **explanation}})
+
+                state, _ = play_out(state, *pairs, trace=trace)  # an agent's illegal card raises GameError
                 self._plays[key] = {"ns": pairs[0].name, "ew": pairs[1].name, "auction": auction["calls"],
                                     "play": cards, "result": self.result(state)}
             return self._plays[key]
@@ -231,7 +287,8 @@ class Server:
             raise HTTPException(400, f"seats {request.seats!r}: one seat (N, E, S or W) or a pair (NS or EW)")
         pairs = (self.pair(request.ns, 0), self.pair(request.ew, 1))
         with self.lock:
-            fresh = tuple(load_pair(pair.name, self.seed + side) for side, pair in enumerate(pairs))  # own state
+            fresh = tuple(self._load(pair.name, side) for side, pair in enumerate(pairs))  # the table's own agents
+            self._reseed(fresh, request.index)
             table = HumanTable(next(self._ids), request.index, frozenset(parse_seat(s) for s in seats),
                                pairs[0].name, pairs[1].name, fresh, BridgeState.start(deal))
             self.tables[table.id] = table
@@ -261,9 +318,7 @@ class Server:
 
     def _tell_players(self, table: HumanTable) -> None:
         if not table.seen:
-            for side, pair in enumerate(table.pairs):
-                if hasattr(pair.player, "reseed"):
-                    pair.player.reseed(agent_seed(self.seed, table.index, side))
+            for pair in table.pairs:
                 see_table(pair.player, table.state, *table.pairs)
             table.seen = True
 
@@ -323,7 +378,9 @@ class Server:
         if your_turn:
             mask = state.legal_mask()
             legal = [call_name(a) if a < CARD_OFFSET else card_name(a - CARD_OFFSET) for a in np.flatnonzero(mask)]
-        view = {"id": table.id, "index": table.index, "seats": "".join(SEATS[s] for s in sorted(table.seats)),
+        deal = state.deal
+        view = {"id": table.id, "index": table.index, "board": deal.board, "dealer": SEATS[deal.dealer],
+                "vulnerability": deal.vul, "seats": "".join(SEATS[s] for s in sorted(table.seats)),
                 "ns": table.ns_spec, "ew": table.ew_spec, "phase": state.phase,
                 "to_act": None if state.is_over else SEATS[state.player],
                 "seat_to_play": None if state.is_over else SEATS[state.seat], "your_turn": your_turn, "legal": legal,
@@ -352,6 +409,10 @@ def create_app(server: Server) -> FastAPI:
         where = ".".join(str(part) for part in first.get("loc", ()) if part not in ("body", "query", "path"))
         return JSONResponse({"detail": f"{where or 'request'}: {first.get('msg', 'invalid')}"}, status_code=422)
 
+    @app.exception_handler(GameError)
+    async def agent_broke_the_rules(request: Request, exc: GameError):  # the server's agent, not the request
+        return JSONResponse({"detail": (str(exc).splitlines() or ["an agent broke the rules"])[0]}, status_code=500)
+
     @app.exception_handler(ValueError)
     async def one_line_value_error(request: Request, exc: ValueError):  # an agent or input the rules refuse
         return JSONResponse({"detail": (str(exc).splitlines() or [type(exc).__name__])[0]}, status_code=400)
@@ -364,6 +425,10 @@ def create_app(server: Server) -> FastAPI:
     def config():
         return {"data": server.data_name, "boards": len(server.dataset), "ns": server.ns, "ew": server.ew,
                 "explain_data": server.explain_data, "explain_deals": server.explain_deals}
+
+    @app.post("/api/boards")
+    def add_board(request: DealRequest):
+        return server.add_deal(request)
 
     @app.get("/api/boards/{index}")
     def board(index: int):

@@ -13,6 +13,13 @@ let game = null;      // GET /api/boards/{index}/play (review mode)
 let step = 0;         // actions shown in review mode
 let selected = null;  // the step whose explanation is shown
 let table = null;     // a person's table (play mode)
+let request = 0;      // the latest board request: answers to older ones are dropped
+let busy = false;     // a person's move is on its way to the server
+
+function escapeHtml(text) {
+  const entities = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
+  return String(text).replace(/[&<>"']/g, (c) => entities[c]);
+}
 
 async function api(path, options) {
   const response = await fetch(path, options);
@@ -74,7 +81,7 @@ function renderHand(seat, suits, options = {}) {
   const name = { N: "North", E: "East", S: "South", W: "West" }[seat];
   const label = name + (board && board.dealer === seat ? " (dealer)" : "");
   let html = `<h3 class="${vul ? "vul" : ""}">${label}</h3>` +
-    (options.who ? `<div class="who" title="${options.who}">${options.who}</div>` : "");
+    (options.who ? `<div class="who" title="${escapeHtml(options.who)}">${escapeHtml(options.who)}</div>` : "");
   if (suits === null) {
     div.className = "hand hidden";
     html += `<div class="backs">${"\u{1F0A0}".repeat(options.count ?? 13)}</div>`;
@@ -139,17 +146,25 @@ function titleText() {
 // ---- review: the agents at all four seats ---------------------------------------------------------------------
 async function loadBoard() {
   say("");
+  const mine = ++request;
   table = null;
+  game = null;
   $("bidbox").hidden = true;
+  $("explanation").innerHTML = "";
+  $("result").innerHTML = "";
   const index = Number($("index").value);
   const ns = $("ns").value.trim(), ew = $("ew").value.trim();
   try {
-    board = await api(`/api/boards/${index}`);
+    const found = await api(`/api/boards/${index}`);
+    if (mine !== request) return;
+    board = found;
     $("board-title").textContent = titleText();
     renderDD();
     say("The agents bid and play the board (explanations take a few seconds the first time)\u2026", true);
     const query = `?ns=${encodeURIComponent(ns)}&ew=${encodeURIComponent(ew)}`;
-    game = await api(`/api/boards/${index}/play${query}`);
+    const played = await api(`/api/boards/${index}/play${query}`);
+    if (mine !== request) return;
+    game = played;
     say("");
     step = 0;
     selected = null;
@@ -201,7 +216,7 @@ function renderExplanation() {
   if (selected < game.auction.length) {
     const c = game.auction[selected];
     const e = c.explanation, s = e.shows;
-    let html = `<b>${c.seat}: ${callHtml(c.call)}</b> by <code>${e.agent}</code><br>`;
+    let html = `<b>${c.seat}: ${callHtml(c.call)}</b> by <code>${escapeHtml(e.agent)}</code><br>`;
     if (s.hands > 0) {
       html += `Shows <b>${span(s.hcp)} HCP</b> (mean ${s.hcp.mean}); ` +
         SUITS.map((suit) => `${suitHtml(suit)} ${span(s.lengths[suit])}`).join(", ") +
@@ -211,23 +226,29 @@ function renderExplanation() {
       html += `<small>None of the ${s.reached} held-out hands that reached this turn makes this call.</small>`;
     }
     const k = e.considered;
-    if (k.kind === "rule") html += `<div>Rule: ${k.rule}</div>`;
+    if (k.kind === "rule") html += `<div>Rule: ${escapeHtml(k.rule)}</div>`;
     else if (k.calls) {
       const values = k.calls.map((x) => `${callHtml(x.call)} ${x.value}`).join(", ");
       html += `<div>Considered (${k.kind}): ${values}</div>`;
-    } else if (k.note) html += `<div><small>${k.note}</small></div>`;
+    } else if (k.note) html += `<div><small>${escapeHtml(k.note)}</small></div>`;
     div.innerHTML = html;
   } else {
     const c = game.play[selected - game.auction.length];
     const e = c.explanation;
     const by = c.player !== c.seat ? ` (by ${c.player})` : "";
-    let html = `<b>${c.seat}${by}: ${cardHtml(c.card)}</b> by <code>${e.agent}</code><br>`;
-    if (e.candidates) {
-      const rows = e.candidates.map((x) => `<tr><td>${cardHtml(x.card)}</td><td>${x.tricks.toFixed(2)}</td>` +
-        `<td>${(100 * x.best_share).toFixed(0)}%</td></tr>`).join("");
-      html += `${e.worlds} world${e.worlds > 1 ? "s" : ""} (${e.distinct} distinct)<table class="small">` +
-        `<tr><th>card</th><th>tricks to come</th><th>best in</th></tr>${rows}</table>`;
-    } else html += `<small>${e.note}</small>`;
+    let html = `<b>${c.seat}${by}: ${cardHtml(c.card)}</b> by <code>${escapeHtml(e.agent)}</code><br>`;
+    if (e.kind === "alphamu") {
+      const rows = e.candidates.map((x) => `<tr><td>${cardHtml(x.card)}</td><td>${x.make.toFixed(2)}</td>` +
+        `<td>${x.pimc_make.toFixed(2)}</td></tr>`).join("");
+      html += `${e.worlds} worlds (${e.distinct} distinct), probability of making the contract<table class="small">` +
+        `<tr><th>card</th><th>\u03b1\u03bc</th><th>PIMC</th></tr>${rows}</table>`;
+    } else if (e.candidates) {
+      const rows = e.candidates.map((x) => `<tr><td>${cardHtml(x.card)}</td><td>${x.value.toFixed(2)}</td>` +
+        `<td>${x.tricks.toFixed(2)}</td><td>${(100 * x.best_share).toFixed(0)}%</td></tr>`).join("");
+      html += `${e.worlds} world${e.worlds > 1 ? "s" : ""} (${e.distinct} distinct), chosen by ${escapeHtml(e.value)}` +
+        `<table class="small"><tr><th>card</th><th>value</th><th>tricks to come</th><th>best in</th></tr>` +
+        `${rows}</table>`;
+    } else html += `<small>${escapeHtml(e.note)}</small>`;
     div.innerHTML = html;
   }
 }
@@ -242,18 +263,22 @@ function go(to) {
 // ---- a person at the table -------------------------------------------------------------------------------------
 async function sit() {
   say("");
+  const mine = ++request;
+  game = null;
+  table = null;
   const index = Number($("index").value);
+  $("ddpar").innerHTML = "";
+  $("explanation").innerHTML = "";
+  $("result").innerHTML = "";
   try {
-    board = await api(`/api/boards/${index}`);
-    $("board-title").textContent = titleText();
-    $("ddpar").innerHTML = "";
-    $("explanation").innerHTML = "";
-    $("result").innerHTML = "";
     const body = { index, seats: $("seat").value, ns: $("ns").value.trim() || null, ew: $("ew").value.trim() || null };
-    table = await api("/api/tables", {
+    const sat = await api("/api/tables", {
       method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
     });
-    game = null;
+    if (mine !== request) return;
+    table = sat;
+    board = { index: sat.index, board: sat.board, dealer: sat.dealer, vulnerability: sat.vulnerability };
+    $("board-title").textContent = titleText();
     renderTable();
   } catch (error) {
     say(error.message);
@@ -261,15 +286,24 @@ async function sit() {
 }
 
 async function humanMove(kind, value) {
-  if (!table) return;
+  if (!table || busy) return;
+  busy = true;
   try {
-    table = await api(`/api/tables/${table.id}/${kind}`, {
+    const moved = await api(`/api/tables/${table.id}/${kind}`, {
       method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ [kind]: value }),
     });
+    if (!table || moved.id !== table.id) return;
+    table = moved;
     say("");
     renderTable();
+    if (table.phase === "over") {  // the deal is public now: its DD table and par
+      board = await api(`/api/boards/${table.index}`);
+      renderDD();
+    }
   } catch (error) {
     say(error.message);
+  } finally {
+    busy = false;
   }
 }
 
@@ -282,7 +316,8 @@ function renderTable() {
     const mine = t.your_turn && t.phase === "play" && hand !== null && t.seat_to_play === seat;
     const count = 13 - cards.filter((c) => c.seat === seat).length;
     renderHand(seat, hand === null ? null : hand, {
-      count, clickable: mine, legal: t.legal, who: t.seats.includes(seat) ? "you" : ("NS".includes(seat) ? t.ns : t.ew),
+      count, clickable: mine, legal: t.legal,
+      who: t.seats.includes(seat) ? "you" : ("NS".includes(seat) ? t.ns : t.ew),
     });
   }
   renderAuction(calls, board.dealer, -1, false);
@@ -292,7 +327,6 @@ function renderTable() {
     : (t.your_turn ? `your turn (${t.to_act})` : `${t.to_act} to act`);
   renderBidbox();
   if (t.phase === "over") {
-    board && renderDD();
     const r = t.result, o = t.other_table;
     const line = (x) => (x.declarer
       ? `${contractHtml(x.contract)} by ${x.declarer}, ${x.tricks} tricks, NS ${x.score_ns}` : "passed out, NS 0");
@@ -346,7 +380,7 @@ async function start() {
   $("last").addEventListener("click", () => go(actions()));
   $("reveal").addEventListener("change", () => (table ? renderTable() : renderReview()));
   document.addEventListener("keydown", (event) => {
-    if (event.target.tagName === "INPUT") return;
+    if (["INPUT", "SELECT", "TEXTAREA"].includes(event.target.tagName)) return;
     if (event.key === "ArrowRight") go(step + 1);
     if (event.key === "ArrowLeft") go(step - 1);
   });
