@@ -11,8 +11,9 @@ the `sayc` table rule's words.
 **A card.** For PIMC, the worlds it sampled for the decision, each candidate card's value as the player chose by
 (mean tricks, the probability of its target, or the σ goal's mean - σ), its mean double-dummy tricks from this point
 on for the side to play, and the share of worlds in which it takes the most tricks, all from the player's own
-decision (``PIMCAgent.last``: no second solve). For the double-dummy player, the one world: the actual deal. For αμ, its worlds and each card's probability
-of making the contract after its search and after one move (what PIMC with the make objective would say).
+decision (``PIMCAgent.last``: no second solve). For the double-dummy player, the one world: the actual deal. For
+αμ, its worlds and each card's probability of making the contract after its search and after one move (what PIMC
+with the make objective would say).
 """
 
 from __future__ import annotations
