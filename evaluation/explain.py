@@ -4,7 +4,8 @@
 ``deals`` held-out deals, seat ``s`` receives each deal's hand (the other seats' calls stay those of ``h``, dealer
 and vulnerability those of the board); a hand is kept when the agent, holding it, would have made every earlier
 call of seat ``s`` in ``h`` and then ``c``. The kept hands' HCP and suit lengths (least, most, mean) are what the call
-shows, and their count against the hands that reached this turn is how often the agent makes it there. The agent's
+shows, and their count against the hands that reached this turn is how often the agent makes it there; beside it,
+the calls the agent makes at this turn over all those hands (``calls_here``: its measured alternatives). The agent's
 own view of the decision comes beside it: a DQN's Q-values (IMPs) of its best calls, a PPO policy's probabilities,
 the `sayc` table rule's words.
 
@@ -51,7 +52,7 @@ def call_shows(bidder, calls: Sequence[int], position: int, dealer: int, vul: st
     turns = [p for p in range(position + 1) if (dealer + p) % 4 == seat]
     states = [BridgeState.start(CompetitiveDeal(owner[i], dd[i], dealer, vul, board, None)) for i in range(len(owner))]
     alive = np.arange(len(owner))
-    reached = len(alive)
+    reached, others = len(alive), []
     for p in range(position + 1):
         if p in turns:
             reached = len(alive)
@@ -60,12 +61,17 @@ def call_shows(bidder, calls: Sequence[int], position: int, dealer: int, vul: st
             group = [states[i] for i in alive]
             observations = np.stack([s.auction_observation() for s in group])
             masks = np.stack([s.auction.legal_mask().astype(np.int8) for s in group])
-            chosen = act_batch(bidder, observations, masks, [s.view() for s in group])
-            alive = alive[np.asarray(chosen) == calls[p]]
+            chosen = np.asarray(act_batch(bidder, observations, masks, [s.view() for s in group]))
+            if p == position:  # what the agent calls at this turn, over every hand that reaches it
+                made, counts = np.unique(chosen, return_counts=True)
+                order = np.argsort(-counts, kind="stable")[:6]
+                others = [{"call": call_name(int(made[i])), "share": round(int(counts[i]) / len(chosen), 4)}
+                          for i in order]
+            alive = alive[chosen == calls[p]]
         for i in alive:
             states[i] = states[i].apply(calls[p])
     result = {"seat": SEATS[seat], "deals": int(len(owner)), "reached": int(reached), "hands": int(len(alive)),
-              "share": round(len(alive) / reached, 4) if reached else None}
+              "share": round(len(alive) / reached, 4) if reached else None, "calls_here": others}
     if len(alive):
         hcp, lengths = hand_features(owner[alive], seat)
         result["hcp"] = _span(hcp)

@@ -75,6 +75,11 @@ def test_the_auction_with_explanations(client, server):
         explanation = call["explanation"]
         shows = explanation["shows"]
         assert shows["deals"] == 150 and 0 <= shows["hands"] <= shows["reached"] <= 150
+        here = {item["call"]: item["share"] for item in shows["calls_here"]}
+        if shows["reached"]:
+            assert 0 < sum(here.values()) <= 1 + 1e-6 and list(here.values()) == sorted(here.values(), reverse=True)
+            if shows["hands"] and call["call"] in here:  # the six most frequent calls
+                assert abs(here[call["call"]] - shows["share"]) < 1e-3  # the call's own share among them
         if shows["hands"]:
             assert 0 <= shows["hcp"]["min"] <= shows["hcp"]["mean"] <= shows["hcp"]["max"] <= 37
             assert set(shows["lengths"]) == {"S", "H", "D", "C"}

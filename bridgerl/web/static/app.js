@@ -225,6 +225,10 @@ function renderExplanation() {
     } else {
       html += `<small>None of the ${s.reached} held-out hands that reached this turn makes this call.</small>`;
     }
+    if (s.calls_here && s.calls_here.length) {
+      const here = s.calls_here.map((x) => `${callHtml(x.call)} ${(100 * x.share).toFixed(0)}%`).join(", ");
+      html += `<div>At this turn it calls: ${here}</div>`;
+    }
     const k = e.considered;
     if (k.kind === "rule") html += `<div>Rule: ${escapeHtml(k.rule)}</div>`;
     else if (k.calls) {
