@@ -25,6 +25,7 @@ def test_four_forced_host_devices_train_dqn_and_ppo(tmp_path):
         difference, _ = result[f"{algo}_1_vs_4"]
         assert difference < 1e-4, f"{algo}: 4 devices differ from one by {difference}"
         assert result[f"{algo}_resumed"] == [0.0, True], f"{algo}: the resumed 4-device run is not bit-identical"
+    assert result["self_play_resumed"] == [0.0, True], "competitive self-play with a pool: resume not bit-identical"
     assert result["model_devices"] == [None, 4, 4]  # "all" resolved to the 4 visible devices
     assert result["env_rows_per_device"] == [2]  # 8 auctions over 4 devices
     assert result["param_replicated"]
