@@ -94,6 +94,7 @@ def test_the_page_in_chromium(url, tmp_path):
             assert "HCP" in explanation or "None of" in explanation
             page.uncheck("#reveal")  # hidden hands face down
             assert page.locator(".hand.hidden").count() == 4
+            assert not page.is_visible("#bidbox")  # no bidding box while reviewing the agents
             page.check("#reveal")
             page.click("#first")
             page.click("#forward")
@@ -121,6 +122,9 @@ def test_the_page_in_chromium(url, tmp_path):
             page.wait_for_function(f"document.querySelectorAll('#auction td.call').length > {before}")
             assert page.inner_text("#message") == ""
             assert "Pass" in page.inner_text("#auction")
+            # the bidding box shows exactly when the person is to call
+            bidding = page.evaluate("table.phase === 'auction' && table.your_turn")
+            assert page.is_visible("#bidbox") == bidding
             assert not errors, errors
         finally:
             browser.close()

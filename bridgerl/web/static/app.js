@@ -84,7 +84,8 @@ function renderHand(seat, suits, options = {}) {
     (options.who ? `<div class="who" title="${escapeHtml(options.who)}">${escapeHtml(options.who)}</div>` : "");
   if (suits === null) {
     div.className = "hand hidden";
-    html += `<div class="backs">${"\u{1F0A0}".repeat(options.count ?? 13)}</div>`;
+    html += `<div class="backs" title="${options.count ?? 13} cards">` +
+      `${'<span class="back"></span>'.repeat(options.count ?? 13)}</div>`;
   } else {
     div.className = "hand";
     SUITS.forEach((suit, i) => {
@@ -327,8 +328,9 @@ function renderTable() {
   renderAuction(calls, board.dealer, -1, false);
   const inTrick = lastTrick(cards);
   $("trick").innerHTML = inTrick.map((c) => `<span class="played ${c.seat}">${cardHtml(c.card)}</span>`).join("");
+  const dummy = t.seat_to_play && t.seat_to_play !== t.to_act ? `, from dummy ${t.seat_to_play}` : "";
   $("step").textContent = t.phase === "over" ? "board over"
-    : (t.your_turn ? `your turn (${t.to_act})` : `${t.to_act} to act`);
+    : (t.your_turn ? `your turn (${t.to_act}${dummy})` : `${t.to_act} to act`);
   renderBidbox();
   if (t.phase === "over") {
     const r = t.result, o = t.other_table;
