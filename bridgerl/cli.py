@@ -314,6 +314,14 @@ def _serve(args) -> int:
     except ImportError as exc:
         raise ValueError(f'bridgerl serve needs the web extra ({exc.name} is missing): '
                          f'pip install -e ".[web]"') from None
+    import socket
+
+    try:  # the port must be free before anything is promised
+        with socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET) as probe:
+            probe.bind((args.host, args.port))
+    except OSError as exc:
+        raise ValueError(f"cannot serve on {args.host} port {args.port}: {exc.strerror or exc}; choose another "
+                         f"--port") from None
     server = Server(args.data, args.ns, args.ew, args.explain_data, args.explain_deals, args.seed)
     where = f"http://{'[' + args.host + ']' if ':' in args.host else args.host}:{args.port}/"
     print(f"bridgerl: {len(server.dataset)} boards of {args.data} at {where} (NS {args.ns}, EW {args.ew}); Ctrl-C "
@@ -524,7 +532,8 @@ def build_parser() -> argparse.ArgumentParser:
                           "task)")
     gen.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
                      help="solve the chunks as Ray tasks: --ray alone starts Ray on this machine, --ray auto joins "
-                          "the cluster `ray start --head` made, --ray ADDRESS (host:port or ray://...) another one; "
+                          "the cluster `ray start --head` made, --ray HOST:PORT another one (ray://... addresses need "
+                          "pip install 'ray[client]'); "
                           "the same file as without it (needs: pip install \"bridgerl[ray]\")")
     gen.add_argument("--force", action="store_true", help=force_help)
     gen.add_argument("--quiet", action="store_true", help="no progress bar")
@@ -879,7 +888,10 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--host", default="127.0.0.1",
                        help="address to bind (default 127.0.0.1: this machine only)")
     serve.add_argument("--data", type=dataset_arg, default="test", help=data_help + " (default test)")
-    serve.add_argument("--ns", default="rules", help="default game spec of North-South: " + GAME_SPEC_HELP)
+    serve.add_argument("--ns", default="rules",
+                       help="default game spec of North-South: bid=BIDDER,play=PLAYER (as `bridgerl evaluate game "
+                            "--help` lists them: a competitive bidder and a card player), or a bidder alone, played "
+                            "by pimc:worlds=20 (default rules)")
     serve.add_argument("--ew", default="rules", help="default game spec of East-West (as --ns)")
     serve.add_argument("--explain-data", type=dataset_arg, default="valid",
                        help="held-out deals on which the bidders are replayed to explain their calls (default valid)")

@@ -88,6 +88,8 @@ def test_the_command_on_a_local_ray_instance(tmp_path, reference):
 def test_an_unreachable_cluster_is_one_line(tmp_path):
     with pytest.raises(DatasetError, match="cannot reach a Ray cluster at 'ray://127.0.0.1:1'"):
         generate(tmp_path / "x.npz", 4, 0, ray="ray://127.0.0.1:1", progress=False)
+    with pytest.raises(DatasetError, match="cannot reach a Ray cluster at '127.0.0.1:1'"):  # fails fast, no retries
+        generate(tmp_path / "x.npz", 4, 0, ray="127.0.0.1:1", progress=False)
 
 
 def test_without_ray_the_command_says_how_to_install_it(tmp_path, monkeypatch):

@@ -205,7 +205,8 @@ def test_bad_input_is_a_one_line_4xx_and_the_server_keeps_serving(client):
     detail = _one_line(client.get("/api/boards/1/auction", params={"ns": "bid=rules,play=pimc:worlds=-3"}), 400)
     assert "does not load" in detail
     # a malformed PBN deal
-    assert "malformed deal" in _one_line(client.post("/api/boards", json={"deal": "N:AKQ.xxx"}), 422)
+    assert "PBN" in _one_line(client.post("/api/boards", json={"deal": "N:AKQ.xxx"}), 422)
+    assert "dealer" in _one_line(client.post("/api/boards", json={"deal": "N:AKQ.xxx", "dealer": "X"}), 422)
     assert "deal" in _one_line(client.post("/api/boards", json={}), 422)
     # calls and cards
     table = client.post("/api/tables", json={"index": 2, "seats": "NS"}).json()
@@ -229,7 +230,7 @@ def test_bad_input_is_a_one_line_4xx_and_the_server_keeps_serving(client):
         assert f"{revoke}: {seat} must follow suit" in detail
     assert "not a card" in _one_line(client.post(f"/api/tables/{tid}/card", json={"card": "Z9"}), 422)
     assert "auction is over" in _one_line(client.post(f"/api/tables/{tid}/call", json={"call": "Pass"}), 409)
-    assert "seats" in _one_line(client.post("/api/tables", json={"index": 2, "seats": "NE"}), 400)
+    assert "seats" in _one_line(client.post("/api/tables", json={"index": 2, "seats": "NE"}), 422)
     assert "no table 999" in _one_line(client.get("/api/tables/999"), 404)
     assert client.get("/api/boards/1").status_code == 200  # still serving
 
@@ -241,6 +242,8 @@ def test_a_board_of_ones_own_from_pbn(client, server):
     assert body["vulnerability"] == "EW"
     assert np.array_equal(np.array(body["dd"]), load_dataset("valid").dd[0])
     assert client.get(f"/api/boards/{body['index']}").json() == body
+    numbered = client.post("/api/boards", json={"deal": pbn, "board": 7}).json()
+    assert (numbered["board"], numbered["dealer"], numbered["vulnerability"]) == (7, "S", "both")
     assert client.get(f"/api/boards/{body['index']}/auction").json()["calls"]
 
 
@@ -253,3 +256,17 @@ def test_request_specs(tmp_path):
                  "bid=rules,play=issn:model=/tmp/x"):
         with pytest.raises(ValueError):
             check_request_spec(spec, models)
+
+
+def test_serve_refuses_a_port_in_use_in_one_line(capsys):
+    import socket
+
+    from bridgerl.cli import main
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        assert main(["serve", "--port", str(port)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith(f"bridgerl: error: cannot serve on 127.0.0.1 port {port}") and "\n" not in err

@@ -146,6 +146,19 @@ def _ray_results(ray, owners: np.ndarray, chunks: list[tuple[int, int]], workers
             ray.cancel(ref, force=True)
 
 
+def _check_reachable(address: str, seconds: float = 10.0) -> None:
+    """A ``host:port`` that nothing answers on fails here in one line (Ray itself would retry for ever)."""
+    import socket
+
+    host, sep, port = address.rpartition(":")
+    if address in (LOCAL_RAY, "auto") or "://" in address or not sep or not port.isdigit():
+        return
+    try:
+        socket.create_connection((host.strip("[]") or "127.0.0.1", int(port)), timeout=seconds).close()
+    except OSError as exc:
+        raise DatasetError(f"cannot reach a Ray cluster at {address!r}: {exc.strerror or exc}") from None
+
+
 def _connect_ray(address: str, workers: int | None, threads: int):
     """(ray, whether we started it): joins ``address`` (``"local"``: a new instance on this machine with CPUs for
     ``workers`` tasks of ``threads`` DDS threads; ``"auto"``: the one `ray start --head` made) unless this process is
@@ -156,6 +169,7 @@ def _connect_ray(address: str, workers: int | None, threads: int):
     import logging
 
     options = dict(include_dashboard=False, log_to_driver=False, logging_level=logging.ERROR)
+    _check_reachable(address)
     try:
         if address == LOCAL_RAY:
             ray.init(address="local", num_cpus=(workers or os.cpu_count() or 1) * threads, **options)

@@ -36,6 +36,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel
 
 from bridgerl.core import imps, load_dataset
+from bridgerl.core.board import dealer_for_board, parse_vul, vul_for_board
 from bridgerl.core.bridge import CARD_OFFSET, BridgeState
 from bridgerl.core.calls import call_name, parse_call
 from bridgerl.core.cards import SEATS, card_name, hand_to_pbn, owner_to_pbn, parse_card, parse_seat
@@ -108,6 +109,7 @@ class CardRequest(BaseModel):
 
 class DealRequest(BaseModel):
     deal: str
+    board: int | None = None          # its dealer and vulnerability, unless given (or set by PBN tags)
     dealer: str | None = None
     vulnerability: str | None = None
 
@@ -169,15 +171,25 @@ class Server:
 
     def add_deal(self, request: DealRequest) -> dict:
         """A board from a PBN deal (or PBN text with tags), solved with DDS; its index follows the dataset's."""
+        if request.board is not None and request.board < 1:
+            raise HTTPException(422, f"board {request.board}: board numbers start at 1")
         options = {"deal": request.deal}
-        if request.dealer is not None:
-            options["dealer"] = request.dealer
-        if request.vulnerability is not None:
-            options["vul"] = request.vulnerability
+        for key, value in (("dealer", request.dealer), ("vul", request.vulnerability)):
+            if value is not None:
+                try:  # named apart from the deal's own errors
+                    parse_seat(value) if key == "dealer" else parse_vul(value)
+                except ValueError as exc:
+                    raise HTTPException(422, f"{key}: {(str(exc).splitlines() or ['?'])[0]}") from None
+                options[key] = value
+        if request.board is not None:
+            options.setdefault("dealer", dealer_for_board(request.board))
+            options.setdefault("vul", vul_for_board(request.board))
         try:
             deal = self.source.deal_for_reset(np.random.default_rng(0), options)
         except ValueError as exc:
-            raise HTTPException(422, f"malformed deal: {(str(exc).splitlines() or ['?'])[0]}") from None
+            raise HTTPException(422, (str(exc).splitlines() or ["malformed deal"])[0]) from None
+        if request.board is not None:
+            deal.board = request.board
         with self.lock:
             deal.index = len(self.dataset) + len(self._custom)
             self._custom.append(deal)
@@ -284,7 +296,7 @@ class Server:
         seats = request.seats.strip().upper()
         if not seats or not re.fullmatch(r"[NESW]{1,2}", seats) or (len(seats) == 2 and seats not in ("NS", "SN",
                                                                                                      "EW", "WE")):
-            raise HTTPException(400, f"seats {request.seats!r}: one seat (N, E, S or W) or a pair (NS or EW)")
+            raise HTTPException(422, f"seats {request.seats!r}: one seat (N, E, S or W) or a pair (NS or EW)")
         pairs = (self.pair(request.ns, 0), self.pair(request.ew, 1))
         with self.lock:
             fresh = tuple(self._load(pair.name, side) for side, pair in enumerate(pairs))  # the table's own agents

@@ -155,6 +155,8 @@ async function loadBoard() {
   $("result").innerHTML = "";
   const index = Number($("index").value);
   const ns = $("ns").value.trim(), ew = $("ew").value.trim();
+  $("stepper").hidden = $("reveal-label").hidden = false;
+  history.replaceState(null, "", `#board=${index}`);
   try {
     const found = await api(`/api/boards/${index}`);
     if (mine !== request) return;
@@ -272,6 +274,8 @@ async function sit() {
   game = null;
   table = null;
   const index = Number($("index").value);
+  $("stepper").hidden = $("reveal-label").hidden = true;  // stepping is for the agents' table
+  history.replaceState(null, "", `#board=${index}`);
   $("ddpar").innerHTML = "";
   $("explanation").innerHTML = "";
   $("result").innerHTML = "";
@@ -373,6 +377,7 @@ async function start() {
   const fromHash = Number((location.hash.match(/board=(\d+)/) || [])[1]);
   if (!Number.isNaN(fromHash)) $("index").value = fromHash;
   $("load").addEventListener("click", loadBoard);
+  $("index").addEventListener("keydown", (event) => { if (event.key === "Enter") loadBoard(); });
   $("sit").addEventListener("click", sit);
   const stepBoard = (delta) => () => {
     $("index").value = Math.max(0, Number($("index").value) + delta);
