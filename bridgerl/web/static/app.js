@@ -94,7 +94,7 @@ function renderHand(seat, suits, options = {}) {
         const card = suit + rank;
         if (!options.clickable) return rank;
         const legal = options.legal && options.legal.includes(card);
-        return `<button class="card${legal ? " legal" : ""}" data-card="${card}">${rank}</button>`;
+        return `<button class="card ${legal ? "legal" : "illegal"}" data-card="${card}">${rank}</button>`;
       }).join(options.clickable ? "" : " ") : "\u2014";
       html += `<div class="suit">${suitHtml(suit)} ${cards}</div>`;
     });
