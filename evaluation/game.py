@@ -47,14 +47,16 @@ class Pair:
     player: Any
 
 
-def bid_auctions(states: list[BridgeState], pairs: list[tuple[Pair, Pair]], rows: list[int]) -> list[BridgeState]:
-    """Run every auction to its end, one batch per bidder and turn: ``pairs[i]`` = (NS pair, EW pair) of state i.
+def bid_auctions(states: list[BridgeState], pairs: list[tuple[Pair, Pair]], rows: list[int],
+                 stop: Callable[[BridgeState], bool] | None = None) -> list[BridgeState]:
+    """Run every auction to its end, one batch per bidder and turn: ``pairs[i]`` = (NS pair, EW pair) of state i;
+    ``stop(state)`` true leaves that auction where it stands (e.g. a person's turn, `bridgerl.web`).
 
     Bidders are asked in batches over the boards still to bid, so a stochastic bidder (``random``) bids differently
     when the batches differ (a resumed match); the built-in ``rules`` and ``dqn`` bidders are deterministic."""
     states = list(states)
     while True:
-        active = [i for i, s in enumerate(states) if s.phase == "auction"]
+        active = [i for i, s in enumerate(states) if s.phase == "auction" and not (stop is not None and stop(s))]
         if not active:
             return states
         groups: dict[tuple[int, str], list[int]] = {}
@@ -87,10 +89,12 @@ def see_table(player, state: BridgeState, ns: Pair, ew: Pair) -> None:
         player.see_bidders({seat: (ns if seat % 2 == 0 else ew).bidder for seat in range(4)})
 
 
-def play_out(state: BridgeState, ns: Pair, ew: Pair, trace: Callable | None = None) -> tuple[BridgeState, list]:
-    """Play the cards of a state whose auction is over; returns the final state and seconds, cards per side."""
+def play_out(state: BridgeState, ns: Pair, ew: Pair, trace: Callable | None = None,
+             stop: Callable[[BridgeState], bool] | None = None) -> tuple[BridgeState, list]:
+    """Play the cards of a state whose auction is over (until ``stop(state)`` is true, when given); returns the
+    final state and seconds, cards per side."""
     seconds, cards = [0.0, 0.0], [0, 0]
-    while state.phase == "play":
+    while state.phase == "play" and not (stop is not None and stop(state)):
         side = state.player % 2
         pair = ns if side == 0 else ew
         view = state.view()

@@ -23,9 +23,8 @@ single-user server) and cached.
 from __future__ import annotations
 
 import itertools
-import re
 import threading
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -44,7 +43,6 @@ from bridgerl.core.competitive import CompetitiveDealSource, contract_text
 from bridgerl.core.par import par_contracts
 from bridgerl.evaluation.explain import AuctionExplainer, card_explanation
 from bridgerl.evaluation.game import GameError, bid_auctions, play_out, see_table, table_record
-from bridgerl.evaluation.lockstep import act_batch
 from bridgerl.evaluation.play import agent_seed
 from bridgerl.evaluation.specs import load_pair, split_game_spec
 
@@ -133,7 +131,20 @@ class HumanTable:
     pairs: tuple
     state: BridgeState
     seen: bool = False              # the card players have been told the table (after the auction)
-    log: list = field(default_factory=list)
+
+
+def actions_log(state: BridgeState) -> list[dict]:
+    """Every call and card so far: the seat it was for, the player who chose it (declarer for dummy), the action."""
+    log = [{"seat": SEATS[seat], "player": SEATS[seat], "action": int(call), "name": call_name(call)}
+           for seat, call in ((s % 4, c) for s, c in enumerate(state.auction.calls, start=state.deal.dealer))]
+    if state.play is not None:
+        declarer = state.contract.declarer
+        for trick in state.play.all_tricks():
+            for seat, card in zip(trick.seats, trick.cards):
+                player = declarer if seat == (declarer + 2) % 4 else seat
+                log.append({"seat": SEATS[seat], "player": SEATS[player], "action": CARD_OFFSET + int(card),
+                            "name": card_name(card)})
+    return log
 
 
 class Server:
@@ -294,8 +305,7 @@ class Server:
     def new_table(self, request: TableRequest) -> dict:
         deal = self.deal(request.index)
         seats = request.seats.strip().upper()
-        if not seats or not re.fullmatch(r"[NESW]{1,2}", seats) or (len(seats) == 2 and seats not in ("NS", "SN",
-                                                                                                     "EW", "WE")):
+        if seats not in ("N", "E", "S", "W", "NS", "SN", "EW", "WE"):
             raise HTTPException(422, f"seats {request.seats!r}: one seat (N, E, S or W) or a pair (NS or EW)")
         pairs = (self.pair(request.ns, 0), self.pair(request.ew, 1))
         with self.lock:
@@ -313,32 +323,19 @@ class Server:
         return self.tables[table_id]
 
     def _advance(self, table: HumanTable) -> None:
-        """The agents act until it is the person's turn or the board is over."""
-        while not table.state.is_over and table.state.player not in table.seats:
-            state = table.state
-            pair = table.pairs[state.player % 2]
-            if state.phase == "auction":
-                observation = state.auction_observation()[None]
-                mask = state.auction.legal_mask().astype(np.int8)[None]
-                action = int(act_batch(pair.bidder, observation, mask, [state.view()])[0])
-            else:
-                self._tell_players(table)
-                action = CARD_OFFSET + int(pair.player.act(state.view()))
-            self._apply(table, action)
-        if table.state.phase == "play":
-            self._tell_players(table)
+        """The agents act until it is the person's turn or the board is over (an agent's illegal action raises
+        GameError, the server's fault)."""
+        def persons_turn(state: BridgeState) -> bool:
+            return state.player in table.seats
 
-    def _tell_players(self, table: HumanTable) -> None:
-        if not table.seen:
-            for pair in table.pairs:
-                see_table(pair.player, table.state, *table.pairs)
-            table.seen = True
-
-    def _apply(self, table: HumanTable, action: int) -> None:
-        state = table.state
-        table.log.append({"seat": SEATS[state.seat], "player": SEATS[state.player], "action": action,
-                          "name": call_name(action) if action < CARD_OFFSET else card_name(action - CARD_OFFSET)})
-        table.state = state.apply(action)
+        state = bid_auctions([table.state], [table.pairs], [table.index], stop=persons_turn)[0]
+        if state.phase == "play":
+            if not table.seen:  # the card players are told the table once, before the first card
+                for pair in table.pairs:
+                    see_table(pair.player, state, *table.pairs)
+                table.seen = True
+            state, _ = play_out(state, *table.pairs, stop=persons_turn)
+        table.state = state
 
     def human_move(self, table_id: int, text: str, kind: str) -> dict:
         with self.lock:
@@ -366,7 +363,7 @@ class Server:
                 state.apply(action)
             except ValueError as exc:
                 raise HTTPException(422, str(exc).splitlines()[0]) from None
-            self._apply(table, action)
+            table.state = state.apply(action)
             self._advance(table)
             return self.table_view(table)
 
@@ -396,7 +393,7 @@ class Server:
                 "ns": table.ns_spec, "ew": table.ew_spec, "phase": state.phase,
                 "to_act": None if state.is_over else SEATS[state.player],
                 "seat_to_play": None if state.is_over else SEATS[state.seat], "your_turn": your_turn, "legal": legal,
-                "hands": hands, "log": table.log,
+                "hands": hands, "log": actions_log(state),
                 "contract": contract_text(state.contract) if state.contract is not None else None,
                 "declarer": SEATS[state.contract.declarer] if state.contract is not None else None}
         if state.is_over:
