@@ -73,8 +73,8 @@ def call_shows(bidder, calls: Sequence[int], position: int, dealer: int, vul: st
     result = {"seat": SEATS[seat], "deals": int(len(owner)), "reached": int(reached), "hands": int(len(alive)),
               "share": round(len(alive) / reached, 4) if reached else None, "calls_here": others}
     if len(alive):
-        hcp, lengths = hand_features(owner[alive], seat)
-        result["hcp"] = _span(hcp)
+        points, lengths = hand_features(owner[alive], seat)
+        result["hcp"] = _span(points)
         result["lengths"] = {suit: _span(lengths[:, k]) for k, suit in enumerate(SUITS)}
     return result
 
