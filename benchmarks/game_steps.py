@@ -6,11 +6,12 @@ Measured, each against the anchor of the same round (rounds alternate, medians r
 
 - (anchor) OpenSpiel's C++ ``bridge`` with ``use_double_dummy_result=False``: the auction and the 52 cards, dealt by
   52 chance moves sampled from ``legal_actions()`` (as `env_steps.py` does);
-- (a) the rules module's loop: ``BridgeState.start`` on a random dataset row, ``apply`` until the end, ``result()``;
-- (b) the Gymnasium env ``bridgerl/Bridge-v0`` (``agent_seats="all"``, unwrapped; its observation comes with every
-  step), when it exists;
-- (c) our OpenSpiel game ``bridgerl_bridge`` (``play="agents"``): the chance outcome, a dataset row, is drawn
-  uniformly directly (listing ``chance_outcomes()`` would build one tuple per row for each deal).
+- (a) the rules module's loop: ``BridgeState.start`` on a random dataset row, then, as the anchor's loop does, a
+  uniform draw from ``legal_actions()`` (a list) and ``apply`` until the end, ``result()``;
+- (b) the Gymnasium env ``bridgerl/Bridge-v0`` (``agent_seats="all"``, unwrapped; its observation and ``info``
+  come with every step), with ``info["view"]`` (the default) and with ``info_view=False``;
+- (c) our OpenSpiel game ``bridgerl_bridge`` (``play="agents"``): a row drawn uniformly and dealt by its two chance
+  actions (``game.deal_actions(row)``: the block, then the row), then random legal actions from ``legal_actions()``.
 
 Steps are the players' actions (calls and cards; chance moves not counted); dealing and resets are inside the timed
 loop. One Python process, one core.
@@ -38,9 +39,10 @@ def core_steps(dataset: str, seconds: float) -> float:
     steps, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
         state = BridgeState.start(source.deal_at(int(rng.integers(rows))))
-        while not state.is_over:
-            legal = np.flatnonzero(state.legal_mask())
-            state = state.apply(int(legal[rng.integers(len(legal))]))
+        legal = state.legal_actions()
+        while legal:  # as the anchor's loop: a list of the legal actions, one drawn uniformly
+            state = state.apply(legal[rng.integers(len(legal))])
+            legal = state.legal_actions()
             steps += 1
         state.result()
     return steps / (time.perf_counter() - start)
@@ -53,12 +55,13 @@ def bridgerl_openspiel_steps(dataset: str, seconds: float) -> float:
     import bridgerl.envs.openspiel  # noqa: F401  (registers the bridgerl games)
 
     game = pyspiel.load_game("bridgerl_bridge", {"dataset": dataset})
-    rows = game.max_chance_outcomes()
+    rows = len(game.row_dealer.rows)
     rng = np.random.default_rng(0)
     steps, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
         state = game.new_initial_state()
-        state.apply_action(int(rng.integers(rows)))
+        for action in game.deal_actions(int(rng.integers(rows))):  # the block, then the row
+            state.apply_action(action)
         while not state.is_terminal():
             legal = state.legal_actions()
             state.apply_action(legal[rng.integers(len(legal))])
@@ -90,6 +93,8 @@ def main() -> None:
     if missing is None:
         table.append((f"{BRIDGE_ID} (Gymnasium, unwrapped, agent_seats='all')",
                       lambda: gym_steps(BRIDGE_ID, d, t, agent_seats="all")))
+        table.append((f"{BRIDGE_ID} (the same, info_view=False)",
+                      lambda: gym_steps(BRIDGE_ID, d, t, agent_seats="all", info_view=False)))
     table.append(("bridgerl_bridge (OpenSpiel, Python, play='agents')", lambda: bridgerl_openspiel_steps(d, t)))
     if missing is not None:
         print(f"note: skipping {BRIDGE_ID}, which cannot be made here ({missing})")

@@ -12,6 +12,11 @@ action_mask)`` on the 231 bits and 38 calls, as in ``CompetitiveBidding-v0``) an
 on a `PlayerView`, as in ``CardPlay-v0``) the other seats. A missing one where it is needed is an error at
 construction. Reward at the end only: duplicate points of the agent's side (``reward="score"``) or IMPs of its
 score against the board's par (``"par_imps"``, alias ``"imps_vs_par"``). No TimeLimit: every deal ends.
+
+``info`` at every step: ``action_mask`` (int8[90]), ``seat``, ``player``, ``phase``, ``dealer``, ``vul``, ``index``
+(-1 for a PBN deal) and ``board``, and ``view`` (the chooser's `AuctionView` or `PlayerView`, None at the end)
+unless ``info_view=False`` leaves it out (it is the costliest part of a step); at the end also the result's keys.
+The play bits of the observation are kept up to date card by card (`bridgerl.core.card_play.PlayEncoder`).
 """
 
 from __future__ import annotations
@@ -23,10 +28,10 @@ from bridgerl.core import load_dataset
 from bridgerl.core.actions import action_index
 from bridgerl.core.bridge import (CARD_OFFSET, NUM_ACTIONS, OBSERVATION_SIZE, BridgeResult,
                                   BridgeState, action_name, check_modes, render_text)
-from bridgerl.core.card_play import notify_deal
+from bridgerl.core.card_play import PlayEncoder, notify_deal
 from bridgerl.core.cards import SEATS, parse_seat
 from bridgerl.core.competitive import RESET_OPTIONS, CompetitiveDealSource
-from bridgerl.envs.spaces import LegalActionSpace, binary_space
+from bridgerl.envs.spaces import LegalActionSpace, MaskedEnv, binary_space
 
 RECORD_OPTIONS = {"record", "upto"}
 
@@ -43,13 +48,13 @@ def parse_agent_seats(agent_seats) -> frozenset[int]:
         raise ValueError(f"agent_seats must be 'all', 'NS', 'EW' or a seat N, E, S, W; got {agent_seats!r}") from None
 
 
-class BridgeEnv(gym.Env):
+class BridgeEnv(MaskedEnv, gym.Env):
     """The whole deal on deals from a dataset (default: the bundled training split). See the module docstring."""
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
 
     def __init__(self, dataset="train", agent_seats="all", opponent=None, opponent_play=None, play: str = "agents",
-                 reward: str = "score", render_mode: str | None = None):
+                 reward: str = "score", render_mode: str | None = None, info_view: bool = True):
         seats = parse_agent_seats(agent_seats)
         play, reward = check_modes(play, reward)
         if render_mode not in (None, "ansi"):
@@ -68,10 +73,12 @@ class BridgeEnv(gym.Env):
         self.opponent, self.opponent_play = opponent, opponent_play
         self.play_mode, self.reward_mode = play, reward
         self.render_mode = render_mode
+        self.info_view = bool(info_view)
         self.observation_space = binary_space(OBSERVATION_SIZE)
         self.action_space = LegalActionSpace(NUM_ACTIONS, self)
         self.state: BridgeState | None = None
         self.outcome: BridgeResult | None = None
+        self._encoder: PlayEncoder | None = None  # the play bits, updated card by card
 
     # -- Gymnasium API -----------------------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -84,9 +91,10 @@ class BridgeEnv(gym.Env):
             self.state = self._replay(options)
         else:
             self.state = BridgeState.start(self.source.deal_for_reset(self.np_random, options), self.play_mode)
+        self._encoder = None if self.state.play is None else PlayEncoder.of_state(self.state.play)
         self.outcome = None
         deal = self.state.deal
-        self._deal_info = {"dealer": deal.dealer, "vul": deal.vul, "index": deal.index, "board": deal.board}
+        self._deal_info = deal.info()
         if self.opponent_play is not None:
             if hasattr(self.opponent_play, "reseed"):
                 self.opponent_play.reseed(int(self.np_random.integers(2**63)))
@@ -102,7 +110,7 @@ class BridgeEnv(gym.Env):
         if self.state.is_over:
             raise RuntimeError("the deal is over; call reset()")
         acting = self.state.player
-        self.state = self.state.apply(action_index(action, NUM_ACTIONS))  # illegal: a ValueError naming it
+        self._apply(action_index(action, NUM_ACTIONS))  # illegal: a ValueError naming it
         self._play_others()
         reward = 0.0
         if self.state.is_over:
@@ -120,6 +128,15 @@ class BridgeEnv(gym.Env):
         return None
 
     # -- internals ---------------------------------------------------------------------------------------------
+    def _apply(self, action: int) -> None:
+        """The next state, with the play bits brought up to date (one card, not the whole play again)."""
+        state = self.state.apply(action)
+        self.state = state
+        if state.play is not None:
+            if self._encoder is None:
+                self._encoder = PlayEncoder.of_state(state.play)
+            else:
+                self._encoder.add(state.play)
     def _replay(self, options: dict) -> BridgeState:
         from bridgerl.core.records import replay
 
@@ -144,19 +161,20 @@ class BridgeEnv(gym.Env):
             if not (0 <= action < NUM_ACTIONS and state.legal_mask()[action]):
                 name = action_name(action) if 0 <= action < NUM_ACTIONS else f"#{action}"
                 raise ValueError(f"the opponent at {SEATS[state.player]} chose an illegal {what} {name}")
-            self.state = state.apply(action)
+            self._apply(action)
         if self.state.is_over and self.outcome is None:
             self.outcome = self.state.result()
 
     def _step_result(self) -> tuple[np.ndarray, dict]:
         state = self.state
         over = state.is_over
-        view = None if over else state.view()
         info = {"action_mask": state.legal_mask().astype(np.int8), "seat": state.seat, "player": state.player,
-                "phase": state.phase, "view": view, **self._deal_info}
+                "phase": state.phase, **self._deal_info}
+        if self.info_view:
+            info["view"] = None if over else state.view()
         if over:
             info.update(self.outcome.info(self.reward_mode))
-        return state.observation(view=view if state.phase == "play" else None), info
+        return state.observation(encoder=self._encoder), info
 
 
 __all__ = ["BridgeEnv", "parse_agent_seats", "RESET_OPTIONS"]

@@ -24,13 +24,13 @@ from bridgerl.core.card_play import (DEFAULT_CONTRACT, DEFAULT_DECLARER, OBSERVA
                                      render_text, view_of)
 from bridgerl.core.cards import card_name
 from bridgerl.core.play import IllegalPlayError, PlayState
-from bridgerl.envs.spaces import LegalActionSpace, binary_space
+from bridgerl.envs.spaces import LegalActionSpace, MaskedEnv, binary_space
 
 
 ILLEGAL_MODES = ("forfeit", "raise")
 
 
-class CardPlayEnv(gym.Env):
+class CardPlayEnv(MaskedEnv, gym.Env):
     """Declarer play against a defending agent. See the module docstring and `docs/play.md`."""
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}

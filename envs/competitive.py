@@ -16,7 +16,7 @@ from bridgerl.core.actions import action_index
 from bridgerl.core.calls import NUM_CALLS, PASS
 from bridgerl.core.competitive import (OBSERVATION_SIZE, REWARDS, AuctionEncoder, AuctionView, CompetitiveDeal,
                                        CompetitiveDealSource, CompetitiveResult, render_text, result)
-from bridgerl.envs.spaces import LegalActionSpace, binary_space
+from bridgerl.envs.spaces import LegalActionSpace, MaskedEnv, binary_space
 
 AGENT_SEATS = ("all", "NS", "EW")
 
@@ -28,7 +28,7 @@ class _PassAlways:
         return PASS
 
 
-class CompetitiveBiddingEnv(gym.Env):
+class CompetitiveBiddingEnv(MaskedEnv, gym.Env):
     """Competitive bidding on deals from a dataset (default: the bundled training split)."""
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
@@ -62,8 +62,7 @@ class CompetitiveBiddingEnv(gym.Env):
         self.auction = Auction(self.deal.dealer)
         self._encoder = AuctionEncoder()  # the observation's auction bits, updated call by call
         self._hands = self.deal.hands()
-        self._deal_info = {"dealer": self.deal.dealer, "vul": self.deal.vul, "index": self.deal.index,
-                           "board": self.deal.board}
+        self._deal_info = self.deal.info()
         self.outcome = None
         self._returns = None
         self._play_opponents()

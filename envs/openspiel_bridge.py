@@ -1,7 +1,8 @@
 """OpenSpiel game ``bridgerl_bridge``: the whole deal (thesis 2.1), registered on import.
 
-Four players (player = seat N, E, S, W), zero-sum between the sides, terminal rewards. A chance node picks the deal
-(a dataset row, uniformly; dealer and vulnerability from its board number unless the parameters fix them), then
+Four players (player = seat N, E, S, W), zero-sum between the sides, terminal rewards. Two chance nodes pick the deal
+(a dataset row, uniformly: a block, then the row, `openspiel_common.RowDealer`; ``game.deal_actions(row)`` starts at
+a given row; dealer and vulnerability from its board number unless the parameters fix them), then
 the auction, then (with ``play="agents"``) the 13 tricks, with declarer choosing dummy's cards: dummy's player
 never acts. Rules, observation and scoring are `bridgerl.core.bridge` (`BridgeState`); this module only translates.
 
@@ -22,15 +23,20 @@ and ``vul`` ("": from the board number, else none, NS, EW or both).
 
 from __future__ import annotations
 
+import numpy as np
 import pyspiel
 
 from bridgerl.core.board import VULS, parse_vul
-from bridgerl.core.bridge import NUM_ACTIONS, OBSERVATION_SIZE, BridgeState, action_name, check_modes, render_text
+from bridgerl.core.bridge import (CARD_OFFSET, NUM_ACTIONS, OBSERVATION_SIZE, BridgeState, action_name, check_modes,
+                                  render_text)
 from bridgerl.core.calls import call_name
 from bridgerl.core.card_play import LAYOUT as PLAY_LAYOUT
+from bridgerl.core.card_play import view_of
 from bridgerl.core.cards import SEATS, card_name, hand_text
-from bridgerl.core.competitive import HAND_OFFSET, contract_text
-from bridgerl.envs.openspiel_common import DealAuctionState, TensorObserver, game_of, game_type
+from bridgerl.core.competitive import HAND_OFFSET, CompetitiveDeal, contract_text
+from bridgerl.envs.openspiel_common import (DealAuctionState, RowDealer, RowGame, TensorObserver, deal_others, game_of,
+                                           game_type, sampler_rng)
+from bridgerl.envs.worlds import sample_worlds
 from bridgerl.envs.openspiel_competitive import _MAX_GAME_LENGTH as _MAX_AUCTION_LENGTH
 from bridgerl.envs.openspiel_competitive import _MAX_POINTS, _deal_source
 
@@ -56,9 +62,9 @@ assert _offset == OBSERVATION_SIZE
 del _offset, _name, _size
 
 
-def _game_info(num_rows: int, reward: str) -> pyspiel.GameInfo:
+def _game_info(max_chance_outcomes: int, reward: str) -> pyspiel.GameInfo:
     bound = _UTILITY_BOUNDS[reward]
-    return pyspiel.GameInfo(num_distinct_actions=NUM_ACTIONS, max_chance_outcomes=num_rows, num_players=_NUM_PLAYERS,
+    return pyspiel.GameInfo(num_distinct_actions=NUM_ACTIONS, max_chance_outcomes=max_chance_outcomes, num_players=_NUM_PLAYERS,
                             min_utility=-bound, max_utility=bound, utility_sum=0.0, max_game_length=_MAX_GAME_LENGTH)
 
 
@@ -77,15 +83,15 @@ def _check_params(params: dict) -> tuple[str, str, int | None, str | None]:
     return play, reward, None if dealer < 0 else dealer, vul or None
 
 
-class BridgeGame(pyspiel.Game):
+class BridgeGame(RowGame, pyspiel.Game):
     """The whole deal as an OpenSpiel game."""
 
     def __init__(self, params=None):
         params = {**_DEFAULT_PARAMS, **(params or {})}
         self.play_mode, self.reward_mode, self.dealer, self.vul = _check_params(params)
         self.source = _deal_source(str(params["dataset"]))  # shared with bridgerl_competitive_bidding
-        self.rows = range(len(self.source.dataset))
-        super().__init__(_GAME_TYPE, _game_info(len(self.rows), self.reward_mode), params)
+        self.row_dealer = RowDealer(np.arange(len(self.source.dataset)))
+        super().__init__(_GAME_TYPE, _game_info(self.row_dealer.max_outcomes, self.reward_mode), params)
 
     def new_initial_state(self):
         return BridgeGameState(self)
@@ -116,6 +122,34 @@ class BridgeGameState(DealAuctionState):
         """The `AuctionView` of the seat to call or the `PlayerView` of the player choosing a card (None at the
         end): what bridgerl's bidding and play agents act on."""
         return None if self.bridge is None else self.bridge.view()
+
+    def resample_from_infostate(self, player_id, probability_sampler):
+        """A state ``player_id`` cannot tell from this one (what ISMCTS searches over): the same board (dealer,
+        vulnerability), calls and cards played, with the cards it has not seen dealt afresh uniformly: before the
+        opening lead, every layout of the other 39 cards (the auction's meaning is not read); during the play, the
+        layouts consistent with its hand, dummy's once shown, the cards played and the voids shown
+        (`bridgerl.envs.sample_worlds`). ``probability_sampler`` (``sampler()`` -> [0, 1)) seeds the draw.
+
+        The resampled deal is not a dataset row, so it has no DD table; DDS works out what scoring it needs when a
+        resampled state reaches the end: with ``play="double_dummy"`` declarer's tricks in the final contract (one
+        search, about 30 ms on one core), with ``reward="par_imps"`` the whole table and par (about 170 ms).
+        ``play="agents"`` with ``reward="score"``, the defaults, needs no solve. Before the deal, a plain clone."""
+        state = self.clone()
+        if self.bridge is None:
+            return state
+        player, rng = int(player_id), sampler_rng(probability_sampler)
+        old = self.bridge
+        if old.play is None:
+            world = deal_others(old.deal.owner, player, rng)
+        else:
+            world = sample_worlds(view_of(old.play, player=player), 1, seed=rng)[0]
+        deal = CompetitiveDeal(world, None, old.deal.dealer, old.deal.vul, old.deal.board, None)
+        bridge = BridgeState.start(deal, old.play_mode)
+        for action in old.auction.calls + tuple(CARD_OFFSET + card for card in (old.play.history if old.play else ())):
+            bridge = bridge.apply(action)
+        state.deal, state.bridge, state.auction = deal, bridge, bridge.auction
+        state.result = bridge.result() if bridge.is_over else None
+        return state
 
     # -- the hooks of DealAuctionState ------------------------------------------------------------------------------
     def _player_to_act(self):

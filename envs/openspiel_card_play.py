@@ -2,7 +2,8 @@
 
 Four players N, E, S, W; declarer acts for dummy, so dummy's player never acts. Zero-sum between the sides: the
 declaring side gets the reward of `envs/card_play.py` (tricks, score or make), the defence its negation.
-A chance node picks a dataset row (uniformly) unless ``index`` >= 0 or ``deal`` (PBN) fixes the deal.
+Chance nodes pick a dataset row uniformly (a block, then the row: `openspiel_common.RowDealer`;
+``game.deal_actions(row, turns)`` starts at a given row) unless ``index`` >= 0 or ``deal`` (PBN) fixes the deal.
 Parameters: ``dataset``, ``index``, ``deal``, ``contract`` ("3NT", "4SX"), ``declarer`` ("S"), ``played``
 (space-separated cards already played), ``reward``, ``rotate``. Observation tensor: `play_encoding` for that player.
 
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import functools
 
+import numpy as np
 import pyspiel
 
 from bridgerl.core import load_dataset
@@ -25,7 +27,8 @@ from bridgerl.core.card_play import (LAYOUT, REWARDS, CardPlayDeal, CardPlayDeal
                                      parse_contract, parse_played, render_text, view_of)
 from bridgerl.core.cards import SEATS, card_name, hand_text
 from bridgerl.core.play import PlayState
-from bridgerl.envs.openspiel_common import TensorObserver, game_type
+from bridgerl.envs.openspiel_common import RowDealer, RowGame, TensorObserver, game_type, sampler_rng
+from bridgerl.envs.worlds import sample_worlds
 
 _NUM_PLAYERS = 4
 _DEFAULT_PARAMS = {"dataset": "train", "index": -1, "deal": "", "contract": "3NT", "declarer": "S", "played": "",
@@ -46,14 +49,14 @@ def _deal_source(name: str) -> CardPlayDealSource:
     return CardPlayDealSource(load_dataset(name))
 
 
-def _game_info(num_rows: int, reward: str, rotate: bool) -> pyspiel.GameInfo:
+def _game_info(max_chance_outcomes: int, reward: str) -> pyspiel.GameInfo:
     bound = _UTILITY_BOUNDS[reward]
-    return pyspiel.GameInfo(num_distinct_actions=52, max_chance_outcomes=num_rows * 4 if rotate else num_rows,
+    return pyspiel.GameInfo(num_distinct_actions=52, max_chance_outcomes=max_chance_outcomes,
                             num_players=_NUM_PLAYERS,
                             min_utility=-bound, max_utility=bound, utility_sum=0.0, max_game_length=52)
 
 
-class CardPlayGame(pyspiel.Game):
+class CardPlayGame(RowGame, pyspiel.Game):
     """Card play of one contract as an OpenSpiel game."""
 
     def __init__(self, params=None):
@@ -71,7 +74,9 @@ class CardPlayGame(pyspiel.Game):
             self.fixed = self.source.deal_from_pbn(params["deal"])
         elif int(params["index"]) >= 0:
             self.fixed = self.source.deal_at(int(params["index"]))
-        super().__init__(_GAME_TYPE, _game_info(len(self.dataset), self.reward_mode, self.rotate), params)
+        self.row_dealer = RowDealer(np.arange(len(self.dataset)), 4 if self.rotate else 1)
+        outcomes = (4 if self.rotate else 1) if self.fixed is not None else self.row_dealer.max_outcomes
+        super().__init__(_GAME_TYPE, _game_info(outcomes, self.reward_mode), params)
 
     def new_initial_state(self):
         return CardPlayState(self)
@@ -81,11 +86,13 @@ class CardPlayGame(pyspiel.Game):
 
 
 class CardPlayState(pyspiel.State):
-    """The play of one deal; before the deal (and, with ``rotate``, the turn of the table) is chosen, a chance
-    node. Chance outcomes: the row; with ``rotate``, ``row * 4 + turns`` (just ``turns`` when the deal is fixed)."""
+    """The play of one deal; before the deal (and, with ``rotate``, the turn of the table) is chosen, chance nodes:
+    a block of rows, then the row (with ``rotate``, ``row * 4 + turns``), as `openspiel_common.RowDealer` deals; one
+    node of ``turns`` when the deal is fixed (none without ``rotate``)."""
 
     def __init__(self, game: CardPlayGame):
         super().__init__(game)
+        self.block: int | None = None  # the first chance node's outcome
         self.play_state: PlayState | None = None
         self.vulnerable = False
         self.turns = 0
@@ -129,27 +136,48 @@ class CardPlayState(pyspiel.State):
         if self.play_state is not None:
             raise ValueError("chance_outcomes called on a non-chance state")
         game = self._game
-        count = (1 if game.fixed is not None else len(game.dataset)) * (4 if game.rotate else 1)
-        return [(outcome, 1.0 / count) for outcome in range(count)]
+        if game.fixed is not None:
+            return [(turns, 0.25) for turns in range(4)]
+        return game.row_dealer.outcomes(self.block)
 
     def _legal_actions(self, player):
         return self.play_state.legal_cards()
 
+    def resample_from_infostate(self, player_id, probability_sampler):
+        """A state ``player_id`` cannot tell from this one (what ISMCTS searches over): the same contract, turn of
+        the table and cards played, with the cards it has not seen dealt afresh, uniformly among the layouts
+        consistent with its hand, dummy's once shown, the cards played and the voids shown
+        (`bridgerl.envs.sample_worlds`). ``probability_sampler`` (``sampler()`` -> [0, 1)) seeds the draw. Before
+        the deal, a plain clone."""
+        state = self.clone()
+        if self.play_state is None:
+            return state
+        played = self.play_state
+        world = sample_worlds(view_of(played, player=int(player_id)), 1, seed=sampler_rng(probability_sampler))[0]
+        state.play_state = PlayState.start(world, played.contract, played.history)
+        return state
+
     def _apply_action(self, action):
         if self.play_state is None:
             game = self._game
-            row, turns = divmod(int(action), 4) if game.rotate else (int(action), 0)
-            self._start(game.fixed if game.fixed is not None else game.source.deal_at(row), turns)
+            if game.fixed is not None:
+                if not 0 <= int(action) < 4:
+                    raise ValueError(f"chance outcome {action} is not a turn of the table (0..3)")
+                self._start(game.fixed, int(action))
+            elif self.block is None:
+                self.block = game.row_dealer.block(action)
+            else:
+                row, turns = game.row_dealer.row(self.block, action)
+                self._start(game.source.deal_at(row), turns)
         else:
             self.play_state = self.play_state.play(int(action))
 
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.CHANCE:
             game = self._game
-            if not game.rotate:
-                return f"Deal row {action}"
-            turn = f"table turned {action % 4}"
-            return turn if game.fixed is not None else f"Deal row {action // 4}, {turn}"
+            if game.fixed is not None:
+                return f"table turned {action}"
+            return game.row_dealer.describe(self.block, action)
         return card_name(int(action))
 
     def is_terminal(self):

@@ -1,6 +1,9 @@
-"""Pieces shared by the OpenSpiel bidding games: the chance-then-auction state and the tensor observer."""
+"""Pieces shared by the OpenSpiel games: how a dataset row is dealt (`RowDealer`), the chance-then-auction state and
+the tensor observer."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 import pyspiel
@@ -20,22 +23,110 @@ def game_of(state: pyspiel.State):
     return state.get_game()
 
 
+class RowDealer:
+    """How a game deals one of its dataset rows uniformly, in two chance nodes whose cost does not grow with the
+    dataset: first a block of about sqrt(N) consecutive rows (each block with its share of the rows as probability),
+    then a row of that block (uniformly). The second node's outcome is the row itself (with ``turns`` > 1, the card
+    play game's ``row * turns + turn``), so ``chance_outcomes()`` lists about sqrt(N) outcomes instead of N (a
+    100,000-row dataset: 317, not 100,000). To start at a given row, apply ``game.deal_actions(row)``.
+
+    ``rows``: the rows the game deals (sorted; the uncontested game skips the deals its side rule rules out)."""
+
+    def __init__(self, rows, turns: int = 1):
+        self.rows = np.asarray(rows, dtype=np.int64)
+        if len(self.rows) == 0:
+            raise ValueError("the dataset has no row this game can deal")
+        self.turns = int(turns)
+        count = len(self.rows)
+        self.block_size = math.isqrt(count - 1) + 1  # ceil(sqrt(count))
+        self.num_blocks = -(-count // self.block_size)
+        sizes = [min(self.block_size, count - b * self.block_size) for b in range(self.num_blocks)]
+        self._block_outcomes = [(b, size / count) for b, size in enumerate(sizes)]
+        self._row_outcomes: dict[int, list] = {}
+
+    @property
+    def max_outcomes(self) -> int:
+        """The game's ``max_chance_outcomes``: one more than the largest outcome id of either node."""
+        return max(self.num_blocks, (int(self.rows[-1]) + 1) * self.turns)
+
+    def outcomes(self, block: int | None) -> list[tuple[int, float]]:
+        """The chance outcomes: of the first node (``block`` None), or of the rows of ``block``."""
+        if block is None:
+            return self._block_outcomes
+        listed = self._row_outcomes.get(block)
+        if listed is None:
+            rows = self.rows[block * self.block_size:(block + 1) * self.block_size]
+            p = 1.0 / (len(rows) * self.turns)
+            listed = [(int(row) * self.turns + turn, p) for row in rows.tolist() for turn in range(self.turns)]
+            self._row_outcomes[block] = listed
+        return listed
+
+    def block(self, action: int) -> int:
+        """The block of the first node's outcome ``action`` (a one-line ValueError when it is not one)."""
+        action = int(action)
+        if not 0 <= action < self.num_blocks:
+            raise ValueError(f"chance outcome {action} is not a block of rows: the first chance node deals one of "
+                             f"blocks 0..{self.num_blocks - 1}")
+        return action
+
+    def row(self, block: int, action: int) -> tuple[int, int]:
+        """(row, turn) of the second node's outcome ``action`` after ``block``."""
+        row, turn = divmod(int(action), self.turns)
+        rows = self.rows[block * self.block_size:(block + 1) * self.block_size]
+        position = int(np.searchsorted(rows, row))
+        if position == len(rows) or rows[position] != row:
+            raise ValueError(f"chance outcome {action} is not a row of block {block} (rows {rows[0]}..{rows[-1]})")
+        return row, turn
+
+    def actions(self, row: int, turn: int = 0) -> list[int]:
+        """The chance actions that deal ``row`` (and, with turns, ``turn``)."""
+        row, turn = int(row), int(turn)
+        position = int(np.searchsorted(self.rows, row))
+        if position == len(self.rows) or self.rows[position] != row:
+            raise ValueError(f"row {row} is not one this game deals (it deals {len(self.rows)} rows of "
+                             f"0..{int(self.rows[-1])})")
+        if not 0 <= turn < self.turns:
+            raise ValueError(f"turn must be 0..{self.turns - 1}, got {turn}")
+        return [position // self.block_size, row * self.turns + turn]
+
+    def describe(self, block: int | None, action: int) -> str:
+        """The text of a chance action."""
+        if block is None:
+            rows = self.rows[action * self.block_size:(action + 1) * self.block_size]
+            return f"Deal block {action} (rows {rows[0]}..{rows[-1]})" if len(rows) else f"Deal block {action}"
+        row, turn = divmod(int(action), self.turns)
+        return f"Deal row {row}" + (f", table turned {turn}" if self.turns > 1 else "")
+
+
+class RowGame:
+    """What a game that deals dataset rows adds to ``pyspiel.Game``: its ``row_dealer`` (a `RowDealer`, set by the
+    game's ``__init__``) and `deal_actions`."""
+
+    row_dealer: RowDealer
+
+    def deal_actions(self, row: int, turn: int = 0) -> list[int]:
+        """The chance actions that deal dataset row ``row`` (a block, then the row): apply them to a new initial
+        state to start at that row, e.g. ``for a in game.deal_actions(7): state.apply_action(a)``."""
+        return self.row_dealer.actions(row, turn)
+
+
 class DealAuctionState(pyspiel.State):
-    """A chance node picks a dataset row (uniformly from ``game.rows``), then players call until the auction ends.
+    """Two chance nodes deal a dataset row (`RowDealer`, ``game.row_dealer``), then players call until the auction ends.
 
     Subclasses say who acts (`_player_to_act`), what is legal, how a deal starts (`_start`), how a call applies
     (`_call`, which sets ``self.result`` at the end), the returns and the text."""
 
     def __init__(self, game):
         super().__init__(game)
+        self.block = None  # the first chance node's outcome
         self.deal = None
         self.auction = None
         self.result = None
 
     # Game-wide data is read from the game on each use, never kept in the state's __dict__: see `game_of`.
     @property
-    def _rows(self):
-        return game_of(self).rows
+    def _dealer(self) -> RowDealer:
+        return game_of(self).row_dealer
 
     @property
     def _reward_mode(self) -> str:
@@ -55,18 +146,19 @@ class DealAuctionState(pyspiel.State):
     def chance_outcomes(self):
         if self.deal is not None:
             raise ValueError("chance_outcomes called on a non-chance state")
-        p = 1.0 / len(self._rows)
-        return [(int(row), p) for row in self._rows]
+        return self._dealer.outcomes(self.block)
 
     def _apply_action(self, action):
-        if self.deal is None:
-            self._start(int(action))
-        else:
+        if self.deal is not None:
             self._call(int(action))
+        elif self.block is None:
+            self.block = self._dealer.block(action)
+        else:
+            self._start(self._dealer.row(self.block, action)[0])
 
     def _action_to_string(self, player, action):
         if player == pyspiel.PlayerId.CHANCE:
-            return f"Deal row {action}"
+            return self._dealer.describe(self.block, action)
         return self._call_name(action)
 
     def is_terminal(self):
@@ -79,6 +171,25 @@ class DealAuctionState(pyspiel.State):
 
     def __str__(self):
         return "(deal not chosen yet)" if self.deal is None else self._render()
+
+
+def sampler_rng(probability_sampler) -> np.random.Generator:
+    """A numpy Generator seeded by two draws of an OpenSpiel probability sampler (``sampler()`` -> [0, 1)), so that
+    `resample_from_infostate` is as deterministic as the sampler it is given (ISMCTS's default one is seeded from
+    the system; a seeded ``pyspiel.UniformProbabilitySampler(seed, 0, 1)`` repeats)."""
+    draws = [int(float(probability_sampler()) * 2**32) for _ in range(2)]
+    return np.random.default_rng(draws)
+
+
+def deal_others(owner: np.ndarray, seat: int, rng: np.random.Generator) -> np.ndarray:
+    """uint8[52]: a deal where ``seat`` keeps its 13 cards and the other 39 are dealt to the other three seats
+    uniformly at random (13 each): what a player knows of the deal before any card is played."""
+    others = np.flatnonzero(np.asarray(owner) != seat)
+    rng.shuffle(others)
+    dealt = np.full(52, seat, dtype=np.uint8)
+    for i, other in enumerate(s for s in range(4) if s != seat):
+        dealt[others[13 * i:13 * (i + 1)]] = other
+    return dealt
 
 
 class TensorObserver:

@@ -18,7 +18,7 @@ from bridgerl.core.cards import hand_text
 from bridgerl.core.competitive import (HAND_OFFSET, REWARDS, CompetitiveDealSource, contract_text, encode,
                                        render_text, result)
 from bridgerl.core.scoring import SCORE_TABLE
-from bridgerl.envs.openspiel_common import DealAuctionState, TensorObserver, game_type
+from bridgerl.envs.openspiel_common import DealAuctionState, RowDealer, RowGame, TensorObserver, game_type
 
 _NUM_PLAYERS = 4
 _DEFAULT_PARAMS = {"dataset": "train", "reward": "par_imps"}
@@ -35,7 +35,7 @@ def _deal_source(dataset: str) -> CompetitiveDealSource:
     return CompetitiveDealSource(load_dataset(dataset))
 
 
-class CompetitiveBiddingGame(pyspiel.Game):
+class CompetitiveBiddingGame(RowGame, pyspiel.Game):
     """Competitive bidding as an OpenSpiel game."""
 
     def __init__(self, params=None):
@@ -44,9 +44,9 @@ class CompetitiveBiddingGame(pyspiel.Game):
             raise ValueError(f"reward must be one of {REWARDS}, got {params['reward']!r}")
         self.source = _deal_source(str(params["dataset"]))
         self.reward_mode = params["reward"]
-        self.rows = np.arange(len(self.source.dataset))
+        self.row_dealer = RowDealer(np.arange(len(self.source.dataset)))
         bound = 24.0 if self.reward_mode == "par_imps" else _MAX_POINTS
-        info = pyspiel.GameInfo(num_distinct_actions=NUM_CALLS, max_chance_outcomes=len(self.source.dataset),
+        info = pyspiel.GameInfo(num_distinct_actions=NUM_CALLS, max_chance_outcomes=self.row_dealer.max_outcomes,
                                 num_players=_NUM_PLAYERS, min_utility=-bound, max_utility=bound, utility_sum=0.0,
                                 max_game_length=_MAX_GAME_LENGTH)
         super().__init__(_GAME_TYPE, info, params)

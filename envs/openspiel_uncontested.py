@@ -1,7 +1,8 @@
 """OpenSpiel game ``bridgerl_uncontested_bidding`` (thesis 4.4), registered on import.
 
-Two players, 0 = first bidder, 1 = partner, with identical utility. A chance node picks the deal (uniform over the
-dataset rows the side rule allows). Information state and observation tensors are the 89 bits of thesis fig. 4.4.
+Two players, 0 = first bidder, 1 = partner, with identical utility. Two chance nodes pick the deal, uniform over the
+dataset rows the side rule allows (a block, then the row: `openspiel_common.RowDealer`; ``game.deal_actions(row)``
+starts at a given row). Information state and observation tensors are the 89 bits of thesis fig. 4.4.
 Parameters: ``dataset`` (path or "train"/"test"), ``opening_rules``, ``side``, ``reward``.
 Rules come from `bridgerl.core.uncontested`; this file only adapts them to OpenSpiel.
 """
@@ -19,7 +20,7 @@ from bridgerl.core.scoring import SCORE_TABLE
 from bridgerl.core.cards import hand_text
 from bridgerl.core.uncontested import (REWARDS, SIDES, UncontestedDealSource, action_name, apply_action,
                                        contract_text, initial_pass, legal_actions_mask, render_text, result)
-from bridgerl.envs.openspiel_common import DealAuctionState, TensorObserver, game_type
+from bridgerl.envs.openspiel_common import DealAuctionState, RowDealer, RowGame, TensorObserver, game_type
 
 _NUM_PLAYERS = 2
 _DEFAULT_PARAMS = {"dataset": "train", "opening_rules": True, "side": "thesis", "reward": "imps"}
@@ -37,10 +38,10 @@ def _deal_source(dataset: str, side: str, opening_rules: bool) -> UncontestedDea
     return UncontestedDealSource(load_dataset(dataset), side, opening_rules)
 
 
-def _game_info(num_rows: int, reward: str) -> pyspiel.GameInfo:
+def _game_info(max_chance_outcomes: int, reward: str) -> pyspiel.GameInfo:
     return pyspiel.GameInfo(
         num_distinct_actions=NUM_UNCONTESTED_ACTIONS,
-        max_chance_outcomes=num_rows,
+        max_chance_outcomes=max_chance_outcomes,
         num_players=_NUM_PLAYERS,
         min_utility=-24.0 if reward == "imps" else _MIN_POINTS,
         max_utility=0.0,
@@ -48,7 +49,7 @@ def _game_info(num_rows: int, reward: str) -> pyspiel.GameInfo:
         max_game_length=_MAX_GAME_LENGTH)
 
 
-class UncontestedBiddingGame(pyspiel.Game):
+class UncontestedBiddingGame(RowGame, pyspiel.Game):
     """Uncontested bidding as an OpenSpiel game."""
 
     def __init__(self, params=None):
@@ -57,8 +58,8 @@ class UncontestedBiddingGame(pyspiel.Game):
             raise ValueError(f"reward must be one of {REWARDS}, got {params['reward']!r}")
         self.source = _deal_source(str(params["dataset"]), str(params["side"]), bool(params["opening_rules"]))
         self.reward_mode = params["reward"]
-        self.rows = self.source.eligible_rows(self.source.side)
-        super().__init__(_GAME_TYPE, _game_info(len(self.source.dataset), self.reward_mode), params)
+        self.row_dealer = RowDealer(self.source.eligible_rows(self.source.side))
+        super().__init__(_GAME_TYPE, _game_info(self.row_dealer.max_outcomes, self.reward_mode), params)
 
     def new_initial_state(self):
         return UncontestedBiddingState(self)

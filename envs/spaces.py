@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import weakref
-
 import numpy as np
 from gymnasium import spaces
 
@@ -11,23 +9,37 @@ from gymnasium import spaces
 class LegalActionSpace(spaces.Discrete):
     """``Discrete(n)`` whose ``sample()`` draws a legal action of its env's current state.
 
-    The legal mask is also in ``info["action_mask"]``; a ``mask`` or ``probability`` passed to ``sample`` wins.
-    When no action is legal (after the end) it samples from all ``n``."""
+    The legal mask is also in ``info["action_mask"]`` (and ``env.action_masks()``); a ``mask`` or ``probability``
+    passed to ``sample`` wins. When no action is legal (before the first reset, after the end) it samples from all
+    ``n``. The space holds its env by an ordinary reference, so it pickles and deep-copies: inside a copied env it
+    follows the copy, and a space copied alone brings a copy of its env (and still samples legal actions). It
+    compares equal to ``Discrete(n)``."""
 
     def __init__(self, n: int, env, seed=None):
         super().__init__(n, seed=seed)
-        self._env = weakref.ref(env)
+        self.env = env
 
     def sample(self, mask=None, probability=None):
         if mask is None and probability is None:
-            env = self._env()
-            legal = env.legal_action_mask() if env is not None else None
+            legal = self.env.legal_action_mask()
             if legal is not None and legal.any():
                 mask = legal.astype(np.int8)
         return super().sample(mask=mask, probability=probability)
 
-    def __deepcopy__(self, memo):
-        return spaces.Discrete(int(self.n), start=int(self.start))
+    def __repr__(self) -> str:
+        return f"LegalActionSpace({int(self.n)})"
+
+
+class MaskedEnv:
+    """What every bridgerl Gymnasium env adds to ``gym.Env`` for action masking: ``action_masks()`` (the method
+    sb3-contrib's MaskablePPO and ``ActionMasker`` look for) on top of the env's own ``legal_action_mask()``."""
+
+    def action_masks(self) -> np.ndarray:
+        """int8[n]: the legal actions of the current state, the same values as ``info["action_mask"]``."""
+        mask = self.legal_action_mask()
+        if mask is None:
+            raise RuntimeError("call reset() before action_masks()")
+        return mask.astype(np.int8)
 
 
 def binary_space(n: int) -> spaces.MultiBinary:

@@ -16,10 +16,10 @@ from bridgerl.core.calls import NUM_UNCONTESTED_ACTIONS
 from bridgerl.core.uncontested import (OBSERVATION_SIZE, REWARDS, UncontestedDeal, UncontestedDealSource,
                                        UncontestedResult, apply_action, contract_text, legal_actions_mask,
                                        observation, render_text, result)
-from bridgerl.envs.spaces import LegalActionSpace, binary_space
+from bridgerl.envs.spaces import LegalActionSpace, MaskedEnv, binary_space
 
 
-class UncontestedBiddingEnv(gym.Env):
+class UncontestedBiddingEnv(MaskedEnv, gym.Env):
     """Uncontested bidding on deals from a dataset (default: the bundled training split).
 
     Options: ``side`` = "thesis" (EW unless EW can make nothing, then NS; deals where nobody can make anything are
@@ -93,11 +93,13 @@ class UncontestedBiddingEnv(gym.Env):
         return observation(self.deal, self.auction, seat, self._hands[seat])
 
     def _info(self) -> dict:
+        # every key keeps one type for the whole episode: a row or seat that does not exist is -1
         info = {"action_mask": self._mask().astype(np.int8), "seat": self._seat(), "side": self.deal.side,
-                "vulnerable": bool(self.deal.vulnerable), "index": self.deal.index, "board": self.deal.board}
+                "vulnerable": bool(self.deal.vulnerable), "index": -1 if self.deal.index is None else self.deal.index,
+                "board": self.deal.board}
         if self.outcome is not None:
             r = self.outcome
-            info.update(contract=contract_text(r.contract), declarer=None if r.contract is None else r.contract.declarer,
+            info.update(contract=contract_text(r.contract), declarer=-1 if r.contract is None else r.contract.declarer,
                         tricks=r.tricks, score=r.score, par=r.par, imps=r.reward_imps, points=r.reward_points)
         return info
 

@@ -39,7 +39,7 @@ def play_table(ns_agent, ew_agent, dataset, rows, parallel: int = 256, names=("N
         scores[position] = info["score_ns"]
         if details is not None:
             records[position] = {"auction": [call_name(c) for c in env.auction.calls], "contract": info["contract"],
-                                 "declarer": None if info["declarer"] is None else SEATS[info["declarer"]],
+                                 "declarer": None if info["declarer"] < 0 else SEATS[info["declarer"]],
                                  "tricks": info["tricks"], "score_ns": int(info["score_ns"])}
 
     def error(position, env, info, action, exc):

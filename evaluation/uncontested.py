@@ -72,8 +72,8 @@ def _outcome(env: UncontestedBiddingEnv, info: dict) -> DealOutcome:
     first = deal.first_bidder
     actions = [call_to_uncontested(c) for c in env.auction.calls[::2]]  # the partners' calls; opponents pass
     calls = [f"{SEATS[(first + 2 * i) % 4]} {action_name(a)}" for i, a in enumerate(actions)]
-    # the final info names the contract and its declarer (None: passed out)
-    contract = None if info["declarer"] is None else Contract.parse(info["contract"], int(info["declarer"]))
+    # the final info names the contract and its declarer (-1: passed out)
+    contract = None if info["declarer"] < 0 else Contract.parse(info["contract"], int(info["declarer"]))
     made = contract is None or info["tricks"] >= contract.level + 6
     reached = bonus_level(None if contract is None else contract.level, None if contract is None else contract.strain)
     par_bonus = bonus_level(None if par_contract is None else par_contract.level,

@@ -90,7 +90,7 @@ def test_double_dummy_mode_ends_with_the_auction():
         trail, _ = random_episode(env, seed, {"index": seed})
         assert all(i["phase"] == "auction" for _, i in trail[:-1]) and trail[-1][1]["phase"] == "over"
         info = trail[-1][1]
-        if info["declarer"] is not None:
+        if info["declarer"] >= 0:
             contract = Contract.parse(info["contract"], info["declarer"])
             assert info["tricks"] == load_dataset("test").dd[seed, contract.declarer, contract.strain]
             checked += 1

@@ -2,6 +2,8 @@
 (random simulation with serialization, MCTS, clones), both frameworks in lockstep with the rules module
 (`BridgeState`), the parameters, PettingZoo's api_test and the readable strings. Bundled "test" deals only."""
 
+import warnings
+
 import numpy as np
 import pyspiel
 import pytest
@@ -55,7 +57,8 @@ def test_mcts_plays_whole_games(play, row):
     bot = mcts.MCTSBot(game, uct_c=2.0, max_simulations=3, evaluator=mcts.RandomRolloutEvaluator(1, rng),
                        random_state=rng)
     state = game.new_initial_state()
-    state.apply_action(row)
+    for action in game.deal_actions(row):
+        state.apply_action(action)
     while not state.is_terminal():
         assert state.current_player() == state.bridge.player
         state.apply_action(bot.step(state))
@@ -107,7 +110,8 @@ def test_openspiel_and_pettingzoo_agree_with_the_rules_module(play, reward):
         core = BridgeState.start(SOURCE.deal_at(row), play)
         state = game.new_initial_state()
         assert state.is_chance_node() and state.current_player() == pyspiel.PlayerId.CHANCE
-        state.apply_action(row)
+        for action in game.deal_actions(row):
+            state.apply_action(action)
         env.reset(options={"index": row})
         step = 0
         while not core.is_over:
@@ -148,12 +152,14 @@ def test_dealer_and_vul_parameters():
     row = 3
     board = int(SOURCE.dataset.boards[row])
     state = _game().new_initial_state()
-    state.apply_action(row)
+    for action in _game().deal_actions(row):
+        state.apply_action(action)
     assert state.deal.dealer == dealer_for_board(board) == state.current_player()
     assert state.deal.vul == vul_for_board(board)
     for dealer, vul in [(2, "both"), (0, "none"), (3, "EW")]:
         state = _game(dealer=dealer, vul=vul).new_initial_state()
-        state.apply_action(row)
+        for action in _game().deal_actions(row):
+            state.apply_action(action)
         assert state.deal.dealer == dealer == state.current_player() and state.deal.vul == vul
         assert (state.deal.owner == SOURCE.dataset.owner[row]).all()
         bits = np.asarray(state.observation_tensor(dealer))[:2]  # we / they vulnerable
@@ -161,7 +167,8 @@ def test_dealer_and_vul_parameters():
                                  float(vul in ("both", "EW" if dealer % 2 == 0 else "NS"))]
     # the string form, and the vulnerability's aliases
     state = pyspiel.load_game(f"{NAME}(dataset=test,dealer=1,vul=All)").new_initial_state()
-    state.apply_action(row)
+    for action in _game().deal_actions(row):
+        state.apply_action(action)
     assert state.deal.dealer == 1 and state.deal.vul == "both"
 
 
@@ -182,6 +189,11 @@ def test_bad_parameters_are_clear_errors(params, message):
 
 def test_an_illegal_action_names_it():
     state = _game().new_initial_state()
+    with pytest.raises((ValueError, pyspiel.SpielError), match="not a block of rows"):
+        state.apply_action(10_000)
+    state.apply_action(0)
+    with pytest.raises((ValueError, pyspiel.SpielError), match="not a row of block 0"):
+        state.apply_action(4_000)
     state.apply_action(0)
     with pytest.raises((ValueError, pyspiel.SpielError), match="not a call"):
         state.apply_action(CARD_OFFSET)
@@ -228,7 +240,7 @@ def test_pettingzoo_infos_and_spaces_match_the_gymnasium_env(play, reward):
         assert set(final) == {"seat", "player", "phase", "dealer", "vul", "index", "board", "contract", "declarer",
                               "tricks", "score_ns", "par_ns", "returns"}
         assert final["index"] == row and " " not in final["contract"]
-        assert final["declarer"] is None or final["declarer"] in range(4)
+        assert final["declarer"] in range(-1, 4)
         assert final["returns"] == [pz.rewards[a] for a in bridge_v0.AGENTS]
 
 
@@ -236,14 +248,19 @@ def test_pettingzoo_infos_and_spaces_match_the_gymnasium_env(play, reward):
 def test_pettingzoo_api(play):
     from pettingzoo.test import api_test
 
-    with pytest.warns(UserWarning, match="ignores unknown reset option"):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         api_test(bridge_v0.env(dataset="test", play=play), num_cycles=500, verbose_progress=False)
+    assert not [w for w in caught if "option" in str(w.message)]  # api_test's {"options": 1} is ignored quietly
 
 
 def test_readable_strings():
     game = _game()
     state = game.new_initial_state()
     assert state.observation_string(0) == "(deal not chosen yet)"
+    block, row = game.deal_actions(12)
+    assert row == 12 and state.action_to_string(pyspiel.PlayerId.CHANCE, block) == "Deal block 0 (rows 0..70)"
+    state.apply_action(block)
     assert state.action_to_string(pyspiel.PlayerId.CHANCE, 12) == "Deal row 12"
     state.apply_action(12)
     dealer, owner = state.current_player(), state.deal.owner

@@ -58,7 +58,7 @@ def _parity(env_id, gym_id, jax_options, gym_options, seed, episodes, dataset="t
                     side = infos[b]["side"]
                     returns = [reward if seat % 2 == side else 0.0 for seat in range(4)]
                 assert jrewards[b].tolist() == list(returns)
-                assert np.array_equal(jobs[b], obs[b]) and not jmask[b].any()
+                assert np.array_equal(jobs[b], obs[b]) and jmask[b].all()  # all True after the end, as in pgx
                 assert np.asarray(state.current_player)[b] == infos[b]["seat"]
                 done[b] = True
     # a terminated state stays as it is, with its rewards zeroed

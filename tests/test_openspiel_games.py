@@ -113,7 +113,8 @@ def test_states_stay_small_after_many_deals():
     rng = np.random.default_rng(0)
     for row in range(300):
         state = game.new_initial_state()
-        state.apply_action(row)
+        for action in game.deal_actions(row):
+            state.apply_action(action)
         while not state.is_terminal():
             state.apply_action(int(rng.choice(state.legal_actions())))
         state.returns()

@@ -50,7 +50,7 @@ def _bid(env, *calls):
     (["1H", "5H", "P"], "5H", 3, -50),                 # down one, undoubled
     (["1H", "6H", "P"], "6HX", 3, -300),               # down two, doubled
     (["1NT", "3NT", "P"], "3NT", 3, 400),              # 3NT just making
-    (["P", "P"], "Pass", None, 0),                     # pass-out
+    (["P", "P"], "Pass", -1, 0),                       # pass-out: no declarer, -1
     (["P", "1S", "P"], "1S", 1, 50 * -1),              # after an initial pass East opens; 6 tricks: down one
 ])
 def test_rewards_on_the_game_deal(calls, contract, declarer, score):
@@ -214,7 +214,7 @@ def test_reset_with_pbn_deal_and_render():
     env = gym.make(ENV_ID, dataset={"owner": OWNER[None], "dd": GAME_DEAL[None]}, render_mode="ansi").unwrapped
     pbn = '[Board "3"]\n[Dealer "S"]\n[Vulnerable "EW"]\n[Deal "N:AK2.Q32.K432.J32 QJ3.K54.QJ65.Q54 T987.JT9.T9.T987 654.A876.A87.AK6"]'
     _, info = env.reset(options={"deal": pbn, "side": "EW"})
-    assert info["index"] is None and info["board"] == 3 and info["vulnerable"] is True
+    assert info["index"] == -1 and info["board"] == 3 and info["vulnerable"] is True
     text = env.render()
     assert "W: ♠654 ♥A876 ♦A87 ♣AK6" in text and "E: ♠QJ3" in text
     env.step(1)  # West 1C

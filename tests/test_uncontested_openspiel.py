@@ -39,8 +39,8 @@ def test_same_bits_and_rewards_as_gymnasium(dataset_path):
     rng = np.random.default_rng(3)
     for _ in range(40):
         state = game.new_initial_state()
-        rows = [row for row, _ in state.chance_outcomes()]
-        row = int(rng.choice(rows))
+        state.apply_action(int(rng.choice([block for block, _ in state.chance_outcomes()])))
+        row = int(rng.choice([row for row, _ in state.chance_outcomes()]))
         state.apply_action(row)
         obs, info = env.reset(options={"index": row})
         while not state.is_terminal():

@@ -96,7 +96,17 @@ class Auction:
         return mask
 
     def legal_calls(self) -> list[int]:
-        return np.flatnonzero(self.legal_mask()).tolist()
+        """The legal calls, lowest first (empty once the auction is over)."""
+        if self.is_over:
+            return []
+        calls = [PASS]
+        if self.last_bid >= 0:
+            if self.can_double():
+                calls.append(DOUBLE)
+            elif self.can_redouble():
+                calls.append(REDOUBLE)
+        calls.extend(range(BID_OFFSET + self.last_bid + 1, NUM_CALLS))
+        return calls
 
     def add(self, call: int) -> "Auction":
         """The auction after the player to act makes ``call``."""
@@ -110,16 +120,16 @@ class Auction:
         seat = self.to_act
         calls = self.calls + (call,)
         if call == PASS:
-            return Auction(self.dealer, calls, self.last_bid, self.last_bidder, self.penalty,
-                           self.trailing_passes + 1, self.first_namer)
+            return _new_auction(self.dealer, calls, self.last_bid, self.last_bidder, self.penalty,
+                                self.trailing_passes + 1, self.first_namer)
         if call in (DOUBLE, REDOUBLE):
-            return Auction(self.dealer, calls, self.last_bid, self.last_bidder, call, 0, self.first_namer)
+            return _new_auction(self.dealer, calls, self.last_bid, self.last_bidder, call, 0, self.first_namer)
         bid = call - BID_OFFSET
         namer = self.first_namer
         slot = (seat % 2) * 5 + bid % 5
         if namer[slot] < 0:
             namer = namer[:slot] + (seat,) + namer[slot + 1:]
-        return Auction(self.dealer, calls, bid, seat, 0, 0, namer)
+        return _new_auction(self.dealer, calls, bid, seat, 0, 0, namer)
 
     def declarer_of(self, side: int, strain: int) -> int:
         """First seat of ``side`` (0 NS, 1 EW) to have named ``strain``, or -1."""
@@ -137,6 +147,17 @@ class Auction:
 
     def __str__(self) -> str:
         return " ".join(call_name(c) for c in self.calls) or "(no calls)"
+
+
+def _new_auction(dealer, calls, last_bid, last_bidder, penalty, trailing_passes, first_namer) -> Auction:
+    """``Auction(...)`` for fields already checked, with the derived fields worked out as ``__post_init__`` does,
+    without the frozen dataclass's per-field ``__init__`` (a call is the hot path of every auction)."""
+    auction = object.__new__(Auction)
+    object.__setattr__(auction, "__dict__", {
+        "dealer": dealer, "calls": calls, "last_bid": last_bid, "last_bidder": last_bidder, "penalty": penalty,
+        "trailing_passes": trailing_passes, "first_namer": first_namer, "to_act": (dealer + len(calls)) % 4,
+        "is_over": trailing_passes >= (4 if last_bid < 0 else 3)})
+    return auction
 
 
 def _safe_name(call: int) -> str:

@@ -24,13 +24,13 @@ import numpy as np
 from .auction import Auction
 from .calls import NUM_CALLS, call_name
 from .card_play import OBSERVATION_SIZE as PLAY_OBSERVATION_SIZE
-from .card_play import PlayerView, encode as encode_play, view_of
+from .card_play import PlayEncoder, PlayerView, view_of
 from .cards import NUM_CARDS, SEATS, card_name
 from .competitive import OBSERVATION_SIZE as AUCTION_OBSERVATION_SIZE
 from .competitive import (AuctionView, CompetitiveDeal, CompetitiveResult, contract_text, deal_and_auction_lines,
                           encode as encode_auction_observation, score_ns_for_tricks)
 from .contract import Contract
-from .play import PlayState
+from .play import CARDS_IN, PlayState, cards_of
 
 CARD_OFFSET = NUM_CALLS
 NUM_ACTIONS = NUM_CALLS + NUM_CARDS  # 90
@@ -84,7 +84,8 @@ def action_name(action: int) -> str:
 @dataclass(frozen=True)
 class BridgeResult(CompetitiveResult):
     """The competitive result, with ``tricks`` declarer's tricks as played (or DD with ``play="double_dummy"``) and
-    the whole deal's reward names: "score" (the default) and "par_imps" (alias "imps_vs_par")."""
+    the whole deal's reward names: "score" (the default) and "par_imps" (alias "imps_vs_par"). Its par is the
+    deal's, found when first read (``reward="score"`` never needs it)."""
 
     def ns_reward(self, mode: str = "score") -> float:
         return super().ns_reward(REWARD_ALIASES.get(mode, mode))
@@ -116,15 +117,15 @@ class BridgeState:
     @property
     def phase(self) -> str:
         """'auction', 'play' or 'over'."""
-        if not self.auction.is_over:
-            return "auction"
-        if self.play is not None and not self.play.is_over:
-            return "play"
-        return "over"
+        play = self.play
+        if play is None:
+            return "over" if self.auction.is_over else "auction"
+        return "over" if len(play.tricks) == 13 else "play"
 
     @property
     def is_over(self) -> bool:
-        return self.phase == "over"
+        play = self.play
+        return self.auction.is_over if play is None else len(play.tricks) == 13
 
     @property
     def seat(self) -> int:
@@ -135,7 +136,10 @@ class BridgeState:
     @property
     def player(self) -> int:
         """The seat choosing: declarer for dummy's cards, else ``seat``."""
-        return self.play.controller if self.play is not None and not self.play.is_over else self.seat
+        play = self.play
+        if play is None:
+            return self.auction.to_act
+        return play.controller if len(play.tricks) < 13 else play.to_play
 
     @property
     def contract(self) -> Contract | None:
@@ -144,38 +148,54 @@ class BridgeState:
     def legal_mask(self) -> np.ndarray:
         """bool[90] of the legal actions (all False once the game is over)."""
         mask = np.zeros(NUM_ACTIONS, dtype=bool)
-        phase = self.phase
-        if phase == "auction":
-            mask[:NUM_CALLS] = self.auction.legal_mask()
-        elif phase == "play":
-            mask[CARD_OFFSET:] = self.play.legal_mask().astype(bool)
+        play = self.play
+        if play is None:
+            if not self.auction.is_over:
+                mask[:NUM_CALLS] = self.auction.legal_mask()
+        elif not len(play.tricks) == 13:
+            mask[[CARD_OFFSET + card for card in cards_of(play.legal_mask_bits())]] = True
         return mask
 
     def legal_actions(self) -> list[int]:
-        return np.flatnonzero(self.legal_mask()).tolist()
+        """The legal actions, lowest first (empty once the game is over)."""
+        play = self.play
+        if play is None:
+            return [] if self.auction.is_over else self.auction.legal_calls()
+        if len(play.tricks) == 13:
+            return []
+        trick = play.trick
+        cards = trick.cards
+        hand = play.hands[(trick.leader + len(cards)) % 4]
+        if cards:  # following: the cards of the suit led, when the hand has any (one lookup)
+            suit = cards[0] // 13
+            follow = (hand >> (13 * suit)) & 0x1FFF
+            if follow:
+                return list(_CARD_ACTIONS[suit][follow])
+        return [*_CARD_ACTIONS[0][hand & 0x1FFF], *_CARD_ACTIONS[1][(hand >> 13) & 0x1FFF],
+                *_CARD_ACTIONS[2][(hand >> 26) & 0x1FFF], *_CARD_ACTIONS[3][hand >> 39]]
 
     # -- moves ------------------------------------------------------------------------------------------------------
     def apply(self, action: int) -> "BridgeState":
         """The state after the seat to act takes ``action``; an illegal one raises `IllegalCallError` or
         `IllegalPlayError` (both ValueError) naming it."""
         action = int(action)
-        phase = self.phase
-        if phase == "over":
+        play = self.play
+        if play is not None and len(play.tricks) < 13:  # the play: the hot path of whole-deal games
+            if not CARD_OFFSET <= action < NUM_ACTIONS:
+                raise ValueError(f"action {action} is not a card ({CARD_OFFSET}..{NUM_ACTIONS - 1}) during the "
+                                 f"play")
+            return _new_bridge_state(self.deal, self.auction, play.play(action - CARD_OFFSET), self.play_mode,
+                                     self._auction_bits)
+        if play is not None or self.auction.is_over:
             raise ValueError(f"action {action_name(action) if 0 <= action < NUM_ACTIONS else action} after the end "
                              f"of the deal")
-        if phase == "auction":
-            if not 0 <= action < NUM_CALLS:
-                raise ValueError(f"action {action} is not a call (0..{NUM_CALLS - 1}) during the auction; cards are "
-                                 f"{CARD_OFFSET}..{NUM_ACTIONS - 1}")
-            auction = self.auction.add(action)
-            play = None
-            if auction.is_over and auction.last_bid >= 0 and self.play_mode == "agents":
-                play = PlayState.start(self.deal.owner, auction.contract())
-            return BridgeState(self.deal, auction, play, self.play_mode)
-        if not CARD_OFFSET <= action < NUM_ACTIONS:
-            raise ValueError(f"action {action} is not a card ({CARD_OFFSET}..{NUM_ACTIONS - 1}) during the play")
-        return BridgeState(self.deal, self.auction, self.play.play(action - CARD_OFFSET), self.play_mode,
-                           self._auction_bits)
+        if not 0 <= action < NUM_CALLS:
+            raise ValueError(f"action {action} is not a call (0..{NUM_CALLS - 1}) during the auction; cards are "
+                             f"{CARD_OFFSET}..{NUM_ACTIONS - 1}")
+        auction = self.auction.add(action)
+        if auction.is_over and auction.last_bid >= 0 and self.play_mode == "agents":
+            play = PlayState.start(self.deal.owner, auction.contract())
+        return _new_bridge_state(self.deal, auction, play, self.play_mode, {})
 
     def result(self) -> BridgeResult:
         """Score of the finished deal (the game must be over)."""
@@ -183,12 +203,12 @@ class BridgeState:
             raise ValueError(f"the deal is not over yet (phase {self.phase})")
         contract = self.contract
         if contract is None:
-            return BridgeResult(None, 0, 0, self.deal.par_ns)
+            return BridgeResult(None, 0, 0, self.deal)
         if self.play is not None:
             tricks = self.play.declarer_tricks
         else:
-            tricks = int(self.deal.dd[contract.declarer, contract.strain])
-        return BridgeResult(contract, tricks, score_ns_for_tricks(contract, tricks, self.deal.vul), self.deal.par_ns)
+            tricks = self.deal.dd_tricks(contract.declarer, contract.strain)
+        return BridgeResult(contract, tricks, score_ns_for_tricks(contract, tricks, self.deal.vul), self.deal)
 
     # -- what the chooser sees ------------------------------------------------------------------------------------
     def view(self) -> AuctionView | PlayerView | None:
@@ -203,18 +223,18 @@ class BridgeState:
             return view_of(self.play, auction=self.auction, vul=self.deal.vul)
         return None
 
-    def observation(self, player: int | None = None, view: PlayerView | None = None) -> np.ndarray:
+    def observation(self, player: int | None = None, encoder: PlayEncoder | None = None) -> np.ndarray:
         """int8[802] for ``player`` (default: the seat choosing; after the end, the seat that would act).
-        ``view``: the chooser's `PlayerView` when the caller has it already (saves building it again)."""
+        ``encoder``: the play's `PlayEncoder` kept up to date card by card (an env's), so that the play bits are not
+        worked out again from the state."""
         player = self.player if player is None else int(player)
         obs = np.zeros(OBSERVATION_SIZE, dtype=np.int8)
         obs[:AUCTION_OBSERVATION_SIZE] = self.auction_observation(player)
-        if self.play is not None:
-            over = self.play.is_over
-            chooser = not over and player == self.play.controller
-            if view is None or not chooser:
-                view = view_of(self.play, player=None if chooser else player)
-            obs[AUCTION_OBSERVATION_SIZE:] = encode_play(view)
+        play = self.play
+        if play is not None:
+            chooser = len(play.tricks) < 13 and player == play.controller
+            encoder = PlayEncoder.of_state(play) if encoder is None else encoder
+            obs[AUCTION_OBSERVATION_SIZE:] = encoder.observation(player, play.to_play if chooser else player)
         return obs
 
     def auction_observation(self, player: int | None = None) -> np.ndarray:
@@ -232,6 +252,19 @@ class BridgeState:
 
     def __str__(self) -> str:
         return render_text(self)
+
+
+# for each suit and 13-bit holding, its cards as actions (38 + card), lowest first: `legal_actions` in one lookup
+_CARD_ACTIONS = tuple(tuple(tuple(CARD_OFFSET + card for card in cards) for cards in table) for table in CARDS_IN)
+
+
+def _new_bridge_state(deal, auction, play, play_mode, auction_bits) -> BridgeState:
+    """``BridgeState(...)`` for fields already checked (the same instance without the frozen dataclass's per-field
+    ``__init__``: the hot path of whole-deal games)."""
+    state = object.__new__(BridgeState)
+    object.__setattr__(state, "__dict__", {"deal": deal, "auction": auction, "play": play, "play_mode": play_mode,
+                                           "_auction_bits": auction_bits})
+    return state
 
 
 def auction_bits(auction: Auction, we_vulnerable: bool, they_vulnerable: bool, hand_bits: np.ndarray) -> np.ndarray:

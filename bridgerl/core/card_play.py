@@ -14,15 +14,14 @@ opponent, 2 = partner, 3 = right-hand opponent). When declarer plays dummy's car
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from types import MappingProxyType
-from typing import Mapping
+from typing import Iterable, Mapping
 
 import numpy as np
 
 from .auction import Auction
 from .board import is_vulnerable, parse_vul, turn_vul, vul_for_board
 from .cards import SEATS, card_name, hand_text, parse_card, parse_seat
-from .constraints import HandConstraint
+from .constraints import FrozenMapping, HandConstraint
 from .contract import Contract
 from .dataset import Dataset
 from .deals import check_nonempty, check_reset_options, check_row
@@ -52,7 +51,7 @@ class PlayerView(ContractSeats):
     voids: np.ndarray = field(compare=False, repr=False)
     legal: tuple[int, ...] = ()
     declarer_tricks: int = 0
-    constraints: Mapping[int, HandConstraint] = field(default_factory=lambda: MappingProxyType({}))
+    constraints: Mapping[int, HandConstraint] = field(default_factory=FrozenMapping)
     # the auction that led to the contract, when the play follows one (the whole deal; None in CardPlay-v0, where
     # the caller names the contract): its `Auction` (dealer and calls) and the board's vulnerability
     auction: Auction | None = field(default=None, compare=False)
@@ -127,7 +126,7 @@ def view_of(state: PlayState, constraints: Mapping[int, HandConstraint] | None =
         own_cards=tuple(cards_of(state.hands[player])), dummy_cards=dummy_cards, contract=state.contract,
         tricks=state.tricks, current_trick=state.trick, voids=state.shown_voids(),
         legal=tuple(state.legal_cards()) if acting else (), declarer_tricks=state.declarer_tricks,
-        constraints=MappingProxyType(dict(constraints or {})), auction=auction, vul=parse_vul(vul))
+        constraints=FrozenMapping(constraints or {}), auction=auction, vul=parse_vul(vul))
 
 
 # -- the observation vector (`docs/play.md`) -------------------------------------------------------------------
@@ -153,32 +152,96 @@ for _name, _size in LAYOUT:
 OBSERVATION_SIZE = _start
 
 
-def encode_pieces(view: PlayerView) -> dict[str, np.ndarray]:
-    """Each named piece of the observation as float32."""
-    pieces = {name: np.zeros(size, np.float32) for name, size in LAYOUT}
-    me = view.player
-    pieces["hand"][list(view.hand)] = 1
-    visible = [c for seat, cards in view.known_hands().items() if seat != view.seat for c in cards]
-    pieces["visible"][visible] = 1
-    pieces["played"][[((seat - me) % 4) * 52 + card for trick in view.all_tricks()
-                      for seat, card in zip(trick.seats, trick.cards)]] = 1
-    trick = view.current_trick
-    pieces["trick"][[((seat - me) % 4) * 52 + card for seat, card in zip(trick.seats, trick.cards)]] = 1
-    contract = view.contract
-    pieces["level"][contract.level - 1] = 1
-    pieces["strain"][contract.strain] = 1
-    pieces["penalty"][contract.penalty] = 1
-    pieces["declarer"][(contract.declarer - me) % 4] = 1
-    pieces["hand_seat"][(view.seat - me) % 4] = 1
-    pieces["declarer_tricks"][view.declarer_tricks] = 1
-    pieces["defence_tricks"][view.defence_tricks] = 1
-    return pieces
+_LEVEL, _STRAIN, _PENALTY = OFFSETS["level"].start, OFFSETS["strain"].start, OFFSETS["penalty"].start
+_DECLARER, _HAND_SEAT = OFFSETS["declarer"].start, OFFSETS["hand_seat"].start
+_DECLARER_TRICKS, _DEFENCE_TRICKS = OFFSETS["declarer_tricks"].start, OFFSETS["defence_tricks"].start
+_PLAYED, _TRICK, _HAND, _VISIBLE = OFFSETS["played"], OFFSETS["trick"], OFFSETS["hand"], OFFSETS["visible"]
+
+
+class PlayEncoder:
+    """The play encoding (`LAYOUT`) kept up to date one card at a time: the one place its bits are worked out.
+    `encode` builds one from a `PlayerView`; an env builds one from its `PlayState` and `add`s each card, so a step
+    costs the same at every trick (the competitive env's `AuctionEncoder` does the same for the auction bits).
+
+    Cards are kept by absolute seat, each seat's row twice (rows s and s + 4), so the rows as seen from player
+    ``me`` (me, left-hand opponent, partner, right-hand opponent) are the slice ``me:me + 4``."""
+
+    __slots__ = ("played", "trick", "hands", "contract", "declarer_tricks", "defence_tricks", "dummy_visible")
+
+    def __init__(self, contract: Contract, tricks, current_trick: Trick, hands: Mapping[int, Iterable[int]],
+                 declarer_tricks: int, dummy_visible: bool):
+        """``hands``: the remaining cards of the seats known (all four for an env, the player's and dummy's for a
+        view)."""
+        self.played = np.zeros((8, 52), np.int8)
+        self.trick = np.zeros((8, 52), np.int8)
+        self.hands = np.zeros((4, 52), np.int8)
+        for seat, cards in hands.items():
+            self.hands[seat, list(cards)] = 1
+        self.contract = contract
+        for trick in tuple(tricks) + (current_trick,):
+            for seat, card in zip(trick.seats, trick.cards):
+                self.played[[seat, seat + 4], card] = 1
+        for seat, card in zip(current_trick.seats, current_trick.cards):
+            self.trick[[seat, seat + 4], card] = 1
+        self.declarer_tricks = declarer_tricks
+        self.defence_tricks = len(tuple(tricks)) - declarer_tricks
+        self.dummy_visible = dummy_visible
+
+    @classmethod
+    def of_state(cls, state: PlayState) -> "PlayEncoder":
+        """The encoder of a play state, knowing every hand (what an env keeps)."""
+        return cls(state.contract, state.tricks, state.trick, {seat: cards_of(state.hands[seat]) for seat in range(4)},
+                   state.declarer_tricks, state.dummy_visible)
+
+    def add(self, state: PlayState) -> None:
+        """Take in the card that led to ``state`` (the state right after it)."""
+        card = state.history[-1]
+        done = not state.trick.cards
+        seat = state.tricks[-1].seats[3] if done else state.trick.seats[-1]
+        self.played[seat, card] = self.played[seat + 4, card] = 1
+        self.hands[seat, card] = 0
+        if done:
+            self.trick[:] = 0
+            self.declarer_tricks = state.declarer_tricks
+            self.defence_tricks = len(state.tricks) - state.declarer_tricks
+        else:
+            self.trick[seat, card] = self.trick[seat + 4, card] = 1
+        self.dummy_visible = True
+
+    def observation(self, me: int, seat: int) -> np.ndarray:
+        """int8[OBSERVATION_SIZE] for player ``me`` playing from ``seat``'s hand (dummy's when declarer plays from
+        dummy; ``me`` itself for an observer)."""
+        obs = np.zeros(OBSERVATION_SIZE, np.int8)
+        obs[_PLAYED] = self.played[me:me + 4].reshape(-1)
+        obs[_TRICK] = self.trick[me:me + 4].reshape(-1)
+        contract = self.contract
+        obs[_LEVEL + contract.level - 1] = 1
+        obs[_STRAIN + contract.strain] = 1
+        obs[_PENALTY + contract.penalty] = 1
+        obs[_DECLARER + (contract.declarer - me) % 4] = 1
+        obs[_HAND_SEAT + (seat - me) % 4] = 1
+        obs[_DECLARER_TRICKS + self.declarer_tricks] = 1
+        obs[_DEFENCE_TRICKS + self.defence_tricks] = 1
+        obs[_HAND] = self.hands[seat]
+        dummy = (contract.declarer + 2) % 4
+        if me != seat:  # declarer on dummy: the other hand it sees is its own
+            obs[_VISIBLE] = self.hands[me]
+        elif self.dummy_visible and dummy != me:
+            obs[_VISIBLE] = self.hands[dummy]
+        return obs
 
 
 def encode(view: PlayerView) -> np.ndarray:
-    """int8[OBSERVATION_SIZE] observation vector."""
-    pieces = encode_pieces(view)
-    return np.concatenate([pieces[name] for name, _ in LAYOUT]).astype(np.int8)
+    """int8[OBSERVATION_SIZE] observation vector of ``view``'s player."""
+    encoder = PlayEncoder(view.contract, view.tricks, view.current_trick, view.known_hands(), view.declarer_tricks,
+                          view.dummy_cards is not None)
+    return encoder.observation(view.player, view.seat)
+
+
+def encode_pieces(view: PlayerView) -> dict[str, np.ndarray]:
+    """Each named piece of the observation as float32."""
+    obs = encode(view).astype(np.float32)
+    return {name: obs[OFFSETS[name]] for name, _ in LAYOUT}
 
 
 # -- contract, cards already played, reward ---------------------------------------------------------------------

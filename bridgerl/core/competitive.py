@@ -26,7 +26,7 @@ from .calls import BID_OFFSET, DOUBLE, NUM_BIDS, NUM_CALLS, NUM_UNCONTESTED_ACTI
 from .cards import SEATS, hand_text, parse_seat
 from .contract import Contract
 from .dataset import Dataset
-from .dd import solve_dd_table
+from .dd import solve_dd_table, solve_declarer_tricks
 from .deals import check_nonempty, check_reset_options, check_row
 from .hand import HCP_PER_CARD
 from .imps import imps
@@ -282,7 +282,13 @@ class CompetitiveResult:
     contract: Contract | None   # None for a pass-out
     tricks: int                 # declarer's DD tricks (0 for a pass-out)
     score_ns: int
-    par_ns: int
+    par: "int | CompetitiveDeal"  # NS par, or the deal whose par it is (found on first use of ``par_ns``)
+
+    @property
+    def par_ns(self) -> int:
+        """NS par. A result that holds its deal finds it only when asked: a deal without a DD table (resampled for
+        a search) is then solved with DDS, which a reward of points never needs."""
+        return int(self.par) if isinstance(self.par, (int, np.integer)) else self.par.par_ns
 
     def ns_reward(self, mode: str = "par_imps") -> float:
         if mode == "par_imps":
@@ -295,10 +301,11 @@ class CompetitiveResult:
         return [ns, -ns, ns, -ns]
 
     def info(self, mode: str) -> dict:
-        """What the envs put in ``info`` at the end: ``contract`` (text), ``declarer`` (seat or None), ``tricks``,
-        ``score_ns``, ``par_ns`` and ``returns`` (N, E, S, W) under reward ``mode``."""
+        """What the envs put in ``info`` at the end: ``contract`` (text), ``declarer`` (seat, -1 for a pass-out: every
+        ``info`` key keeps one type), ``tricks``, ``score_ns``, ``par_ns`` and ``returns`` (N, E, S, W) under reward
+        ``mode``."""
         return {"contract": contract_text(self.contract),
-                "declarer": None if self.contract is None else self.contract.declarer, "tricks": self.tricks,
+                "declarer": -1 if self.contract is None else self.contract.declarer, "tricks": self.tricks,
                 "score_ns": self.score_ns, "par_ns": self.par_ns, "returns": self.returns(mode)}
 
 
@@ -332,18 +339,33 @@ _SEAT_BITS = np.eye(4, dtype=np.int8)  # column s: the one-hot bits of seat s
 
 
 class CompetitiveDeal:
-    """Everything fixed for one competitive episode; par is computed once, on first use."""
+    """Everything fixed for one competitive episode; par is computed once, on first use, and so is the DD table of
+    a deal made without one (``dd=None``: a deal resampled for a search, solved with DDS only if it is scored)."""
 
-    __slots__ = ("owner", "dd", "dealer", "vul", "board", "index", "_par", "_vulnerable", "_cache")
+    __slots__ = ("owner", "_dd", "dealer", "vul", "board", "index", "_par", "_vulnerable", "_cache")
 
     def __init__(self, owner, dd, dealer: int, vul: str, board: int, index: int | None, par_ns: int | None = None,
                  par_cache: dict | None = None):
         """``par_cache``: a dict row -> par that a deal source shares among its deals of ``index``."""
-        self.owner, self.dd, self.dealer, self.vul = owner, dd, int(dealer), parse_vul(vul)
+        self.owner, self._dd, self.dealer, self.vul = owner, dd, int(dealer), parse_vul(vul)
         self.board, self.index, self._cache = int(board), index, par_cache
         self._par = par_ns if par_ns is not None or par_cache is None else par_cache.get(index)
         ns, ew = is_vulnerable(self.vul, 0), is_vulnerable(self.vul, 1)
         self._vulnerable = (ns, ew, ns, ew)
+
+    @property
+    def dd(self) -> np.ndarray:
+        """uint8[4, 5]: DD tricks of each declarer N, E, S, W in each strain C, D, H, S, NT."""
+        if self._dd is None:
+            self._dd = solve_dd_table(self.owner)
+        return self._dd
+
+    def dd_tricks(self, declarer: int, strain: int) -> int:
+        """Declarer's DD tricks in ``strain``: the table's entry, or (a deal made without a table) one DDS search for
+        this contract alone, several times cheaper than the whole table."""
+        if self._dd is None:
+            return solve_declarer_tricks(self.owner, declarer, strain)
+        return int(self._dd[declarer, strain])
 
     @property
     def par_ns(self) -> int:
@@ -364,6 +386,12 @@ class CompetitiveDeal:
 
     def vulnerable(self, seat: int) -> bool:
         return self._vulnerable[seat % 4]
+
+    def info(self) -> dict:
+        """The deal's keys of the envs' ``info``: ``dealer``, ``vul``, ``index`` (the dataset row, -1 for a PBN
+        deal: every ``info`` key keeps one type) and ``board``."""
+        return {"dealer": self.dealer, "vul": self.vul, "index": -1 if self.index is None else self.index,
+                "board": self.board}
 
     def hands(self) -> np.ndarray:
         """int8[4, 52]: the card bits of each seat N, E, S, W."""

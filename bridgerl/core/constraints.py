@@ -4,6 +4,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Mapping
 
 import numpy as np
 
@@ -11,6 +12,34 @@ from .cards import SUITS
 from .hand import hcp, is_balanced_lengths, suit_lengths
 
 _ANY_LENGTH = (0, 13)
+
+
+class FrozenMapping(Mapping):
+    """A read-only mapping that pickles and deep-copies (``types.MappingProxyType`` does neither, and views travel
+    in envs' ``info``, which vector envs and Stable-Baselines3 copy). Equal to a dict with the same items."""
+
+    __slots__ = ("_items",)
+
+    def __init__(self, items=()):
+        object.__setattr__(self, "_items", dict(items))
+
+    def __getitem__(self, key):
+        return self._items[key]
+
+    def __iter__(self):
+        return iter(self._items)
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __setattr__(self, name, value):
+        raise AttributeError("FrozenMapping is read-only")
+
+    def __reduce__(self):
+        return FrozenMapping, (self._items,)
+
+    def __repr__(self) -> str:
+        return f"FrozenMapping({self._items!r})"
 
 
 @dataclass(frozen=True)

@@ -21,14 +21,23 @@ class IllegalPlayError(ValueError):
     """A card that may not be played now (not in the hand to play from, or not following suit)."""
 
 
+def _suit_cards(suit: int) -> tuple[tuple[int, ...], ...]:
+    """For each 13-bit holding of ``suit``, its card indices lowest first (index = holding)."""
+    table = [()]
+    for rank in range(13):
+        card = (suit * 13 + rank,)
+        table += [cards + card for cards in table]
+    return tuple(table)
+
+
+CARDS_IN = tuple(_suit_cards(suit) for suit in range(4))  # per suit and holding: four lookups make `cards_of`
+
+
 def cards_of(mask: int) -> list[int]:
     """Card indices of a 52-bit mask, lowest first."""
-    out = []
-    while mask:
-        low = mask & -mask
-        out.append(low.bit_length() - 1)
-        mask ^= low
-    return out
+    clubs, diamonds, hearts, spades = CARDS_IN
+    return [*clubs[mask & 0x1FFF], *diamonds[(mask >> 13) & 0x1FFF], *hearts[(mask >> 26) & 0x1FFF],
+            *spades[(mask >> 39) & 0x1FFF]]
 
 
 def mask_of(cards) -> int:
@@ -36,6 +45,21 @@ def mask_of(cards) -> int:
     for card in cards:
         mask |= 1 << int(card)
     return mask
+
+
+_SEAT_COLUMN = np.arange(4, dtype=np.uint8)[:, None]
+
+
+def hand_masks(owner: np.ndarray) -> tuple[int, int, int, int]:
+    """The 52-bit card masks of N, E, S, W of a deal (uint8[52] owner array); ValueError unless it is a deal of 13
+    cards per seat."""
+    if owner.shape != (52,):
+        validate_owner(owner)
+    rows = np.packbits(owner == _SEAT_COLUMN, axis=1, bitorder="little")
+    hands = tuple(int.from_bytes(row.tobytes(), "little") for row in rows)
+    if hands[0] | hands[1] | hands[2] | hands[3] != ALL_CARDS or any(hand.bit_count() != 13 for hand in hands):
+        validate_owner(owner)  # names the problem
+    return hands
 
 
 def mask_to_array(mask: int) -> np.ndarray:
@@ -138,8 +162,7 @@ class PlayState(ContractSeats):
     def start(cls, owner, contract: Contract, played=()) -> "PlayState":
         """The position before the opening lead, then ``played`` (card indices or names like 'SA') in order."""
         owner = np.asarray(owner, dtype=np.uint8)
-        validate_owner(owner)
-        hands = tuple(mask_of(np.flatnonzero(owner == seat)) for seat in range(4))
+        hands = hand_masks(owner)
         state = cls(owner, contract, hands, (), Trick((contract.declarer + 1) % 4))
         for i, card in enumerate(played):
             try:
@@ -189,29 +212,35 @@ class PlayState(ContractSeats):
 
     def play(self, card: int | str) -> "PlayState":
         """The state after the next card (index or name); raises IllegalPlayError naming the problem."""
-        card = parse_card(card) if isinstance(card, str) else int(card)
+        if type(card) is not int:
+            card = parse_card(card) if isinstance(card, str) else int(card)
         if not 0 <= card < 52:
             raise IllegalPlayError(f"card index {card} is outside 0..51")
-        if self.is_over:
+        tricks, trick = self.tricks, self.trick
+        if len(tricks) == 13:
             raise IllegalPlayError(f"{card_name(card)}: all 13 tricks have been played")
-        seat = self.to_play
-        bit = 1 << card
-        if not self.hands[seat] & bit:
+        leader, cards = trick.leader, trick.cards
+        seat = (leader + len(cards)) % 4
+        hands = self.hands
+        hand, bit = hands[seat], 1 << card
+        if not hand & bit:
             raise IllegalPlayError(f"{card_name(card)} is not in {'NESW'[seat]}'s hand")
-        if not self.legal_mask_bits() & bit:
-            raise IllegalPlayError(f"{card_name(card)}: {'NESW'[seat]} must follow suit "
-                                   f"({'CDHS'[self.trick.led_suit]} led)")
-        hands = list(self.hands)
-        hands[seat] &= ~bit
-        cards = self.trick.cards + (card,)
+        if cards:
+            follow = hand & SUIT_BITS[cards[0] // 13]
+            if follow and not follow & bit:
+                raise IllegalPlayError(f"{card_name(card)}: {'NESW'[seat]} must follow suit "
+                                       f"({'CDHS'[cards[0] // 13]} led)")
+        hands = hands[:seat] + (hand ^ bit,) + hands[seat + 1:]
+        cards += (card,)
+        history = self.history + (card,)
+        # built without the frozen dataclass's per-field __init__: this is the hot path of every search and env
         if len(cards) < 4:
-            return PlayState(self.owner, self.contract, tuple(hands), self.tricks, Trick(self.trick.leader, cards),
-                             self.declarer_tricks, self.history + (card,))
-        winner = trick_winner(self.trick.leader, cards, self.strain)
-        won = self.declarer_tricks + (winner % 2 == self.declarer % 2)
-        tricks = self.tricks + (Trick(self.trick.leader, cards),)
-        return PlayState(self.owner, self.contract, tuple(hands), tricks,
-                         Trick(winner), won, self.history + (card,))
+            return _new_state(self.owner, self.contract, hands, tricks, _new_trick(leader, cards),
+                              self.declarer_tricks, history)
+        winner = (leader + winning_position(cards, self.contract.strain)) % 4
+        won = self.declarer_tricks + ((winner - self.contract.declarer) % 2 == 0)
+        return _new_state(self.owner, self.contract, hands, tricks + (_new_trick(leader, cards),),
+                          _new_trick(winner, ()), won, history)
 
     def completed_mask(self) -> int:
         """Mask of the cards of completed tricks."""
@@ -250,3 +279,21 @@ class PlayState(ContractSeats):
         """Seat that won completed trick ``index``."""
         trick = self.tricks[index]
         return trick_winner(trick.leader, trick.cards, self.strain)
+
+
+_object_new, _object_setattr = object.__new__, object.__setattr__
+
+
+def _new_trick(leader: int, cards: tuple[int, ...]) -> Trick:
+    """``Trick(leader, cards)`` for arguments already checked."""
+    trick = _object_new(Trick)
+    _object_setattr(trick, "__dict__", {"leader": leader, "cards": cards})
+    return trick
+
+
+def _new_state(owner, contract, hands, tricks, trick, declarer_tricks, history) -> PlayState:
+    """``PlayState(...)`` for fields already checked (the same instance, made faster)."""
+    state = _object_new(PlayState)
+    _object_setattr(state, "__dict__", {"owner": owner, "contract": contract, "hands": hands, "tricks": tricks,
+                                        "trick": trick, "declarer_tricks": declarer_tricks, "history": history})
+    return state

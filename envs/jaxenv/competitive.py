@@ -13,6 +13,7 @@ from flax import struct
 
 from bridgerl.core.calls import NUM_CALLS as NUM_ACTIONS
 from bridgerl.core.competitive import OBSERVATION_SIZE
+from bridgerl.envs.jaxenv.api import ILLEGAL_PENALTY, PgxEnv, step_like_pgx
 from bridgerl.envs.jaxenv.rules import imps, score
 
 _SHIFTS = jnp.array([4, 3, 2, 1, 0])
@@ -22,9 +23,10 @@ _SHIFTS = jnp.array([4, 3, 2, 1, 0])
 class State:
     current_player: jnp.ndarray      # seat 0-3 to call
     observation: jnp.ndarray         # int8[231] for the current player
-    legal_action_mask: jnp.ndarray   # bool[38]
+    legal_action_mask: jnp.ndarray   # bool[38] (all True once the game has ended, as in pgx)
     rewards: jnp.ndarray             # float32[4]: N, E, S, W, set on the terminating step
     terminated: jnp.ndarray
+    truncated: jnp.ndarray           # always False (pgx's field: every auction ends)
     index: jnp.ndarray
     dealer: jnp.ndarray
     vulnerable: jnp.ndarray          # int32 vulnerability code: bit 0 NS, bit 1 EW
@@ -41,8 +43,11 @@ class State:
 
 
 @struct.dataclass
-class CompetitiveBidding:
-    """Tables per dataset row; see `bridgerl.envs.jaxenv.tables.competitive_tables`."""
+class CompetitiveBidding(PgxEnv):
+    """Tables per dataset row; see `bridgerl.envs.jaxenv.tables.competitive_tables`. pgx's attributes and calling
+    convention: `bridgerl.envs.jaxenv.api`."""
+
+    name = "competitive_bidding"
 
     owner: jnp.ndarray
     dd: jnp.ndarray
@@ -62,7 +67,7 @@ class CompetitiveBidding:
         state = State(
             current_player=dealer, observation=jnp.zeros(OBSERVATION_SIZE, jnp.int8),
             legal_action_mask=jnp.zeros(NUM_ACTIONS, bool), rewards=jnp.zeros(4, jnp.float32),
-            terminated=jnp.bool_(False), index=index, dealer=dealer, vulnerable=self.vul[index],
+            terminated=jnp.bool_(False), truncated=jnp.bool_(False), index=index, dealer=dealer, vulnerable=self.vul[index],
             _owner=self.owner[index], _dd=self.dd[index], _par=self.par[index], _values=jnp.zeros(35, jnp.int32),
             _leading=jnp.int32(0), _last_bid=jnp.int32(-1), _last_bidder=jnp.int32(-1), _penalty=jnp.int32(0),
             _trailing=jnp.int32(0), _first_namer=jnp.full((2, 5), -1, jnp.int32))
@@ -72,9 +77,14 @@ class CompetitiveBidding:
         """int8[231]: ``seat``'s observation of ``state``'s auction (module function `observation_of`)."""
         return observation_of(state, seat)
 
-    def step(self, state: State, action) -> State:
-        return jax.lax.cond(state.terminated, lambda s: s.replace(rewards=jnp.zeros_like(s.rewards)),
-                            lambda s: _step(s, jnp.asarray(action, jnp.int32), self.reward_points), state)
+    def step(self, state: State, action, key=None) -> State:
+        """The state after the seat to act calls ``action`` (``key``: pgx's argument, unused); a terminated state
+        only has its rewards zeroed; an illegal call ends the game with the caller's side at ``-ILLEGAL_PENALTY``
+        and the other side at ``+ILLEGAL_PENALTY``."""
+        penalty = ILLEGAL_PENALTY["points" if self.reward_points else "imps"]
+        return step_like_pgx(state, action, lambda s, a: _step(s, a, self.reward_points),
+                             lambda s: jnp.where(jnp.arange(4) % 2 == s.current_player % 2, -penalty,
+                                                 penalty).astype(jnp.float32))
 
 
 def observation_of(state: State, seat) -> jnp.ndarray:
@@ -93,7 +103,7 @@ def _refresh(state: State) -> State:
     can_double = (state._last_bid >= 0) & (state._penalty == 0) & opponents_bid
     can_redouble = (state._last_bid >= 0) & (state._penalty == 1) & ~opponents_bid
     mask = jnp.arange(NUM_ACTIONS) - 3 > state._last_bid
-    mask = mask.at[0].set(True).at[1].set(can_double).at[2].set(can_redouble) & ~state.terminated
+    mask = mask.at[0].set(True).at[1].set(can_double).at[2].set(can_redouble) | state.terminated
     return state.replace(observation=observation_of(state, seat), legal_action_mask=mask)
 
 

@@ -14,6 +14,7 @@ from flax import struct
 
 from bridgerl.core.calls import NUM_UNCONTESTED_ACTIONS as NUM_ACTIONS
 from bridgerl.core.uncontested import BIDS_OFFSET, HAND_OFFSET, INITIAL_PASS_BIT, OBSERVATION_SIZE
+from bridgerl.envs.jaxenv.api import ILLEGAL_PENALTY, PgxEnv, step_like_pgx
 from bridgerl.envs.jaxenv.rules import imps, score
 from bridgerl.envs.jaxenv.tables import OPENING_ACTIONS, PASS_BIT
 
@@ -24,9 +25,10 @@ _OPENING_ACTIONS = jnp.asarray(OPENING_ACTIONS)
 class State:
     current_player: jnp.ndarray          # seat 0-3 of the partner to act
     observation: jnp.ndarray             # int8[89], thesis fig. 4.4
-    legal_action_mask: jnp.ndarray       # bool[36]
+    legal_action_mask: jnp.ndarray       # bool[36] (all True once the game has ended, as in pgx)
     rewards: jnp.ndarray                 # float32[4], one per seat, set on the terminating step
     terminated: jnp.ndarray              # bool
+    truncated: jnp.ndarray               # bool, always False (pgx's field: every auction ends)
     index: jnp.ndarray                   # dataset row
     side: jnp.ndarray                    # 0 NS, 1 EW
     vulnerable: jnp.ndarray              # bidding side vulnerable
@@ -42,8 +44,11 @@ class State:
 
 
 @struct.dataclass
-class UncontestedBidding:
-    """Tables per dataset row; see `bridgerl.envs.jaxenv.tables.uncontested_tables`."""
+class UncontestedBidding(PgxEnv):
+    """Tables per dataset row; see `bridgerl.envs.jaxenv.tables.uncontested_tables`. pgx's attributes and calling
+    convention: `bridgerl.envs.jaxenv.api`."""
+
+    name = "uncontested_bidding"
 
     owner: jnp.ndarray
     dd: jnp.ndarray
@@ -67,16 +72,18 @@ class UncontestedBidding:
         state = State(
             current_player=first, observation=jnp.zeros(OBSERVATION_SIZE, jnp.int8),
             legal_action_mask=jnp.zeros(NUM_ACTIONS, bool), rewards=jnp.zeros(4, jnp.float32),
-            terminated=jnp.bool_(False), index=index, side=side, vulnerable=self.vulnerable[index],
+            terminated=jnp.bool_(False), truncated=jnp.bool_(False), index=index, side=side, vulnerable=self.vulnerable[index],
             _owner=self.owner[index], _dd=self.dd[index], _par=self.par[index], _opening=self.opening[index],
             _bids=jnp.zeros(35, bool), _last_bid=jnp.int32(-1), _first_namer=jnp.full(5, -1, jnp.int32),
             _calls=jnp.int32(0), _initial_pass=jnp.bool_(False))
         return _refresh(state)
 
-    def step(self, state: State, action) -> State:
-        """The state after the partner to act takes ``action``; a terminated state only has its rewards zeroed."""
-        return jax.lax.cond(state.terminated, lambda s: s.replace(rewards=jnp.zeros_like(s.rewards)),
-                            lambda s: _step(s, jnp.asarray(action, jnp.int32), self.reward_points), state)
+    def step(self, state: State, action, key=None) -> State:
+        """The state after the partner to act takes ``action`` (``key``: pgx's argument, unused); a terminated state
+        only has its rewards zeroed; an illegal action ends the game with both bidders at ``-ILLEGAL_PENALTY``."""
+        penalty = ILLEGAL_PENALTY["points" if self.reward_points else "imps"]
+        return step_like_pgx(state, action, lambda s, a: _step(s, a, self.reward_points),
+                             lambda s: jnp.where(jnp.arange(4) % 2 == s.side, -penalty, 0.0).astype(jnp.float32))
 
     def call_outcomes(self, state: State) -> "CallOutcomes":
         """What the DD table says about every call of the partner to act (a state before the end): the exact reward
@@ -148,11 +155,12 @@ def _opening_mask(code) -> jnp.ndarray:
 
 
 def _refresh(state: State) -> State:
-    """Observation and legal mask for the current player (also after the end, as the Python env does)."""
+    """Observation and legal mask for the current player (the observation also after the end, as the Python env
+    does; the mask is then all True, as in pgx)."""
     seat = state.current_player
     partner_index = jnp.where(seat == jnp.where(state.side == 0, 0, 3), 0, 1)
     opening = _opening_mask(state._opening[partner_index])
-    mask = jnp.where(state._last_bid < 0, opening, calls_after_bid(state._last_bid)) & ~state.terminated
+    mask = jnp.where(state._last_bid < 0, opening, calls_after_bid(state._last_bid)) | state.terminated
     obs = jnp.concatenate([state.vulnerable[None].astype(jnp.int8), state._initial_pass[None].astype(jnp.int8),
                            state._bids.astype(jnp.int8), (state._owner == seat).astype(jnp.int8)])
     return state.replace(observation=obs, legal_action_mask=mask)

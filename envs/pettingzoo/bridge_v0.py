@@ -60,11 +60,11 @@ class raw_env(SeatsEnv):  # noqa: N801  (PettingZoo's naming)
 
     def reset(self, seed=None, options=None):
         self._start_episode(seed)
-        options = known_reset_options(options, RESET_OPTIONS, "bridge_v0")
+        options = known_reset_options(options, RESET_OPTIONS)
         self.state = BridgeState.start(self.source.deal_for_reset(self._np_random, options), self.play_mode)
         self.outcome = None
         deal = self.state.deal
-        self._deal_info = {"dealer": deal.dealer, "vul": deal.vul, "index": deal.index, "board": deal.board}
+        self._deal_info = deal.info()
         self._set_infos()
         self.agent_selection = AGENTS[self.state.player]
 

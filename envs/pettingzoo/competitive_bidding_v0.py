@@ -38,14 +38,14 @@ class raw_env(SeatsEnv):  # noqa: N801  (PettingZoo's naming)
         self.reward_mode = reward
         self.render_mode = render_mode
         self._set_spaces(spaces.Dict({
-            "observation": spaces.Box(0, 1, (OBSERVATION_SIZE,), dtype=np.int8),
+            "observation": spaces.MultiBinary(OBSERVATION_SIZE),  # int8, as in every framework
             "action_mask": spaces.Box(0, 1, (NUM_CALLS,), dtype=np.int8)}), NUM_CALLS)
         self.deal = None
         self.auction = None
 
     def reset(self, seed=None, options=None):
         self._start_episode(seed)
-        options = known_reset_options(options, {"index", "deal", "dealer", "vul"}, "competitive_bidding_v0")
+        options = known_reset_options(options, {"index", "deal", "dealer", "vul"})
         self.deal = self.source.deal_for_reset(self._np_random, options)
         self.auction = Auction(self.deal.dealer)
         self._hands = self.deal.hands()

@@ -1,0 +1,50 @@
+"""pgx's calling convention, shared by the JAX envs, so that code written for pgx runs on them unchanged.
+
+As in pgx (`pgx.core.Env`): ``step(state, action, key=None)`` (the key is accepted and unused: the bidding envs
+are deterministic once dealt); ``State.truncated`` (always False: every auction ends); on the env ``id``,
+``version``, ``num_players``, ``num_actions`` and ``observation_shape``; once the game has ended the legal mask is
+all True (so a softmax over it never divides by zero) and stepping changes nothing but zeroes the rewards; an
+illegal action (outside the mask, or outside ``0..num_actions - 1``) ends the game at once with a penalty for the
+side that made it, in the reward's unit (`ILLEGAL_PENALTY`): each of its seats gets ``-penalty``; in the
+competitive env each seat of the other side gets ``+penalty`` (zero-sum, as its rewards are), in the uncontested env
+the silent seats get 0 (as always there). pgx itself is never imported.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+
+ILLEGAL_PENALTY = {"imps": 24.0, "points": 7600.0}
+"""The penalty of an illegal action, per reward unit: 24 IMPs (the most a board can cost) for ``imps`` and
+``par_imps``; 7,600 points (the largest score in the table, as pgx's ``bridge_bidding`` uses) for ``points``."""
+
+
+class PgxEnv:
+    """The attributes pgx's ``Env`` has, for an env with ``name``, ``num_actions`` and ``observation_size``."""
+
+    name = ""
+    version = "v0"
+    num_players = 4  # rewards are per seat N, E, S, W in both bidding envs
+
+    @property
+    def id(self) -> str:
+        return f"bridgerl/{self.name}"
+
+    @property
+    def observation_shape(self) -> tuple[int, ...]:
+        return (self.observation_size,)
+
+
+def step_like_pgx(state, action, play, penalty):
+    """The next state under pgx's rules: ``play(state, action)`` for a legal action of a running game;
+    ``penalty(state)`` (float32[4]) ends the game on an illegal one; a finished game only has its rewards zeroed."""
+    action = jnp.asarray(action, jnp.int32)
+    size = state.legal_action_mask.shape[-1]
+    legal = (action >= 0) & (action < size) & state.legal_action_mask[jnp.clip(action, 0, size - 1)]
+    branch = jnp.where(state.terminated, 0, jnp.where(legal, 2, 1))
+    return jax.lax.switch(branch, [
+        lambda s: s.replace(rewards=jnp.zeros_like(s.rewards)),
+        lambda s: s.replace(rewards=penalty(s), terminated=jnp.bool_(True),
+                            legal_action_mask=jnp.ones_like(s.legal_action_mask)),
+        lambda s: play(s, action)], state)
