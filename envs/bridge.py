@@ -26,11 +26,11 @@ import numpy as np
 
 from bridgerl.core import load_dataset
 from bridgerl.core.actions import action_index
-from bridgerl.core.bridge import (CARD_OFFSET, NUM_ACTIONS, OBSERVATION_SIZE, BridgeResult,
+from bridgerl.core.bridge import (AUCTION_OBSERVATION_SIZE, CARD_OFFSET, NUM_ACTIONS, OBSERVATION_SIZE, BridgeResult,
                                   BridgeState, action_name, check_modes, render_text)
-from bridgerl.core.card_play import PlayEncoder, notify_deal
+from bridgerl.core.card_play import PlayEncoder, notify_deal  # noqa: F401  (the encoder's type)
 from bridgerl.core.cards import SEATS, parse_seat
-from bridgerl.core.competitive import RESET_OPTIONS, CompetitiveDealSource
+from bridgerl.core.competitive import RESET_OPTIONS, AuctionEncoder, CompetitiveDealSource
 from bridgerl.envs.spaces import LegalActionSpace, MaskedEnv, binary_space
 
 RECORD_OPTIONS = {"record", "upto"}
@@ -91,7 +91,11 @@ class BridgeEnv(MaskedEnv, gym.Env):
             self.state = self._replay(options)
         else:
             self.state = BridgeState.start(self.source.deal_for_reset(self.np_random, options), self.play_mode)
-        self._encoder = None if self.state.play is None else PlayEncoder.of_state(self.state.play)
+        self._encoder = None if self.state.play is None else self.state.play_encoder()
+        self._calls = AuctionEncoder()  # the auction bits, updated call by call (as the competitive env's)
+        for call in self.state.auction.calls[:-1] if self.state.auction.is_over else self.state.auction.calls:
+            self._calls.add(call)
+        self._hands = self.state.deal.hands()
         self.outcome = None
         deal = self.state.deal
         self._deal_info = deal.info()
@@ -105,19 +109,23 @@ class BridgeEnv(MaskedEnv, gym.Env):
         return self._step_result()
 
     def step(self, action):
-        if self.state is None:
+        state = self.state
+        if state is None:
             raise RuntimeError("call reset() before step()")
-        if self.state.is_over:
+        if state.is_over:
             raise RuntimeError("the deal is over; call reset()")
-        acting = self.state.player
+        acting = state.turn()[2]
         self._apply(action_index(action, NUM_ACTIONS))  # illegal: a ValueError naming it
-        self._play_others()
+        if len(self.agent_seats) < 4:
+            self._play_others()
         reward = 0.0
-        if self.state.is_over:
-            returns = self.outcome.returns(self.reward_mode)  # _play_others scored the deal
+        over = self.state.is_over
+        if over:
+            self.outcome = self.outcome or self.state.result()
+            returns = self.outcome.returns(self.reward_mode)
             reward = returns[acting] if len(self.agent_seats) == 4 else returns[min(self.agent_seats)]
         obs, info = self._step_result()
-        return obs, reward, self.state.is_over, False, info
+        return obs, reward, over, False, info
 
     def legal_action_mask(self) -> np.ndarray | None:
         return None if self.state is None else self.state.legal_mask()
@@ -129,14 +137,32 @@ class BridgeEnv(MaskedEnv, gym.Env):
 
     # -- internals ---------------------------------------------------------------------------------------------
     def _apply(self, action: int) -> None:
-        """The next state, with the play bits brought up to date (one card, not the whole play again)."""
+        """The next state, with the observation's bits brought up to date (one call or card, not the whole deal
+        again)."""
         state = self.state.apply(action)
         self.state = state
         if state.play is not None:
             if self._encoder is None:
-                self._encoder = PlayEncoder.of_state(state.play)
+                self._encoder = state.play_encoder()
             else:
                 self._encoder.add(state.play)
+        elif not state.auction.is_over:  # the auction bits stop at the last call before the final pass
+            self._calls.add(action)
+
+    def _observation(self, phase: str, seat: int, player: int) -> np.ndarray:
+        """int8[802] for ``player`` choosing ``seat``'s call or card: `BridgeState.observation`, from the bits kept
+        up to date."""
+        state = self.state
+        if phase == "auction":
+            obs = np.zeros(OBSERVATION_SIZE, dtype=np.int8)
+            deal = state.deal
+            self._calls.observation(deal.vulnerable(player), deal.vulnerable(player + 1), self._hands[player],
+                                    out=obs[:AUCTION_OBSERVATION_SIZE])
+            return obs
+        if phase == "play":  # the auction bits are the encoder's prefix (`BridgeState.play_encoder`): one gather
+            return self._encoder.observation(player, seat)
+        return state.observation(player, encoder=self._encoder)
+
     def _replay(self, options: dict) -> BridgeState:
         from bridgerl.core.records import replay
 
@@ -149,7 +175,7 @@ class BridgeEnv(MaskedEnv, gym.Env):
 
     def _play_others(self) -> None:
         """Let the opponents act until an agent seat chooses or the deal ends."""
-        while not self.state.is_over and self.state.player not in self.agent_seats:
+        while len(self.agent_seats) < 4 and not self.state.is_over and self.state.player not in self.agent_seats:
             state = self.state
             if state.phase == "auction":
                 obs = state.auction_observation()
@@ -162,19 +188,18 @@ class BridgeEnv(MaskedEnv, gym.Env):
                 name = action_name(action) if 0 <= action < NUM_ACTIONS else f"#{action}"
                 raise ValueError(f"the opponent at {SEATS[state.player]} chose an illegal {what} {name}")
             self._apply(action)
-        if self.state.is_over and self.outcome is None:
-            self.outcome = self.state.result()
 
     def _step_result(self) -> tuple[np.ndarray, dict]:
         state = self.state
-        over = state.is_over
-        info = {"action_mask": state.legal_mask().astype(np.int8), "seat": state.seat, "player": state.player,
-                "phase": state.phase, **self._deal_info}
+        phase, seat, player = state.turn()
+        info = {"action_mask": state.legal_mask(np.int8), "seat": seat, "player": player, "phase": phase,
+                **self._deal_info}
         if self.info_view:
-            info["view"] = None if over else state.view()
-        if over:
+            info["view"] = None if phase == "over" else state.view()
+        if phase == "over":
+            self.outcome = self.outcome or state.result()
             info.update(self.outcome.info(self.reward_mode))
-        return state.observation(encoder=self._encoder), info
+        return self._observation(phase, seat, player), info
 
 
 __all__ = ["BridgeEnv", "parse_agent_seats", "RESET_OPTIONS"]

@@ -41,6 +41,7 @@ from bridgerl.envs.openspiel_competitive import _MAX_GAME_LENGTH as _MAX_AUCTION
 from bridgerl.envs.openspiel_competitive import _MAX_POINTS, _deal_source
 
 _NUM_PLAYERS = 4
+_CHANCE, _TERMINAL = int(pyspiel.PlayerId.CHANCE), int(pyspiel.PlayerId.TERMINAL)
 _DEFAULT_PARAMS = {"dataset": "train", "play": "agents", "reward": "score", "dealer": -1, "vul": ""}
 _MAX_GAME_LENGTH = _MAX_AUCTION_LENGTH + 52  # the longest auction (319 calls), then 52 cards
 _UTILITY_BOUNDS = {"score": _MAX_POINTS, "par_imps": 24.0}
@@ -107,16 +108,38 @@ class BridgeGameState(DealAuctionState):
     def __init__(self, game):
         super().__init__(game)
         self.bridge: BridgeState | None = None
+        self._to_move = _CHANCE  # OpenSpiel asks for the player several times a move: worked out once per move
 
     def current_player(self):
-        if self.bridge is None:
-            return pyspiel.PlayerId.CHANCE
-        if self.bridge.is_over:
-            return pyspiel.PlayerId.TERMINAL
-        return self.bridge.player
+        return self._to_move
+
+    def legal_actions(self, player=None):
+        """OpenSpiel's ``legal_actions`` answered in Python (a call from Python would otherwise cross into C++ and
+        back into Python several times): the same lists, ascending; [] at the end or for a player not to move."""
+        to_move = self._to_move
+        if to_move == _TERMINAL or (player is not None and player != to_move):
+            return []
+        if to_move == _CHANCE:
+            return [action for action, _ in self.chance_outcomes()]
+        return self.bridge.legal_actions()
 
     def is_terminal(self):
-        return self.bridge is not None and self.bridge.is_over
+        return self._to_move == _TERMINAL
+
+    def _set(self, bridge: BridgeState) -> None:
+        """Move to ``bridge`` (scored when it is over)."""
+        self.bridge, self.auction = bridge, bridge.auction
+        player = bridge.player
+        if bridge.is_over:
+            self.result, self._to_move = bridge.result(), _TERMINAL
+        else:
+            self._to_move = player
+
+    def _apply_action(self, action):
+        if self.bridge is None:  # the chance nodes of the deal
+            super()._apply_action(action)
+        else:
+            self._set(self.bridge.apply(action))  # IllegalCallError / IllegalPlayError (ValueError) name it
 
     def view(self):
         """The `AuctionView` of the seat to call or the `PlayerView` of the player choosing a card (None at the
@@ -147,8 +170,8 @@ class BridgeGameState(DealAuctionState):
         bridge = BridgeState.start(deal, old.play_mode)
         for action in old.auction.calls + tuple(CARD_OFFSET + card for card in (old.play.history if old.play else ())):
             bridge = bridge.apply(action)
-        state.deal, state.bridge, state.auction = deal, bridge, bridge.auction
-        state.result = bridge.result() if bridge.is_over else None
+        state.deal = deal
+        state._set(bridge)
         return state
 
     # -- the hooks of DealAuctionState ------------------------------------------------------------------------------
@@ -161,14 +184,10 @@ class BridgeGameState(DealAuctionState):
     def _start(self, row: int):
         game = game_of(self)  # read on each use, never kept in the state
         self.deal = self._source.deal_at(row, game.dealer, game.vul)
-        self.bridge = BridgeState.start(self.deal, game.play_mode)
-        self.auction = self.bridge.auction
+        self._set(BridgeState.start(self.deal, game.play_mode))
 
     def _call(self, action: int):
-        self.bridge = self.bridge.apply(action)  # IllegalCallError / IllegalPlayError (ValueError) name the action
-        self.auction = self.bridge.auction
-        if self.bridge.is_over:
-            self.result = self.bridge.result()
+        self._set(self.bridge.apply(action))
 
     def _call_name(self, action: int) -> str:
         return action_name(action)

@@ -30,7 +30,7 @@ from .competitive import OBSERVATION_SIZE as AUCTION_OBSERVATION_SIZE
 from .competitive import (AuctionView, CompetitiveDeal, CompetitiveResult, contract_text, deal_and_auction_lines,
                           encode as encode_auction_observation, score_ns_for_tricks)
 from .contract import Contract
-from .play import CARDS_IN, PlayState, cards_of
+from .play import CARDS_IN, SUIT_BITS, PlayState
 
 CARD_OFFSET = NUM_CALLS
 NUM_ACTIONS = NUM_CALLS + NUM_CARDS  # 90
@@ -114,13 +114,21 @@ class BridgeState:
         return cls(deal, Auction(deal.dealer), None, play)
 
     # -- where the game stands ------------------------------------------------------------------------------------
+    def turn(self) -> tuple[str, int, int]:
+        """(``phase``, ``seat``, ``player``) worked out at once (an env step reports all three)."""
+        play = self.play
+        if play is None:
+            auction = self.auction
+            return "over" if auction.is_over else "auction", auction.to_act, auction.to_act
+        seat = play.to_play
+        if len(play.tricks) == 13:
+            return "over", seat, seat
+        return "play", seat, play.controller
+
     @property
     def phase(self) -> str:
         """'auction', 'play' or 'over'."""
-        play = self.play
-        if play is None:
-            return "over" if self.auction.is_over else "auction"
-        return "over" if len(play.tricks) == 13 else "play"
+        return self.turn()[0]
 
     @property
     def is_over(self) -> bool:
@@ -131,7 +139,7 @@ class BridgeState:
     def seat(self) -> int:
         """The seat whose call or card is due (dummy's seat for dummy's cards); after the end, the seat that would
         act next in the auction, or declarer's left after the play."""
-        return self.play.to_play if self.play is not None else self.auction.to_act
+        return self.turn()[1]
 
     @property
     def player(self) -> int:
@@ -145,16 +153,28 @@ class BridgeState:
     def contract(self) -> Contract | None:
         return self.auction.contract() if self.auction.is_over else None
 
-    def legal_mask(self) -> np.ndarray:
-        """bool[90] of the legal actions (all False once the game is over)."""
-        mask = np.zeros(NUM_ACTIONS, dtype=bool)
+    def legal_mask(self, dtype=bool) -> np.ndarray:
+        """bool[90] of the legal actions (all False once the game is over); ``dtype=np.int8`` for the 0/1 mask of
+        the envs' ``info``."""
         play = self.play
-        if play is None:
-            if not self.auction.is_over:
+        if play is None or len(play.tricks) == 13:
+            mask = np.zeros(NUM_ACTIONS, dtype=dtype)
+            if play is None and not self.auction.is_over:
                 mask[:NUM_CALLS] = self.auction.legal_mask()
-        elif not len(play.tricks) == 13:
-            mask[[CARD_OFFSET + card for card in cards_of(play.legal_mask_bits())]] = True
-        return mask
+            return mask
+        trick = play.trick
+        cards = trick.cards
+        hand = play.hands[(trick.leader + len(cards)) % 4]
+        if cards:  # following: only the cards of the suit led, when the hand has any
+            follow = hand & SUIT_BITS[cards[0] // 13]
+            if follow:
+                hand = follow
+        # the mask's bytes from one 13-byte row per suit (a writable array over a fresh bytearray)
+        raw = bytearray(b"".join((_NO_CALLS, _RANK_BYTES[hand & 0x1FFF], _RANK_BYTES[(hand >> 13) & 0x1FFF],
+                                  _RANK_BYTES[(hand >> 26) & 0x1FFF], _RANK_BYTES[(hand >> 39) & 0x1FFF])))
+        if dtype is bool or dtype is np.int8 or dtype is np.bool_:
+            return np.frombuffer(raw, dtype=dtype)
+        return np.frombuffer(raw, dtype=np.int8).astype(dtype)
 
     def legal_actions(self) -> list[int]:
         """The legal actions, lowest first (empty once the game is over)."""
@@ -227,15 +247,26 @@ class BridgeState:
         """int8[802] for ``player`` (default: the seat choosing; after the end, the seat that would act).
         ``encoder``: the play's `PlayEncoder` kept up to date card by card (an env's), so that the play bits are not
         worked out again from the state."""
-        player = self.player if player is None else int(player)
-        obs = np.zeros(OBSERVATION_SIZE, dtype=np.int8)
-        obs[:AUCTION_OBSERVATION_SIZE] = self.auction_observation(player)
+        phase, seat, chooser = self.turn()
+        player = chooser if player is None else int(player)
         play = self.play
-        if play is not None:
-            chooser = len(play.tricks) < 13 and player == play.controller
-            encoder = PlayEncoder.of_state(play) if encoder is None else encoder
-            obs[AUCTION_OBSERVATION_SIZE:] = encoder.observation(player, play.to_play if chooser else player)
-        return obs
+        if play is None:
+            obs = np.zeros(OBSERVATION_SIZE, dtype=np.int8)
+            obs[:AUCTION_OBSERVATION_SIZE] = self.auction_observation(player)
+            return obs
+        chooser = phase == "play" and player == chooser
+        if encoder is None:
+            encoder = PlayEncoder.of_state(play)
+        elif encoder.prefix_size:  # the encoder holds the auction bits too (`play_encoder`): one gather
+            return encoder.observation(player, seat if chooser else player)
+        return np.concatenate((self.auction_observation(player), encoder.observation(player, seat if chooser
+                                                                                      else player)))
+
+    def play_encoder(self) -> PlayEncoder:
+        """A `PlayEncoder` of the play (which must have begun) holding each player's auction bits as its prefix:
+        `add` each card to it and pass it to `observation`, which then is one gather (what the Gymnasium env
+        does)."""
+        return PlayEncoder.of_state(self.play, np.stack([self.auction_observation(p) for p in range(4)]))
 
     def auction_observation(self, player: int | None = None) -> np.ndarray:
         """int8[231]: the competitive auction encoding of ``player`` (default: the seat choosing), what bidding
@@ -254,6 +285,9 @@ class BridgeState:
         return render_text(self)
 
 
+# for each 13-bit holding of a suit, its 13 rank bits as bytes 0/1: `legal_mask` from one lookup per suit
+_RANK_BYTES = tuple(row.tobytes() for row in ((np.arange(1 << 13)[:, None] >> np.arange(13)) & 1).astype(np.int8))
+_NO_CALLS = bytes(NUM_CALLS)
 # for each suit and 13-bit holding, its cards as actions (38 + card), lowest first: `legal_actions` in one lookup
 _CARD_ACTIONS = tuple(tuple(tuple(CARD_OFFSET + card for card in cards) for cards in table) for table in CARDS_IN)
 

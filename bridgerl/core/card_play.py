@@ -13,6 +13,7 @@ opponent, 2 = partner, 3 = right-hand opponent). When declarer plays dummy's car
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Iterable, Mapping
 
@@ -152,10 +153,42 @@ for _name, _size in LAYOUT:
 OBSERVATION_SIZE = _start
 
 
-_LEVEL, _STRAIN, _PENALTY = OFFSETS["level"].start, OFFSETS["strain"].start, OFFSETS["penalty"].start
-_DECLARER, _HAND_SEAT = OFFSETS["declarer"].start, OFFSETS["hand_seat"].start
-_DECLARER_TRICKS, _DEFENCE_TRICKS = OFFSETS["declarer_tricks"].start, OFFSETS["defence_tricks"].start
-_PLAYED, _TRICK, _HAND, _VISIBLE = OFFSETS["played"], OFFSETS["trick"], OFFSETS["hand"], OFFSETS["visible"]
+# The encoder's absolute buffer: every bit of the observation of every player, kept by absolute seat; one gather with
+# the index of (player, hand played from, other hand seen) lays out a player's observation (`_gather_index`).
+_A_PLAYED, _A_TRICK, _A_CONTRACT = 0, 208, 416          # seat x card; seat x card; level 7, strain 5, penalty 3
+_A_DECLARER, _A_DECLARER_TRICKS, _A_DEFENCE_TRICKS = 431, 435, 449  # seat one-hot; 14; 14
+_A_HANDS, _A_ZEROS, _A_ONE_HOT = 463, 671, 723           # seat x card; 52 zeros; the 4 x 4 identity
+_A_SIZE = 739
+_NO_HAND = 4  # "no other hand is seen"
+
+
+@functools.lru_cache(maxsize=None)
+def _gather_index_with_prefix(me: int, seat: int, other: int, prefix_size: int) -> np.ndarray:
+    """`_gather_index` after ``me``'s row of the encoder's per-player prefix (kept at the end of the buffer)."""
+    index = np.concatenate([_A_SIZE + prefix_size * me + np.arange(prefix_size), _gather_index(me, seat, other)])
+    index.setflags(write=False)
+    return index
+
+
+@functools.lru_cache(maxsize=None)
+def _gather_index(me: int, seat: int, other: int) -> np.ndarray:
+    """Where each bit of ``me``'s observation (`LAYOUT`) sits in the absolute buffer, when it plays from ``seat``'s
+    hand and sees ``other``'s (`_NO_HAND`: none). Relative seat r of ``me`` is absolute seat (me + r) % 4."""
+    cards = np.arange(52)
+    pieces = {
+        "played": [_A_PLAYED + 52 * ((me + r) % 4) + cards for r in range(4)],
+        "trick": [_A_TRICK + 52 * ((me + r) % 4) + cards for r in range(4)],
+        "level": [_A_CONTRACT + np.arange(7)], "strain": [_A_CONTRACT + 7 + np.arange(5)],
+        "penalty": [_A_CONTRACT + 12 + np.arange(3)],
+        "declarer": [_A_DECLARER + (me + np.arange(4)) % 4],
+        "hand_seat": [_A_ONE_HOT + 4 * ((seat - me) % 4) + np.arange(4)],
+        "declarer_tricks": [_A_DECLARER_TRICKS + np.arange(14)], "defence_tricks": [_A_DEFENCE_TRICKS + np.arange(14)],
+        "hand": [_A_HANDS + 52 * seat + cards],
+        "visible": [_A_ZEROS + cards if other == _NO_HAND else _A_HANDS + 52 * other + cards],
+    }
+    index = np.concatenate([part for name, _ in LAYOUT for part in pieces[name]]).astype(np.intp)
+    index.setflags(write=False)
+    return index
 
 
 class PlayEncoder:
@@ -163,72 +196,77 @@ class PlayEncoder:
     `encode` builds one from a `PlayerView`; an env builds one from its `PlayState` and `add`s each card, so a step
     costs the same at every trick (the competitive env's `AuctionEncoder` does the same for the auction bits).
 
-    Cards are kept by absolute seat, each seat's row twice (rows s and s + 4), so the rows as seen from player
-    ``me`` (me, left-hand opponent, partner, right-hand opponent) are the slice ``me:me + 4``."""
+    The bits are kept by absolute seat in one buffer; a player's observation is one gather from it
+    (`_gather_index`: the rotation to the player's relative seats is in the index, not in the data)."""
 
-    __slots__ = ("played", "trick", "hands", "contract", "declarer_tricks", "defence_tricks", "dummy_visible")
+    __slots__ = ("bits", "contract", "declarer_tricks", "defence_tricks", "dummy_visible", "prefix_size")
 
     def __init__(self, contract: Contract, tricks, current_trick: Trick, hands: Mapping[int, Iterable[int]],
-                 declarer_tricks: int, dummy_visible: bool):
+                 declarer_tricks: int, dummy_visible: bool, prefixes: np.ndarray | None = None):
         """``hands``: the remaining cards of the seats known (all four for an env, the player's and dummy's for a
-        view)."""
-        self.played = np.zeros((8, 52), np.int8)
-        self.trick = np.zeros((8, 52), np.int8)
-        self.hands = np.zeros((4, 52), np.int8)
+        view). ``prefixes``: int8[4, P], bits each player's observation starts with (the whole deal's auction
+        encoding, fixed during the play), so that its whole observation is one gather."""
+        self.prefix_size = 0 if prefixes is None else int(prefixes.shape[1])
+        bits = np.zeros(_A_SIZE + 4 * self.prefix_size, np.int8)
+        if prefixes is not None:
+            bits[_A_SIZE:] = np.asarray(prefixes, np.int8).reshape(-1)
         for seat, cards in hands.items():
-            self.hands[seat, list(cards)] = 1
-        self.contract = contract
+            bits[_A_HANDS + 52 * seat + np.fromiter(cards, np.intp)] = 1
         for trick in tuple(tricks) + (current_trick,):
             for seat, card in zip(trick.seats, trick.cards):
-                self.played[[seat, seat + 4], card] = 1
+                bits[_A_PLAYED + 52 * seat + card] = 1
         for seat, card in zip(current_trick.seats, current_trick.cards):
-            self.trick[[seat, seat + 4], card] = 1
-        self.declarer_tricks = declarer_tricks
-        self.defence_tricks = len(tuple(tricks)) - declarer_tricks
-        self.dummy_visible = dummy_visible
+            bits[_A_TRICK + 52 * seat + card] = 1
+        bits[[_A_CONTRACT + contract.level - 1, _A_CONTRACT + 7 + contract.strain, _A_CONTRACT + 12 + contract.penalty,
+              _A_DECLARER + contract.declarer]] = 1
+        bits[_A_ONE_HOT:_A_ONE_HOT + 16] = np.eye(4, dtype=np.int8).reshape(-1)
+        defence_tricks = len(tuple(tricks)) - declarer_tricks
+        bits[[_A_DECLARER_TRICKS + declarer_tricks, _A_DEFENCE_TRICKS + defence_tricks]] = 1
+        self.bits, self.contract = bits, contract
+        self.declarer_tricks, self.defence_tricks, self.dummy_visible = declarer_tricks, defence_tricks, dummy_visible
 
     @classmethod
-    def of_state(cls, state: PlayState) -> "PlayEncoder":
+    def of_state(cls, state: PlayState, prefixes: np.ndarray | None = None) -> "PlayEncoder":
         """The encoder of a play state, knowing every hand (what an env keeps)."""
         return cls(state.contract, state.tricks, state.trick, {seat: cards_of(state.hands[seat]) for seat in range(4)},
-                   state.declarer_tricks, state.dummy_visible)
+                   state.declarer_tricks, state.dummy_visible, prefixes)
 
     def add(self, state: PlayState) -> None:
         """Take in the card that led to ``state`` (the state right after it)."""
+        bits = self.bits
         card = state.history[-1]
-        done = not state.trick.cards
-        seat = state.tricks[-1].seats[3] if done else state.trick.seats[-1]
-        self.played[seat, card] = self.played[seat + 4, card] = 1
-        self.hands[seat, card] = 0
-        if done:
-            self.trick[:] = 0
+        trick = state.trick
+        if trick.cards:
+            seat = (trick.leader + len(trick.cards) - 1) % 4
+            bits[_A_TRICK + 52 * seat + card] = 1
+        else:  # the trick is complete: it leaves the current trick, and the count of tricks moves on
+            seat = (state.tricks[-1].leader + 3) % 4
+            bits[_A_TRICK:_A_TRICK + 208] = 0
+            bits[_A_DECLARER_TRICKS + self.declarer_tricks] = bits[_A_DEFENCE_TRICKS + self.defence_tricks] = 0
             self.declarer_tricks = state.declarer_tricks
             self.defence_tricks = len(state.tricks) - state.declarer_tricks
-        else:
-            self.trick[seat, card] = self.trick[seat + 4, card] = 1
+            bits[_A_DECLARER_TRICKS + self.declarer_tricks] = bits[_A_DEFENCE_TRICKS + self.defence_tricks] = 1
+        bits[_A_PLAYED + 52 * seat + card] = 1
+        bits[_A_HANDS + 52 * seat + card] = 0
         self.dummy_visible = True
 
-    def observation(self, me: int, seat: int) -> np.ndarray:
+    def observation(self, me: int, seat: int, out: np.ndarray | None = None) -> np.ndarray:
         """int8[OBSERVATION_SIZE] for player ``me`` playing from ``seat``'s hand (dummy's when declarer plays from
-        dummy; ``me`` itself for an observer)."""
-        obs = np.zeros(OBSERVATION_SIZE, np.int8)
-        obs[_PLAYED] = self.played[me:me + 4].reshape(-1)
-        obs[_TRICK] = self.trick[me:me + 4].reshape(-1)
-        contract = self.contract
-        obs[_LEVEL + contract.level - 1] = 1
-        obs[_STRAIN + contract.strain] = 1
-        obs[_PENALTY + contract.penalty] = 1
-        obs[_DECLARER + (contract.declarer - me) % 4] = 1
-        obs[_HAND_SEAT + (seat - me) % 4] = 1
-        obs[_DECLARER_TRICKS + self.declarer_tricks] = 1
-        obs[_DEFENCE_TRICKS + self.defence_tricks] = 1
-        obs[_HAND] = self.hands[seat]
-        dummy = (contract.declarer + 2) % 4
+        dummy; ``me`` itself for an observer): a new array, or written into ``out``; with prefixes, ``me``'s prefix
+        comes first (int8[P + OBSERVATION_SIZE])."""
+        dummy = (self.contract.declarer + 2) % 4
         if me != seat:  # declarer on dummy: the other hand it sees is its own
-            obs[_VISIBLE] = self.hands[me]
+            other = me
         elif self.dummy_visible and dummy != me:
-            obs[_VISIBLE] = self.hands[dummy]
-        return obs
+            other = dummy
+        else:
+            other = _NO_HAND
+        index = (_gather_index_with_prefix(me, seat, other, self.prefix_size) if self.prefix_size
+                 else _gather_index(me, seat, other))
+        if out is None:
+            return self.bits[index]
+        out[:] = self.bits[index]
+        return out
 
 
 def encode(view: PlayerView) -> np.ndarray:

@@ -86,9 +86,10 @@ class AuctionEncoder:
         start = 2 + 5 * self._bid
         self.bits[start:start + 5] = _FIELD_BITS[value]
 
-    def observation(self, we_vulnerable: bool, they_vulnerable: bool, hand_bits: np.ndarray) -> np.ndarray:
-        """The 231 values for the player to act (a new array)."""
-        obs = np.empty(OBSERVATION_SIZE, dtype=np.int8)
+    def observation(self, we_vulnerable: bool, they_vulnerable: bool, hand_bits: np.ndarray,
+                    out: np.ndarray | None = None) -> np.ndarray:
+        """The 231 values for the player to act (a new array, or written into ``out``)."""
+        obs = np.empty(OBSERVATION_SIZE, dtype=np.int8) if out is None else out
         obs[0], obs[1] = we_vulnerable, they_vulnerable
         obs[2:HAND_OFFSET] = self.bits
         obs[HAND_OFFSET:] = hand_bits

@@ -7,6 +7,7 @@ chooses dummy's cards. Hands are 52-bit Python ints (bit = card index of `cards.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 import numpy as np
 
@@ -114,9 +115,9 @@ def equivalent_groups(legal, gone: int) -> list[list[int]]:
 _SEAT_ORDER = tuple(tuple((leader + i) % 4 for i in range(4)) for leader in range(4))
 
 
-@dataclass(frozen=True)
-class Trick:
-    """A trick: the seat that led it and the cards played to it in order (fewer than 4 while in progress)."""
+class Trick(NamedTuple):
+    """A trick: the seat that led it and the cards played to it in order (fewer than 4 while in progress).
+    Immutable (a named tuple: one is made for every card played)."""
 
     leader: int
     cards: tuple[int, ...] = ()
@@ -187,8 +188,10 @@ class PlayState(ContractSeats):
     @property
     def controller(self) -> int:
         """Seat choosing the next card: declarer for dummy's cards, else the seat to play."""
-        seat = self.to_play
-        return self.declarer if seat == self.dummy else seat
+        trick = self.trick
+        seat = (trick.leader + len(trick.cards)) % 4
+        declarer = self.contract.declarer
+        return declarer if seat == (declarer + 2) % 4 else seat
 
     @property
     def dummy_visible(self) -> bool:
@@ -286,9 +289,10 @@ _object_new, _object_setattr = object.__new__, object.__setattr__
 
 def _new_trick(leader: int, cards: tuple[int, ...]) -> Trick:
     """``Trick(leader, cards)`` for arguments already checked."""
-    trick = _object_new(Trick)
-    _object_setattr(trick, "__dict__", {"leader": leader, "cards": cards})
-    return trick
+    return _tuple_new(Trick, (leader, cards))
+
+
+_tuple_new = tuple.__new__
 
 
 def _new_state(owner, contract, hands, tricks, trick, declarer_tricks, history) -> PlayState:
