@@ -129,8 +129,8 @@ class BridgeGameState(DealAuctionState):
     def _set(self, bridge: BridgeState) -> None:
         """Move to ``bridge`` (scored when it is over)."""
         self.bridge, self.auction = bridge, bridge.auction
-        player = bridge.player
-        if bridge.is_over:
+        phase, _, player = bridge.turn()
+        if phase == "over":
             self.result, self._to_move = bridge.result(), _TERMINAL
         else:
             self._to_move = player

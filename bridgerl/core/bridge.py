@@ -198,7 +198,8 @@ class BridgeState:
     def apply(self, action: int) -> "BridgeState":
         """The state after the seat to act takes ``action``; an illegal one raises `IllegalCallError` or
         `IllegalPlayError` (both ValueError) naming it."""
-        action = int(action)
+        if type(action) is not int:
+            action = int(action)
         play = self.play
         if play is not None and len(play.tricks) < 13:  # the play: the hot path of whole-deal games
             if not CARD_OFFSET <= action < NUM_ACTIONS:
