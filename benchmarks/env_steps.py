@@ -58,7 +58,7 @@ def openspiel_steps(game_name: str, seconds: float, params: dict, stop_at_cards:
     while time.perf_counter() - start < seconds:
         state = game.new_initial_state()
         while not state.is_terminal():
-            if state.is_chance_node():  # both games deal uniformly
+            if state.is_chance_node():  # the C++ games deal uniformly: each card's seat
                 outcomes = state.legal_actions()
                 state.apply_action(outcomes[rng.integers(len(outcomes))])
                 continue

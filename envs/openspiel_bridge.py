@@ -102,7 +102,7 @@ class BridgeGame(RowGame, pyspiel.Game):
 
 
 class BridgeGameState(DealAuctionState):
-    """A deal (after the chance node) and its `BridgeState` (``self.bridge``); player = seat, the player choosing
+    """A deal (after the chance nodes) and its `BridgeState` (``self.bridge``); player = seat, the player choosing
     (declarer for dummy's cards). ``deal``, ``auction`` and ``result`` mirror ``bridge`` for the shared base."""
 
     def __init__(self, game):
@@ -157,6 +157,8 @@ class BridgeGameState(DealAuctionState):
         resampled state reaches the end: with ``play="double_dummy"`` declarer's tricks in the final contract (one
         search, about 30 ms on one core), with ``reward="par_imps"`` the whole table and par (about 170 ms).
         ``play="agents"`` with ``reward="score"``, the defaults, needs no solve. Before the deal, a plain clone."""
+        if not 0 <= int(player_id) < 4:
+            raise ValueError(f"player_id must be a seat 0-3, got {player_id}")
         state = self.clone()
         if self.bridge is None:
             return state

@@ -7,7 +7,7 @@ Chance nodes pick a dataset row uniformly (a block, then the row: `openspiel_com
 Parameters: ``dataset``, ``index``, ``deal``, ``contract`` ("3NT", "4SX"), ``declarer`` ("S"), ``played``
 (space-separated cards already played), ``reward``, ``rotate``. Observation tensor: `play_encoding` for that player.
 
-``rotate`` (default True) makes the chance node also turn the table by 0-3 seats (deal, declarer and vulnerability
+``rotate`` (default True) makes the chance nodes also turn the table by 0-3 seats (deal, declarer and vulnerability
 alike): every player is declarer, dummy or a defender over the deals, as in OpenSpiel's ``bridge`` where the auction
 picks the declarer, and dummy still never acts. ``declarer`` names the declarer before the turn. With
 ``rotate=False`` the seats are fixed, and one player (dummy's) never acts in any game: OpenSpiel's DQN cannot train
@@ -149,6 +149,8 @@ class CardPlayState(pyspiel.State):
         consistent with its hand, dummy's once shown, the cards played and the voids shown
         (`bridgerl.envs.sample_worlds`). ``probability_sampler`` (``sampler()`` -> [0, 1)) seeds the draw. Before
         the deal, a plain clone."""
+        if not 0 <= int(player_id) < 4:
+            raise ValueError(f"player_id must be a seat 0-3, got {player_id}")
         state = self.clone()
         if self.play_state is None:
             return state

@@ -36,13 +36,14 @@ class RowDealer:
         self.rows = np.asarray(rows, dtype=np.int64)
         if len(self.rows) == 0:
             raise ValueError("the dataset has no row this game can deal")
+        if (np.diff(self.rows) <= 0).any():
+            raise ValueError("the rows a game deals must be distinct and ascending")
         self.turns = int(turns)
         count = len(self.rows)
         self.block_size = math.isqrt(count - 1) + 1  # ceil(sqrt(count))
         self.num_blocks = -(-count // self.block_size)
         sizes = [min(self.block_size, count - b * self.block_size) for b in range(self.num_blocks)]
-        self._block_outcomes = [(b, size / count) for b, size in enumerate(sizes)]
-        self._row_outcomes: dict[int, list] = {}
+        self._block_outcomes = tuple((b, size / count) for b, size in enumerate(sizes))
 
     @property
     def max_outcomes(self) -> int:
@@ -50,16 +51,12 @@ class RowDealer:
         return max(self.num_blocks, (int(self.rows[-1]) + 1) * self.turns)
 
     def outcomes(self, block: int | None) -> list[tuple[int, float]]:
-        """The chance outcomes: of the first node (``block`` None), or of the rows of ``block``."""
+        """The chance outcomes (a new list): of the first node (``block`` None), or of the rows of ``block``."""
         if block is None:
-            return self._block_outcomes
-        listed = self._row_outcomes.get(block)
-        if listed is None:
-            rows = self.rows[block * self.block_size:(block + 1) * self.block_size]
-            p = 1.0 / (len(rows) * self.turns)
-            listed = [(int(row) * self.turns + turn, p) for row in rows.tolist() for turn in range(self.turns)]
-            self._row_outcomes[block] = listed
-        return listed
+            return list(self._block_outcomes)
+        rows = self.rows[block * self.block_size:(block + 1) * self.block_size]
+        p = 1.0 / (len(rows) * self.turns)
+        return [(row * self.turns + turn, p) for row in rows.tolist() for turn in range(self.turns)]
 
     def block(self, action: int) -> int:
         """The block of the first node's outcome ``action`` (a one-line ValueError when it is not one)."""

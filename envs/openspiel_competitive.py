@@ -1,6 +1,6 @@
 """OpenSpiel game ``bridgerl_competitive_bidding`` (thesis 2.1.3, 4.5.2), registered on import.
 
-Four players (player = seat N, E, S, W), zero-sum between the sides, a chance node picking the deal (a dataset row;
+Four players (player = seat N, E, S, W), zero-sum between the sides, chance nodes picking the deal (a dataset row;
 dealer and vulnerability from its board number). Tensors are the 231 values of thesis 4.5.2.
 Parameters: ``dataset`` (path or "train"/"test") and ``reward`` ("par_imps" or "points").
 """
@@ -59,7 +59,7 @@ class CompetitiveBiddingGame(RowGame, pyspiel.Game):
 
 
 class CompetitiveBiddingState(DealAuctionState):
-    """A deal (after the chance node) and the auction so far; player = seat."""
+    """A deal (after the chance nodes) and the auction so far; player = seat."""
 
     def _player_to_act(self):
         return self.auction.to_act

@@ -69,7 +69,7 @@ class UncontestedBiddingGame(RowGame, pyspiel.Game):
 
 
 class UncontestedBiddingState(DealAuctionState):
-    """A deal (after the chance node) and the auction so far; player 0 is the first bidder."""
+    """A deal (after the chance nodes) and the auction so far; player 0 is the first bidder."""
 
     def _player_to_act(self):
         return 0 if self.auction.to_act == self.deal.first_bidder else 1

@@ -132,6 +132,40 @@ def test_gymnasium_vector_envs_over_every_env(mode):
         envs.close()
 
 
+@pytest.mark.parametrize("module", ["competitive_bidding_v0", "bridge_v0"])
+def test_pettingzoo_envs_pickle_mid_episode_and_refuse_unknown_reset_options(module):
+    import importlib
+
+    env_module = importlib.import_module(f"bridgerl.envs.pettingzoo.{module}")
+    env = env_module.env(dataset="test")
+    env.reset(seed=1)
+    rng = np.random.default_rng(0)
+
+    def play(one, steps):
+        seen = []
+        for _ in range(steps):
+            observation, reward, termination, truncation, _ = one.last()
+            action = None if termination else int(rng.choice(np.flatnonzero(observation["action_mask"])))
+            seen.append((one.agent_selection, observation["observation"].tobytes(), reward))
+            one.step(action)
+            if not one.agents:
+                break
+        return seen
+
+    play(env, 5)
+    for copy_of in (lambda x: pickle.loads(pickle.dumps(x)), copy.deepcopy):
+        twin = copy_of(env)
+        rng = np.random.default_rng(7)
+        ours = play(env, 6)
+        rng = np.random.default_rng(7)
+        assert play(twin, 6) == ours
+    with pytest.raises(ValueError, match=r"unknown reset option\(s\) \['indx'\]"):
+        env.reset(options={"indx": 3})
+    env.reset(options={"options": 1, "index": 3})  # api_test's key is ignored, the known one kept
+    assert env.unwrapped.deal.index == 3 if module == "competitive_bidding_v0" else \
+        env.unwrapped.state.deal.index == 3
+
+
 def test_action_masks_through_wrappers():
     """sb3-contrib reads ``action_masks()``; through Gymnasium's wrappers it is ``get_wrapper_attr``."""
     env = gym.make("bridgerl/Bridge-v0", dataset="test")
@@ -173,25 +207,26 @@ def _deal(state, rng):
         state.apply_action(int(rng.choice(actions, p=probs)))
 
 
-@pytest.mark.parametrize("name,params,moves", [("bridgerl_card_play", {"dataset": "test"}, 52),
-                                               ("bridgerl_bridge", {"dataset": "test"}, 20),
-                                               ("bridgerl_bridge", {"dataset": "test", "play": "double_dummy",
-                                                                    "reward": "par_imps"}, 3)],
+@pytest.mark.parametrize("name,params,deals", [("bridgerl_card_play", {"dataset": "test"}, 2),
+                                               ("bridgerl_bridge", {"dataset": "test"}, 1),
+                                               ("bridgerl_bridge", {"dataset": "test", "play": "double_dummy"}, 2)],
                          ids=["card_play", "bridge", "bridge-double_dummy"])
-def test_ismcts_plays_with_its_defaults(name, params, moves):
+def test_ismcts_plays_whole_deals_with_its_defaults(name, params, deals):
     from open_spiel.python.algorithms import ismcts, mcts
 
     game = pyspiel.load_game(name, params)
     rng = np.random.RandomState(0)
-    bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rng), uct_c=2.0, max_simulations=6,
+    bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rng), uct_c=2.0, max_simulations=4,
                            random_state=rng)
-    state = game.new_initial_state()
-    _deal(state, rng)
-    for _ in range(moves):
-        if state.is_terminal():
-            break
-        state.apply_action(bot.step(state))  # ISMCTS asserts each resample keeps the player's information state
-    assert len(state.returns()) == 4
+    for _ in range(deals):
+        state = game.new_initial_state()
+        _deal(state, rng)
+        moves = 0
+        while not state.is_terminal():
+            state.apply_action(bot.step(state))  # ISMCTS asserts each resample keeps the player's information state
+            moves += 1
+        returns = state.returns()
+        assert moves > 0 and len(returns) == 4 and sum(returns) == 0 and returns[0] == returns[2]
 
 
 def _owner_and_play(state):
@@ -274,7 +309,7 @@ def test_deal_chance_nodes_do_not_grow_with_the_dataset(tmp_path):
             listed += len(outcomes)
             assert abs(sum(p for _, p in outcomes) - 1) < 1e-9
             state.apply_action(outcomes[-1][0])
-        assert listed <= 4 * 2 * 317, name  # 317 blocks of 316 rows (times 4 turns of the card-play table)
+        assert listed <= 316 + 4 * 317, name  # 316 blocks of 317 rows (times 4 turns of the card-play table)
     # every row has probability 1 / N, and deal_actions starts at any row
     dealer = RowDealer(np.arange(10))
     assert (dealer.block_size, dealer.num_blocks) == (4, 3)

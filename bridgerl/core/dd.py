@@ -109,11 +109,9 @@ def solve_dd_table(owner: np.ndarray) -> np.ndarray:
 def solve_declarer_tricks(owner: np.ndarray, declarer: int, strain: int) -> int:
     """Declarer's DD tricks in ``strain`` (0-3 C, D, H, S; 4 NT) on one deal: one DDS search from the opening lead
     (the table's entry without solving the other 19)."""
-    owner = np.asarray(owner)
-    holdings = np.zeros((1, 4), dtype=np.uint64)
-    for seat in range(4):
-        for card in np.flatnonzero(owner == seat).tolist():
-            holdings[0, seat] |= np.uint64(1 << card)
+    from .play import hand_masks
+
+    holdings = np.array([hand_masks(np.asarray(owner, dtype=np.uint8))], dtype=np.uint64)
     return 13 - int(solve_positions(holdings, strain, (int(declarer) + 1) % 4, best_only=True)[0])
 
 

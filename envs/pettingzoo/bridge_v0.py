@@ -15,8 +15,8 @@ contract with the DD tricks. Reset options: ``index``, ``deal`` (PBN), ``dealer`
 ``infos`` (the same for every agent, as the ``info`` of the Gymnasium env ``bridgerl/Bridge-v0`` without its
 ``action_mask`` and ``view``): at every step ``seat`` (the seat whose call or card is due: dummy's for dummy's
 cards), ``player`` (the seat choosing), ``phase`` (``"auction"``, ``"play"`` or ``"over"``), ``dealer``, ``vul``,
-``index`` (the dataset row, or None) and ``board``; at the end also ``contract`` (its text without declarer, e.g.
-``"4SX"``, or ``"Pass"``), ``declarer`` (seat 0-3, or None for a pass-out), ``tricks`` (declarer's, played or DD),
+``index`` (the dataset row, -1 for a PBN deal) and ``board``; at the end also ``contract`` (its text without
+declarer, e.g. ``"4SX"``, or ``"Pass"``), ``declarer`` (seat 0-3, -1 for a pass-out), ``tricks`` (declarer's, played or DD),
 ``score_ns``, ``par_ns`` and ``returns`` (N, E, S, W).
 """
 

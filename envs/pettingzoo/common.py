@@ -7,11 +7,18 @@ from gymnasium.utils import EzPickle, seeding
 from pettingzoo import AECEnv
 
 
+API_TEST_OPTION = "options"  # pettingzoo.test.api_test checks the signature with reset(options={"options": 1})
+
+
 def known_reset_options(options: dict | None, known: set[str]) -> dict:
-    """The reset options the env knows (``index``, ``deal``, ...). Keys it does not know are ignored, as PettingZoo's
-    own classic games ignore ``options`` (its ``api_test`` passes ``{"options": 1}``); a known key with a bad value
-    is still a one-line error."""
-    return {key: value for key, value in (options or {}).items() if key in known}
+    """The reset options the env knows (``index``, ``deal``, ...). The key ``"options"`` that PettingZoo's
+    ``api_test`` passes is ignored quietly; any other unknown key (a typo such as ``"indx"``) is a one-line
+    ValueError naming it, never a random deal instead of the one asked for."""
+    options = {key: value for key, value in (options or {}).items() if key != API_TEST_OPTION}
+    unknown = sorted(set(options) - set(known))
+    if unknown:
+        raise ValueError(f"unknown reset option(s) {unknown}; known: {sorted(known)}")
+    return options
 
 
 AGENTS = ["north", "east", "south", "west"]
@@ -56,6 +63,14 @@ class SeatsEnv(AECEnv, EzPickle):
         for agent, value in zip(AGENTS, returns):
             self.rewards[agent] = value
         self.terminations = dict.fromkeys(self.agents, True)
+
+    def __getstate__(self) -> dict:
+        """The whole env, mid-episode included (EzPickle alone would rebuild a fresh, never-reset env from the
+        constructor's arguments)."""
+        return self.__dict__.copy()
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
 
     def close(self):
         pass

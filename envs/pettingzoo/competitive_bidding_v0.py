@@ -70,7 +70,7 @@ class raw_env(SeatsEnv):  # noqa: N801  (PettingZoo's naming)
         if self.auction.is_over:
             outcome = result(self.auction, self.deal.dd, self.deal.vul, self.deal.par_ns)
             self._finish(outcome.returns(self.reward_mode))
-            info = {"contract": None if outcome.contract is None else str(outcome.contract),
+            info = {"contract": "Pass" if outcome.contract is None else str(outcome.contract),
                     "score_ns": outcome.score_ns, "par_ns": outcome.par_ns}
             self.infos = {a: dict(info) for a in self.agents}
             self._result = outcome
