@@ -50,7 +50,7 @@ class Auction:
         if not 0 <= self.dealer <= 3:
             raise ValueError(f"dealer {self.dealer} is outside 0..3 (N, E, S, W)")
         object.__setattr__(self, "to_act", (self.dealer + len(self.calls)) % 4)
-        object.__setattr__(self, "is_over", self.trailing_passes >= (4 if self.last_bid < 0 else 3))
+        object.__setattr__(self, "is_over", _ends(self.last_bid, self.trailing_passes))
 
     @classmethod
     def from_calls(cls, dealer: int, calls) -> "Auction":
@@ -156,8 +156,13 @@ def _new_auction(dealer, calls, last_bid, last_bidder, penalty, trailing_passes,
     object.__setattr__(auction, "__dict__", {
         "dealer": dealer, "calls": calls, "last_bid": last_bid, "last_bidder": last_bidder, "penalty": penalty,
         "trailing_passes": trailing_passes, "first_namer": first_namer, "to_act": (dealer + len(calls)) % 4,
-        "is_over": trailing_passes >= (4 if last_bid < 0 else 3)})
+        "is_over": _ends(last_bid, trailing_passes)})
     return auction
+
+
+def _ends(last_bid: int, trailing_passes: int) -> bool:
+    """The auction is over: four passes, or a bid (doubled or not) and three passes."""
+    return trailing_passes >= (4 if last_bid < 0 else 3)
 
 
 def _safe_name(call: int) -> str:

@@ -30,7 +30,7 @@ from .competitive import OBSERVATION_SIZE as AUCTION_OBSERVATION_SIZE
 from .competitive import (AuctionView, CompetitiveDeal, CompetitiveResult, contract_text, deal_and_auction_lines,
                           encode as encode_auction_observation, score_ns_for_tricks)
 from .contract import Contract
-from .play import CARDS_IN, SUIT_BITS, PlayState
+from .play import CARDS_IN, PlayState
 
 CARD_OFFSET = NUM_CALLS
 NUM_ACTIONS = NUM_CALLS + NUM_CARDS  # 90
@@ -162,13 +162,7 @@ class BridgeState:
             if play is None and not self.auction.is_over:
                 mask[:NUM_CALLS] = self.auction.legal_mask()
             return mask
-        trick = play.trick
-        cards = trick.cards
-        hand = play.hands[(trick.leader + len(cards)) % 4]
-        if cards:  # following: only the cards of the suit led, when the hand has any
-            follow = hand & SUIT_BITS[cards[0] // 13]
-            if follow:
-                hand = follow
+        hand = play.legal_mask_bits()
         # the mask's bytes from one 13-byte row per suit (a writable array over a fresh bytearray)
         raw = bytearray(b"".join((_NO_CALLS, _RANK_BYTES[hand & 0x1FFF], _RANK_BYTES[(hand >> 13) & 0x1FFF],
                                   _RANK_BYTES[(hand >> 26) & 0x1FFF], _RANK_BYTES[(hand >> 39) & 0x1FFF])))
@@ -181,16 +175,7 @@ class BridgeState:
         play = self.play
         if play is None:
             return [] if self.auction.is_over else self.auction.legal_calls()
-        if len(play.tricks) == 13:
-            return []
-        trick = play.trick
-        cards = trick.cards
-        hand = play.hands[(trick.leader + len(cards)) % 4]
-        if cards:  # following: the cards of the suit led, when the hand has any (one lookup)
-            suit = cards[0] // 13
-            follow = (hand >> (13 * suit)) & 0x1FFF
-            if follow:
-                return list(_CARD_ACTIONS[suit][follow])
+        hand = play.legal_mask_bits()
         return [*_CARD_ACTIONS[0][hand & 0x1FFF], *_CARD_ACTIONS[1][(hand >> 13) & 0x1FFF],
                 *_CARD_ACTIONS[2][(hand >> 26) & 0x1FFF], *_CARD_ACTIONS[3][hand >> 39]]
 

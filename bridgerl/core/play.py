@@ -202,9 +202,12 @@ class PlayState(ContractSeats):
         return len(self.tricks) - self.declarer_tricks
 
     def legal_mask_bits(self) -> int:
-        if self.is_over:
+        """52-bit mask of the cards that may be played now (0 once the hand is over)."""
+        if len(self.tricks) == 13:
             return 0
-        return legal_mask(self.hands[self.to_play], self.trick.led_suit)
+        trick = self.trick
+        cards = trick.cards
+        return legal_mask(self.hands[(trick.leader + len(cards)) % 4], cards[0] // 13 if cards else None)
 
     def legal_cards(self) -> list[int]:
         return cards_of(self.legal_mask_bits())
@@ -228,11 +231,9 @@ class PlayState(ContractSeats):
         hand, bit = hands[seat], 1 << card
         if not hand & bit:
             raise IllegalPlayError(f"{card_name(card)} is not in {'NESW'[seat]}'s hand")
-        if cards:
-            follow = hand & SUIT_BITS[cards[0] // 13]
-            if follow and not follow & bit:
-                raise IllegalPlayError(f"{card_name(card)}: {'NESW'[seat]} must follow suit "
-                                       f"({'CDHS'[cards[0] // 13]} led)")
+        if cards and not legal_mask(hand, cards[0] // 13) & bit:
+            raise IllegalPlayError(f"{card_name(card)}: {'NESW'[seat]} must follow suit "
+                                   f"({'CDHS'[cards[0] // 13]} led)")
         hands = hands[:seat] + (hand ^ bit,) + hands[seat + 1:]
         cards += (card,)
         history = self.history + (card,)
