@@ -30,7 +30,7 @@ from .competitive import OBSERVATION_SIZE as AUCTION_OBSERVATION_SIZE
 from .competitive import (AuctionView, CompetitiveDeal, CompetitiveResult, contract_text, deal_and_auction_lines,
                           encode as encode_auction_observation, score_ns_for_tricks)
 from .contract import Contract
-from .play import CARDS_IN, PlayState
+from .play import CARDS_IN, SUIT_BITS, PlayState
 
 CARD_OFFSET = NUM_CALLS
 NUM_ACTIONS = NUM_CALLS + NUM_CARDS  # 90
@@ -176,6 +176,11 @@ class BridgeState:
         if play is None:
             return [] if self.auction.is_over else self.auction.legal_calls()
         hand = play.legal_mask_bits()
+        cards = play.trick.cards
+        if cards:  # following suit, the legal cards are one suit's: one lookup
+            suit = cards[0] // 13
+            if not hand & ~SUIT_BITS[suit]:
+                return list(_CARD_ACTIONS[suit][hand >> (13 * suit)])
         return [*_CARD_ACTIONS[0][hand & 0x1FFF], *_CARD_ACTIONS[1][(hand >> 13) & 0x1FFF],
                 *_CARD_ACTIONS[2][(hand >> 26) & 0x1FFF], *_CARD_ACTIONS[3][hand >> 39]]
 
