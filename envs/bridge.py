@@ -30,7 +30,7 @@ from bridgerl.core.bridge import (AUCTION_OBSERVATION_SIZE, CARD_OFFSET, NUM_ACT
                                   BridgeState, action_name, check_modes, render_text)
 from bridgerl.core.card_play import PlayEncoder, notify_deal  # noqa: F401  (the encoder's type)
 from bridgerl.core.cards import SEATS, parse_seat
-from bridgerl.core.competitive import RESET_OPTIONS, AuctionEncoder, CompetitiveDealSource
+from bridgerl.core.competitive import RESET_OPTIONS, CompetitiveDealSource, auction_encoder
 from bridgerl.envs.spaces import LegalActionSpace, MaskedEnv, binary_space
 
 RECORD_OPTIONS = {"record", "upto"}
@@ -92,9 +92,7 @@ class BridgeEnv(MaskedEnv, gym.Env):
         else:
             self.state = BridgeState.start(self.source.deal_for_reset(self.np_random, options), self.play_mode)
         self._encoder = None if self.state.play is None else self.state.play_encoder()
-        self._calls = AuctionEncoder()  # the auction bits, updated call by call (as the competitive env's)
-        for call in self.state.auction.calls[:-1] if self.state.auction.is_over else self.state.auction.calls:
-            self._calls.add(call)
+        self._calls = auction_encoder(self.state.auction)  # the auction bits, updated call by call
         self._hands = self.state.deal.hands()
         self.outcome = None
         deal = self.state.deal

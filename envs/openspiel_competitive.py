@@ -16,7 +16,7 @@ from bridgerl.core import Auction, call_name, load_dataset
 from bridgerl.core.calls import NUM_CALLS
 from bridgerl.core.cards import hand_text
 from bridgerl.core.competitive import (HAND_OFFSET, REWARDS, CompetitiveDealSource, contract_text, encode,
-                                       render_text, result)
+                                       encoded_calls, render_text, result)
 from bridgerl.core.scoring import SCORE_TABLE
 from bridgerl.envs.openspiel_common import DealAuctionState, RowDealer, RowGame, TensorObserver, game_type
 
@@ -85,7 +85,7 @@ class CompetitiveBiddingState(DealAuctionState):
 
     def encoding_for(self, player: int) -> np.ndarray:
         """The 231 values as ``player`` sees them (before the final pass once the auction is over)."""
-        calls = self.auction.calls[:-1] if self.auction.is_over else self.auction.calls
+        calls = encoded_calls(self.auction)
         return encode(calls, self.deal.vulnerable(player), self.deal.vulnerable(player + 1), self.hands[player])
 
     def _render(self) -> str:

@@ -28,7 +28,7 @@ from .card_play import PlayEncoder, PlayerView, view_of
 from .cards import NUM_CARDS, SEATS, card_name
 from .competitive import OBSERVATION_SIZE as AUCTION_OBSERVATION_SIZE
 from .competitive import (AuctionView, CompetitiveDeal, CompetitiveResult, contract_text, deal_and_auction_lines,
-                          encode as encode_auction_observation, score_ns_for_tricks)
+                          encode as encode_auction_observation, encoded_calls, score_ns_for_tricks)
 from .contract import Contract
 from .play import CARDS_IN, SUIT_BITS, PlayState
 
@@ -296,7 +296,7 @@ def auction_bits(auction: Auction, we_vulnerable: bool, they_vulnerable: bool, h
     """int8[231]: a player's competitive auction observation (bits 0-230 of the whole deal's observation): the
     calls so far, or after the end the last encoding before the final pass; ``hand_bits`` int8[52] its original
     13 cards."""
-    calls = auction.calls[:-1] if auction.is_over else auction.calls
+    calls = encoded_calls(auction)
     return encode_auction_observation(calls, we_vulnerable, they_vulnerable, hand_bits)
 
 

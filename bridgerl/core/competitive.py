@@ -103,6 +103,17 @@ def _folded(calls) -> AuctionEncoder:
     return encoder
 
 
+def encoded_calls(auction: Auction) -> tuple[int, ...]:
+    """The calls an observation of ``auction`` encodes: all of them, or once it is over all but the final pass
+    (the terminal observation is the last one before it)."""
+    return auction.calls[:-1] if auction.is_over else auction.calls
+
+
+def auction_encoder(auction: Auction) -> AuctionEncoder:
+    """An `AuctionEncoder` holding ``auction``'s `encoded_calls`, ready to `add` the calls that follow."""
+    return _folded(encoded_calls(auction))
+
+
 def bid_values(calls) -> tuple[int, np.ndarray]:
     """(leading passes, int[35] value per bid) for a call sequence."""
     encoder = _folded(calls)

@@ -14,8 +14,8 @@ from gymnasium.utils import EzPickle
 from bridgerl.core import Auction, load_dataset
 from bridgerl.core.actions import action_index
 from bridgerl.core.calls import NUM_CALLS
-from bridgerl.core.competitive import (OBSERVATION_SIZE, REWARDS, CompetitiveDealSource, encode, render_text,
-                                       result)
+from bridgerl.core.competitive import (OBSERVATION_SIZE, REWARDS, CompetitiveDealSource, encode, encoded_calls,
+                                       render_text, result)
 from bridgerl.envs.pettingzoo.common import AGENTS, SeatsEnv, known_reset_options, wrapped
 
 def env(**kwargs):
@@ -54,7 +54,7 @@ class raw_env(SeatsEnv):  # noqa: N801  (PettingZoo's naming)
 
     def observe(self, agent):
         seat = AGENTS.index(agent)
-        calls = self.auction.calls[:-1] if self.auction.is_over else self.auction.calls
+        calls = encoded_calls(self.auction)
         obs = encode(calls, self.deal.vulnerable(seat), self.deal.vulnerable(seat + 1), self._hands[seat])
         mask = np.zeros(NUM_CALLS, dtype=np.int8)
         if not self.auction.is_over and seat == self.auction.to_act:
