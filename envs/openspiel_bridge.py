@@ -65,7 +65,8 @@ del _offset, _name, _size
 
 def _game_info(max_chance_outcomes: int, reward: str) -> pyspiel.GameInfo:
     bound = _UTILITY_BOUNDS[reward]
-    return pyspiel.GameInfo(num_distinct_actions=NUM_ACTIONS, max_chance_outcomes=max_chance_outcomes, num_players=_NUM_PLAYERS,
+    return pyspiel.GameInfo(num_distinct_actions=NUM_ACTIONS, max_chance_outcomes=max_chance_outcomes,
+                            num_players=_NUM_PLAYERS,
                             min_utility=-bound, max_utility=bound, utility_sum=0.0, max_game_length=_MAX_GAME_LENGTH)
 
 

@@ -67,7 +67,8 @@ class CompetitiveBidding(PgxEnv):
         state = State(
             current_player=dealer, observation=jnp.zeros(OBSERVATION_SIZE, jnp.int8),
             legal_action_mask=jnp.zeros(NUM_ACTIONS, bool), rewards=jnp.zeros(4, jnp.float32),
-            terminated=jnp.bool_(False), truncated=jnp.bool_(False), index=index, dealer=dealer, vulnerable=self.vul[index],
+            terminated=jnp.bool_(False), truncated=jnp.bool_(False), index=index, dealer=dealer,
+            vulnerable=self.vul[index],
             _owner=self.owner[index], _dd=self.dd[index], _par=self.par[index], _values=jnp.zeros(35, jnp.int32),
             _leading=jnp.int32(0), _last_bid=jnp.int32(-1), _last_bidder=jnp.int32(-1), _penalty=jnp.int32(0),
             _trailing=jnp.int32(0), _first_namer=jnp.full((2, 5), -1, jnp.int32))

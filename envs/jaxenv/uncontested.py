@@ -72,7 +72,8 @@ class UncontestedBidding(PgxEnv):
         state = State(
             current_player=first, observation=jnp.zeros(OBSERVATION_SIZE, jnp.int8),
             legal_action_mask=jnp.zeros(NUM_ACTIONS, bool), rewards=jnp.zeros(4, jnp.float32),
-            terminated=jnp.bool_(False), truncated=jnp.bool_(False), index=index, side=side, vulnerable=self.vulnerable[index],
+            terminated=jnp.bool_(False), truncated=jnp.bool_(False), index=index, side=side,
+            vulnerable=self.vulnerable[index],
             _owner=self.owner[index], _dd=self.dd[index], _par=self.par[index], _opening=self.opening[index],
             _bids=jnp.zeros(35, bool), _last_bid=jnp.int32(-1), _first_namer=jnp.full(5, -1, jnp.int32),
             _calls=jnp.int32(0), _initial_pass=jnp.bool_(False))

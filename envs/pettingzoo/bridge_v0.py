@@ -16,8 +16,8 @@ contract with the DD tricks. Reset options: ``index``, ``deal`` (PBN), ``dealer`
 ``action_mask`` and ``view``): at every step ``seat`` (the seat whose call or card is due: dummy's for dummy's
 cards), ``player`` (the seat choosing), ``phase`` (``"auction"``, ``"play"`` or ``"over"``), ``dealer``, ``vul``,
 ``index`` (the dataset row, -1 for a PBN deal) and ``board``; at the end also ``contract`` (its text without
-declarer, e.g. ``"4SX"``, or ``"Pass"``), ``declarer`` (seat 0-3, -1 for a pass-out), ``tricks`` (declarer's, played or DD),
-``score_ns``, ``par_ns`` and ``returns`` (N, E, S, W).
+declarer, e.g. ``"4SX"``, or ``"Pass"``), ``declarer`` (seat 0-3, -1 for a pass-out), ``tricks`` (declarer's,
+played or DD), ``score_ns``, ``par_ns`` and ``returns`` (N, E, S, W).
 """
 
 from __future__ import annotations
