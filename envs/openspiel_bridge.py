@@ -156,7 +156,8 @@ class BridgeGameState(DealAuctionState):
 
         The resampled deal is not a dataset row, so it has no DD table; DDS works out what scoring it needs when a
         resampled state reaches the end: with ``play="double_dummy"`` declarer's tricks in the final contract (one
-        search, about 30 ms on one core), with ``reward="par_imps"`` the whole table and par (about 170 ms).
+        search, about 40 ms), with ``reward="par_imps"`` the whole table and par (about 260 ms;
+        ``benchmarks/resample_scoring.py``).
         ``play="agents"`` with ``reward="score"``, the defaults, needs no solve. Before the deal, a plain clone."""
         if not 0 <= int(player_id) < 4:
             raise ValueError(f"player_id must be a seat 0-3, got {player_id}")
