@@ -130,6 +130,10 @@ class BridgeGameState(DealAuctionState):
     def _set(self, bridge: BridgeState) -> None:
         """Move to ``bridge`` (scored when it is over)."""
         self.bridge, self.auction = bridge, bridge.auction
+        play = bridge.play
+        if play is not None and len(play.tricks) < 13:  # a card is due: the hot path
+            self._to_move = play.controller
+            return
         phase, _, player = bridge.turn()
         if phase == "over":
             self.result, self._to_move = bridge.result(), _TERMINAL

@@ -17,7 +17,8 @@ OpenSpiel's ``use_double_dummy_result``.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 
@@ -30,7 +31,7 @@ from .competitive import OBSERVATION_SIZE as AUCTION_OBSERVATION_SIZE
 from .competitive import (AuctionView, CompetitiveDeal, CompetitiveResult, contract_text, deal_and_auction_lines,
                           encode as encode_auction_observation, encoded_calls, score_ns_for_tricks)
 from .contract import Contract
-from .play import CARDS_IN, SUIT_BITS, PlayState
+from .play import CARDS_IN, SUIT_BITS, PlayState, legal_mask
 
 CARD_OFFSET = NUM_CALLS
 NUM_ACTIONS = NUM_CALLS + NUM_CARDS  # 90
@@ -95,18 +96,42 @@ class BridgeResult(CompetitiveResult):
         return super().returns(mode)
 
 
-@dataclass(frozen=True)
-class BridgeState:
-    """A whole deal in progress: the auction, then (with ``play="agents"``) the play. Immutable: `apply` returns
-    the next state."""
-
+class _BridgeFields(NamedTuple):
     deal: CompetitiveDeal
     auction: Auction
     play: PlayState | None = None
     play_mode: str = "agents"
-    # the auction bits of each player's observation once the auction is over (fixed for the rest of the deal):
-    # shared by the states of the play, filled on first use
-    _auction_bits: dict = field(default_factory=dict, compare=False, repr=False)
+    # each player's auction bits once the auction is over (fixed for the rest of the deal): one dict shared by the
+    # states of the play, filled on first use
+    bits_cache: dict | None = None
+
+
+class BridgeState(_BridgeFields):
+    """A whole deal in progress: the auction, then (with ``play="agents"``) the play. Immutable (`apply` returns
+    the next state) and a tuple underneath, like `PlayState`: one is made for every call and card. Equality and
+    hashing leave out ``bits_cache``."""
+
+    __slots__ = ()
+
+    def __new__(cls, deal: CompetitiveDeal, auction: Auction, play: PlayState | None = None, play_mode: str = "agents",
+                bits_cache: dict | None = None):
+        return _tuple_new(cls, (deal, auction, play, play_mode, {} if bits_cache is None else bits_cache))
+
+    def __eq__(self, other):
+        if type(other) is not type(self):
+            return NotImplemented
+        return self[:4] == other[:4]
+
+    def __ne__(self, other):
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __hash__(self):
+        return hash(self[:4])
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={value!r}" for name, value in zip(self._fields[:4], self[:4]))
+        return f"BridgeState({fields})"
 
     @classmethod
     def start(cls, deal: CompetitiveDeal, play: str = "agents") -> "BridgeState":
@@ -120,7 +145,8 @@ class BridgeState:
         if play is None:
             auction = self.auction
             return "over" if auction.is_over else "auction", auction.to_act, auction.to_act
-        seat = play.to_play
+        trick = play.trick
+        seat = (trick.leader + len(trick.cards)) % 4  # `play.to_play`
         if len(play.tricks) == 13:
             return "over", seat, seat
         return "play", seat, play.controller
@@ -175,11 +201,15 @@ class BridgeState:
         play = self.play
         if play is None:
             return [] if self.auction.is_over else self.auction.legal_calls()
-        hand = play.legal_mask_bits()
-        cards = play.trick.cards
-        if cards:  # following suit, the legal cards are one suit's: one lookup
+        if len(play.tricks) == 13:
+            return []
+        trick = play.trick
+        cards = trick.cards
+        hand = play.hands[(trick.leader + len(cards)) % 4]  # `PlayState.legal_mask_bits`, inlined
+        if cards:
             suit = cards[0] // 13
-            if not hand & ~SUIT_BITS[suit]:
+            hand = legal_mask(hand, suit)  # the follow-suit rule
+            if not hand & ~SUIT_BITS[suit]:  # following suit, the legal cards are one suit's: one lookup
                 return list(_CARD_ACTIONS[suit][hand >> (13 * suit)])
         return [*_CARD_ACTIONS[0][hand & 0x1FFF], *_CARD_ACTIONS[1][(hand >> 13) & 0x1FFF],
                 *_CARD_ACTIONS[2][(hand >> 26) & 0x1FFF], *_CARD_ACTIONS[3][hand >> 39]]
@@ -195,8 +225,8 @@ class BridgeState:
             if not CARD_OFFSET <= action < NUM_ACTIONS:
                 raise ValueError(f"action {action} is not a card ({CARD_OFFSET}..{NUM_ACTIONS - 1}) during the "
                                  f"play")
-            return _new_bridge_state(self.deal, self.auction, play.play(action - CARD_OFFSET), self.play_mode,
-                                     self._auction_bits)
+            deal, auction, _, play_mode, bits_cache = self
+            return _tuple_new(BridgeState, (deal, auction, play.play(action - CARD_OFFSET), play_mode, bits_cache))
         if play is not None or self.auction.is_over:
             raise ValueError(f"action {action_name(action) if 0 <= action < NUM_ACTIONS else action} after the end "
                              f"of the deal")
@@ -263,13 +293,13 @@ class BridgeState:
         """int8[231]: the competitive auction encoding of ``player`` (default: the seat choosing), what bidding
         agents read; bits 0-230 of `observation`."""
         player = self.player if player is None else int(player)
-        bits = self._auction_bits.get(player) if self.auction.is_over else None
+        bits = self.bits_cache.get(player) if self.auction.is_over else None
         if bits is None:
             bits = auction_bits(self.auction, self.deal.vulnerable(player), self.deal.vulnerable(player + 1),
                                 self.deal.hands()[player])
             if self.auction.is_over:
                 bits.setflags(write=False)  # shared by the states of the play
-                self._auction_bits[player] = bits
+                self.bits_cache[player] = bits
         return bits
 
     def __str__(self) -> str:
@@ -283,13 +313,13 @@ _NO_CALLS = bytes(NUM_CALLS)
 _CARD_ACTIONS = tuple(tuple(tuple(CARD_OFFSET + card for card in cards) for cards in table) for table in CARDS_IN)
 
 
-def _new_bridge_state(deal, auction, play, play_mode, auction_bits) -> BridgeState:
-    """``BridgeState(...)`` for fields already checked (the same instance without the frozen dataclass's per-field
-    ``__init__``: the hot path of whole-deal games)."""
-    state = object.__new__(BridgeState)
-    object.__setattr__(state, "__dict__", {"deal": deal, "auction": auction, "play": play, "play_mode": play_mode,
-                                           "_auction_bits": auction_bits})
-    return state
+def _new_bridge_state(deal, auction, play, play_mode, bits_cache) -> BridgeState:
+    """``BridgeState(...)`` for fields already checked (the same instance, without the argument handling: the hot
+    path of whole-deal games)."""
+    return _tuple_new(BridgeState, (deal, auction, play, play_mode, bits_cache))
+
+
+_tuple_new = tuple.__new__
 
 
 def auction_bits(auction: Auction, we_vulnerable: bool, they_vulnerable: bool, hand_bits: np.ndarray) -> np.ndarray:

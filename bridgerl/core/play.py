@@ -6,7 +6,6 @@ chooses dummy's cards. Hands are 52-bit Python ints (bit = card index of `cards.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 import numpy as np
@@ -48,16 +47,20 @@ def mask_of(cards) -> int:
     return mask
 
 
-_SEAT_COLUMN = np.arange(4, dtype=np.uint8)[:, None]
+# per seat, a bytes.translate table: that seat's byte -> "1", any other -> "0" (a hand's mask read as a binary number)
+_SEAT_DIGITS = tuple(bytes(49 if value == seat else 48 for value in range(256)) for seat in range(4))
 
 
 def hand_masks(owner: np.ndarray) -> tuple[int, int, int, int]:
     """The 52-bit card masks of N, E, S, W of a deal (uint8[52] owner array); ValueError unless it is a deal of 13
     cards per seat."""
-    if owner.shape != (52,):
+    if owner.shape != (52,) or owner.dtype != np.uint8:
         validate_owner(owner)
-    rows = np.packbits(owner == _SEAT_COLUMN, axis=1, bitorder="little")
-    hands = tuple(int.from_bytes(row.tobytes(), "little") for row in rows)
+        owner = np.asarray(owner, dtype=np.uint8)
+    digits = owner.tobytes()[::-1]  # card 51 first: the most significant digit
+    north, east, south, west = _SEAT_DIGITS
+    hands = (int(digits.translate(north), 2), int(digits.translate(east), 2), int(digits.translate(south), 2),
+             int(digits.translate(west), 2))
     if hands[0] | hands[1] | hands[2] | hands[3] != ALL_CARDS or any(hand.bit_count() != 13 for hand in hands):
         validate_owner(owner)  # names the problem
     return hands
@@ -138,6 +141,8 @@ class Trick(NamedTuple):
 class ContractSeats:
     """``declarer`` and ``dummy`` of an object with a ``contract`` (the play state and a player's view)."""
 
+    __slots__ = ()
+
     @property
     def declarer(self) -> int:
         return self.contract.declarer
@@ -147,11 +152,8 @@ class ContractSeats:
         return partner(self.contract.declarer)
 
 
-@dataclass(frozen=True)
-class PlayState(ContractSeats):
-    """A hand in play: the deal, the contract (with declarer), the completed tricks and the trick in progress."""
-
-    owner: np.ndarray = field(compare=False, repr=False)
+class _PlayFields(NamedTuple):
+    owner: np.ndarray
     contract: Contract
     hands: tuple[int, int, int, int]
     tricks: tuple[Trick, ...] = ()
@@ -159,11 +161,40 @@ class PlayState(ContractSeats):
     declarer_tricks: int = 0
     history: tuple[int, ...] = ()
 
+
+class PlayState(_PlayFields, ContractSeats):
+    """A hand in play: the deal (``owner``, uint8[52] seat of each card), the contract (with declarer), the
+    remaining ``hands`` (52-bit masks N, E, S, W), the completed ``tricks``, the ``trick`` in progress, declarer's
+    tricks so far and the ``history`` of cards played.
+
+    Immutable, and a tuple underneath: one is made for every card played (the hot path of every search and env), and
+    a tuple is the cheapest object Python builds. Equality and hashing read every field but ``owner`` (the deal,
+    which the hands and the history imply), as a frozen dataclass with ``owner`` left out of the comparison would."""
+
+    __slots__ = ()
+
+    def __eq__(self, other):
+        if type(other) is not type(self):
+            return NotImplemented
+        return self[1:] == other[1:]
+
+    def __ne__(self, other):
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __hash__(self):
+        return hash(self[1:])
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={value!r}" for name, value in zip(self._fields[1:], self[1:]))
+        return f"PlayState({fields})"
+
     @classmethod
     def start(cls, owner, contract: Contract, played=()) -> "PlayState":
         """The position before the opening lead, then ``played`` (card indices or names like 'SA') in order."""
-        owner = np.asarray(owner, dtype=np.uint8)
-        hands = hand_masks(owner)
+        owner = np.asarray(owner)
+        hands = hand_masks(owner)  # checks the deal before the cast, which would wrap a bad value
+        owner = owner.astype(np.uint8, copy=False)
         state = cls(owner, contract, hands, (), Trick((contract.declarer + 1) % 4))
         for i, card in enumerate(played):
             try:
@@ -222,29 +253,28 @@ class PlayState(ContractSeats):
             card = parse_card(card) if isinstance(card, str) else int(card)
         if not 0 <= card < 52:
             raise IllegalPlayError(f"card index {card} is outside 0..51")
-        tricks, trick = self.tricks, self.trick
+        owner, contract, hands, tricks, trick, won, history = self
         if len(tricks) == 13:
             raise IllegalPlayError(f"{card_name(card)}: all 13 tricks have been played")
-        leader, cards = trick.leader, trick.cards
+        leader, cards = trick
         seat = (leader + len(cards)) % 4
-        hands = self.hands
         hand, bit = hands[seat], 1 << card
         if not hand & bit:
             raise IllegalPlayError(f"{card_name(card)} is not in {'NESW'[seat]}'s hand")
         if cards and not legal_mask(hand, cards[0] // 13) & bit:
             raise IllegalPlayError(f"{card_name(card)}: {'NESW'[seat]} must follow suit "
                                    f"({'CDHS'[cards[0] // 13]} led)")
-        hands = hands[:seat] + (hand ^ bit,) + hands[seat + 1:]
+        hands = list(hands)
+        hands[seat] = hand ^ bit
         cards += (card,)
-        history = self.history + (card,)
-        # built without the frozen dataclass's per-field __init__: this is the hot path of every search and env
+        # the next state built as the bare tuples it is (no argument handling): the hot path of every search and env
         if len(cards) < 4:
-            return _new_state(self.owner, self.contract, hands, tricks, _new_trick(leader, cards),
-                              self.declarer_tricks, history)
-        winner = (leader + winning_position(cards, self.contract.strain)) % 4
-        won = self.declarer_tricks + ((winner - self.contract.declarer) % 2 == 0)
-        return _new_state(self.owner, self.contract, hands, tricks + (_new_trick(leader, cards),),
-                          _new_trick(winner, ()), won, history)
+            return _tuple_new(PlayState, (owner, contract, tuple(hands), tricks, _tuple_new(Trick, (leader, cards)),
+                                          won, history + (card,)))
+        winner = (leader + winning_position(cards, contract.strain)) % 4
+        won += (winner - contract.declarer) % 2 == 0
+        return _tuple_new(PlayState, (owner, contract, tuple(hands), tricks + (_tuple_new(Trick, (leader, cards)),),
+                                      _tuple_new(Trick, (winner, ())), won, history + (card,)))
 
     def completed_mask(self) -> int:
         """Mask of the cards of completed tricks."""
@@ -285,20 +315,4 @@ class PlayState(ContractSeats):
         return trick_winner(trick.leader, trick.cards, self.strain)
 
 
-_object_new, _object_setattr = object.__new__, object.__setattr__
-
-
-def _new_trick(leader: int, cards: tuple[int, ...]) -> Trick:
-    """``Trick(leader, cards)`` for arguments already checked."""
-    return _tuple_new(Trick, (leader, cards))
-
-
 _tuple_new = tuple.__new__
-
-
-def _new_state(owner, contract, hands, tricks, trick, declarer_tricks, history) -> PlayState:
-    """``PlayState(...)`` for fields already checked (the same instance, made faster)."""
-    state = _object_new(PlayState)
-    _object_setattr(state, "__dict__", {"owner": owner, "contract": contract, "hands": hands, "tricks": tricks,
-                                        "trick": trick, "declarer_tricks": declarer_tricks, "history": history})
-    return state
