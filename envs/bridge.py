@@ -79,6 +79,7 @@ class BridgeEnv(MaskedEnv, gym.Env):
         self.state: BridgeState | None = None
         self.outcome: BridgeResult | None = None
         self._encoder: PlayEncoder | None = None  # the play bits, updated card by card
+        self._chooser = -1  # the seat choosing in ``state``, -1 once it is over (`step`: the reward's side)
 
     # -- Gymnasium API -----------------------------------------------------------------------------------------
     def reset(self, *, seed: int | None = None, options: dict | None = None):
@@ -91,8 +92,8 @@ class BridgeEnv(MaskedEnv, gym.Env):
             self.state = self._replay(options)
         else:
             self.state = BridgeState.start(self.source.deal_for_reset(self.np_random, options), self.play_mode)
-        self._encoder = None if self.state.play is None else self.state.play_encoder()
         self._calls = auction_encoder(self.state.auction)  # the auction bits, updated call by call
+        self._encoder = None if self.state.play is None else self.state.play_encoder(self._calls)
         self._hands = self.state.deal.hands()
         self.outcome = None
         deal = self.state.deal
@@ -107,23 +108,19 @@ class BridgeEnv(MaskedEnv, gym.Env):
         return self._step_result()
 
     def step(self, action):
-        state = self.state
-        if state is None:
+        if self.state is None:
             raise RuntimeError("call reset() before step()")
-        if state.is_over:
+        if self._chooser < 0:
             raise RuntimeError("the deal is over; call reset()")
-        acting = state.turn()[2]
+        acting = self._chooser  # the seat choosing now, as the last step's info said
         self._apply(action_index(action, NUM_ACTIONS))  # illegal: a ValueError naming it
         if len(self.agent_seats) < 4:
             self._play_others()
-        reward = 0.0
-        over = self.state.is_over
-        if over:
-            self.outcome = self.outcome or self.state.result()
-            returns = self.outcome.returns(self.reward_mode)
-            reward = returns[acting] if len(self.agent_seats) == 4 else returns[min(self.agent_seats)]
         obs, info = self._step_result()
-        return obs, reward, over, False, info
+        if self._chooser >= 0:
+            return obs, 0.0, False, False, info
+        returns = info["returns"]
+        return obs, (returns[acting] if len(self.agent_seats) == 4 else returns[min(self.agent_seats)]), True, False, info
 
     def legal_action_mask(self) -> np.ndarray | None:
         return None if self.state is None else self.state.legal_mask()
@@ -140,8 +137,8 @@ class BridgeEnv(MaskedEnv, gym.Env):
         state = self.state.apply(action)
         self.state = state
         if state.play is not None:
-            if self._encoder is None:
-                self._encoder = state.play_encoder()
+            if self._encoder is None:  # the opening lead is due: `_calls` holds the auction but its final pass
+                self._encoder = state.play_encoder(self._calls)
             else:
                 self._encoder.add(state.play)
         elif not state.auction.is_over:  # the auction bits stop at the last call before the final pass
@@ -157,7 +154,7 @@ class BridgeEnv(MaskedEnv, gym.Env):
             self._calls.observation(deal.vulnerable(player), deal.vulnerable(player + 1), self._hands[player],
                                     out=obs[:AUCTION_OBSERVATION_SIZE])
             return obs
-        if phase == "play":  # the auction bits are the encoder's prefix (`BridgeState.play_encoder`): one gather
+        if phase == "play":
             return self._encoder.observation(player, seat)
         return state.observation(player, encoder=self._encoder)
 
@@ -190,13 +187,16 @@ class BridgeEnv(MaskedEnv, gym.Env):
     def _step_result(self) -> tuple[np.ndarray, dict]:
         state = self.state
         phase, seat, player = state.turn()
-        info = {"action_mask": state.legal_mask(np.int8), "seat": seat, "player": player, "phase": phase,
-                **self._deal_info}
+        self._chooser = -1 if phase == "over" else player
+        info = self._deal_info.copy()  # dealer, vul, index, board
+        info["action_mask"], info["seat"], info["player"], info["phase"] = state.legal_mask(np.int8), seat, player, phase
         if self.info_view:
             info["view"] = None if phase == "over" else state.view()
         if phase == "over":
             self.outcome = self.outcome or state.result()
             info.update(self.outcome.info(self.reward_mode))
+        if phase == "play":  # the auction bits are the encoder's prefix (`BridgeState.play_encoder`): one gather
+            return self._encoder.observation(player, seat), info
         return self._observation(phase, seat, player), info
 
 

@@ -14,10 +14,12 @@ from .cards import SEATS
 from .contract import Contract
 
 
-_BIDS_ABOVE = np.zeros((NUM_CALLS - BID_OFFSET + 1, NUM_CALLS), dtype=bool)  # row b + 1: Pass and the bids above b
+_BIDS_ABOVE = np.zeros((NUM_CALLS - BID_OFFSET + 1, NUM_CALLS), dtype=np.uint8)  # row b + 1: Pass, the bids above b
 for _last in range(-1, NUM_CALLS - BID_OFFSET):
-    _BIDS_ABOVE[_last + 1, PASS] = True
-    _BIDS_ABOVE[_last + 1, BID_OFFSET + _last + 1:] = True
+    _BIDS_ABOVE[_last + 1, PASS] = 1
+    _BIDS_ABOVE[_last + 1, BID_OFFSET + _last + 1:] = 1
+_BIDS_ABOVE = tuple(row.tobytes() for row in _BIDS_ABOVE)
+_BOOL = np.dtype(bool)
 
 
 class IllegalCallError(ValueError):
@@ -87,13 +89,17 @@ class Auction:
 
     def legal_mask(self) -> np.ndarray:
         """bool[38] over competitive call indices."""
+        return np.frombuffer(self.legal_bytes(), _BOOL)
+
+    def legal_bytes(self) -> bytearray:
+        """38 bytes, 1 for each legal call (all 0 once the auction is over): what the masks are made of."""
         if self.is_over:
-            return np.zeros(NUM_CALLS, dtype=bool)
-        mask = _BIDS_ABOVE[self.last_bid + 1].copy()
+            return bytearray(NUM_CALLS)
+        raw = bytearray(_BIDS_ABOVE[self.last_bid + 1])
         if self.last_bid >= 0:
-            mask[DOUBLE] = self.can_double()
-            mask[REDOUBLE] = self.can_redouble()
-        return mask
+            raw[DOUBLE] = self.can_double()
+            raw[REDOUBLE] = self.can_redouble()
+        return raw
 
     def legal_calls(self) -> list[int]:
         """The legal calls, lowest first (empty once the auction is over)."""

@@ -28,8 +28,9 @@ from .card_play import OBSERVATION_SIZE as PLAY_OBSERVATION_SIZE
 from .card_play import PlayEncoder, PlayerView, view_of
 from .cards import NUM_CARDS, SEATS, card_name
 from .competitive import OBSERVATION_SIZE as AUCTION_OBSERVATION_SIZE
-from .competitive import (AuctionView, CompetitiveDeal, CompetitiveResult, contract_text, deal_and_auction_lines,
-                          encode as encode_auction_observation, encoded_calls, score_ns_for_tricks)
+from .competitive import (AuctionEncoder, AuctionView, CompetitiveDeal, CompetitiveResult, auction_encoder,
+                          contract_text, deal_and_auction_lines, encode as encode_auction_observation, encoded_calls,
+                          score_ns_for_tricks)
 from .contract import Contract
 from .play import CARDS_IN, SUIT_BITS, PlayState, legal_mask
 
@@ -183,18 +184,20 @@ class BridgeState(_BridgeFields):
         """bool[90] of the legal actions (all False once the game is over); ``dtype=np.int8`` for the 0/1 mask of
         the envs' ``info``."""
         play = self.play
-        if play is None or len(play.tricks) == 13:
-            mask = np.zeros(NUM_ACTIONS, dtype=dtype)
-            if play is None and not self.auction.is_over:
-                mask[:NUM_CALLS] = self.auction.legal_mask()
-            return mask
-        hand = play.legal_mask_bits()
-        # the mask's bytes from one 13-byte row per suit (a writable array over a fresh bytearray)
-        raw = bytearray(b"".join((_NO_CALLS, _RANK_BYTES[hand & 0x1FFF], _RANK_BYTES[(hand >> 13) & 0x1FFF],
-                                  _RANK_BYTES[(hand >> 26) & 0x1FFF], _RANK_BYTES[(hand >> 39) & 0x1FFF])))
-        if dtype is bool or dtype is np.int8 or dtype is np.bool_:
-            return np.frombuffer(raw, dtype=dtype)
-        return np.frombuffer(raw, dtype=np.int8).astype(dtype)
+        if play is None:  # the calls' bytes, then none for the cards (a writable array over a fresh bytearray)
+            raw = self.auction.legal_bytes()
+            raw += _NO_CARDS
+        elif len(play.tricks) == 13:
+            raw = bytearray(NUM_ACTIONS)
+        else:  # no calls, then the cards' bytes from one 13-byte row per suit
+            hand = play.legal_mask_bits()
+            raw = bytearray(b"".join((_NO_CALLS, _RANK_BYTES[hand & 0x1FFF], _RANK_BYTES[(hand >> 13) & 0x1FFF],
+                                      _RANK_BYTES[(hand >> 26) & 0x1FFF], _RANK_BYTES[(hand >> 39) & 0x1FFF])))
+        if dtype is np.int8:  # (dtype objects, passed positionally: the cheap call of frombuffer)
+            return np.frombuffer(raw, _INT8)
+        if dtype is bool or dtype is np.bool_:
+            return np.frombuffer(raw, _BOOL)
+        return np.frombuffer(raw, _INT8).astype(dtype)
 
     def legal_actions(self) -> list[int]:
         """The legal actions, lowest first (empty once the game is over)."""
@@ -283,11 +286,15 @@ class BridgeState(_BridgeFields):
         return np.concatenate((self.auction_observation(player), encoder.observation(player, seat if chooser
                                                                                       else player)))
 
-    def play_encoder(self) -> PlayEncoder:
+    def play_encoder(self, calls: AuctionEncoder | None = None) -> PlayEncoder:
         """A `PlayEncoder` of the play (which must have begun) holding each player's auction bits as its prefix:
         `add` each card to it and pass it to `observation`, which then is one gather (what the Gymnasium env
-        does)."""
-        return PlayEncoder.of_state(self.play, np.stack([self.auction_observation(p) for p in range(4)]))
+        does). ``calls``: an `AuctionEncoder` already holding the auction's `encoded_calls` (the env's), else the
+        calls are folded here."""
+        deal = self.deal
+        calls = auction_encoder(self.auction) if calls is None else calls
+        prefixes = calls.observations(tuple(deal.vulnerable(seat) for seat in range(4)), deal.hands())
+        return PlayEncoder.of_state(self.play, prefixes)
 
     def auction_observation(self, player: int | None = None) -> np.ndarray:
         """int8[231]: the competitive auction encoding of ``player`` (default: the seat choosing), what bidding
@@ -308,7 +315,8 @@ class BridgeState(_BridgeFields):
 
 # for each 13-bit holding of a suit, its 13 rank bits as bytes 0/1: `legal_mask` from one lookup per suit
 _RANK_BYTES = tuple(row.tobytes() for row in ((np.arange(1 << 13)[:, None] >> np.arange(13)) & 1).astype(np.int8))
-_NO_CALLS = bytes(NUM_CALLS)
+_NO_CALLS, _NO_CARDS = bytes(NUM_CALLS), bytes(NUM_CARDS)
+_INT8, _BOOL = np.dtype(np.int8), np.dtype(bool)
 # for each suit and 13-bit holding, its cards as actions (38 + card), lowest first: `legal_actions` in one lookup
 _CARD_ACTIONS = tuple(tuple(tuple(CARD_OFFSET + card for card in cards) for cards in table) for table in CARDS_IN)
 

@@ -199,7 +199,7 @@ class PlayEncoder:
     The bits are kept by absolute seat in one buffer; a player's observation is one gather from it
     (`_gather_index`: the rotation to the player's relative seats is in the index, not in the data)."""
 
-    __slots__ = ("bits", "contract", "declarer_tricks", "defence_tricks", "dummy_visible", "prefix_size")
+    __slots__ = ("bits", "_raw", "contract", "declarer_tricks", "defence_tricks", "dummy_visible", "prefix_size")
 
     def __init__(self, contract: Contract, tricks, current_trick: Trick, hands: Mapping[int, Iterable[int]],
                  declarer_tricks: int, dummy_visible: bool, prefixes: np.ndarray | None = None):
@@ -207,23 +207,34 @@ class PlayEncoder:
         view). ``prefixes``: int8[4, P], bits each player's observation starts with (the whole deal's auction
         encoding, fixed during the play), so that its whole observation is one gather."""
         self.prefix_size = 0 if prefixes is None else int(prefixes.shape[1])
-        bits = np.zeros(_A_SIZE + 4 * self.prefix_size, np.int8)
+        raw = bytearray(_A_SIZE + 4 * self.prefix_size)  # `add` writes single bytes here, cheaper than into numpy
+        bits = np.frombuffer(raw, np.int8)  # the same memory, for the gathers
         if prefixes is not None:
             bits[_A_SIZE:] = np.asarray(prefixes, np.int8).reshape(-1)
+        tricks = tuple(tricks)
+        defence_tricks = len(tricks) - declarer_tricks
+        ones = [_A_CONTRACT + contract.level - 1, _A_CONTRACT + 7 + contract.strain, _A_CONTRACT + 12 + contract.penalty,
+                _A_DECLARER + contract.declarer, _A_DECLARER_TRICKS + declarer_tricks,
+                _A_DEFENCE_TRICKS + defence_tricks]  # the positions of the 1 bits, set in one assignment
         for seat, cards in hands.items():
-            bits[_A_HANDS + 52 * seat + np.fromiter(cards, np.intp)] = 1
-        for trick in tuple(tricks) + (current_trick,):
-            for seat, card in zip(trick.seats, trick.cards):
-                bits[_A_PLAYED + 52 * seat + card] = 1
-        for seat, card in zip(current_trick.seats, current_trick.cards):
-            bits[_A_TRICK + 52 * seat + card] = 1
-        bits[[_A_CONTRACT + contract.level - 1, _A_CONTRACT + 7 + contract.strain, _A_CONTRACT + 12 + contract.penalty,
-              _A_DECLARER + contract.declarer]] = 1
-        bits[_A_ONE_HOT:_A_ONE_HOT + 16] = np.eye(4, dtype=np.int8).reshape(-1)
-        defence_tricks = len(tuple(tricks)) - declarer_tricks
-        bits[[_A_DECLARER_TRICKS + declarer_tricks, _A_DEFENCE_TRICKS + defence_tricks]] = 1
-        self.bits, self.contract = bits, contract
+            base = _A_HANDS + 52 * seat
+            ones += [base + card for card in cards]
+        for trick in tricks + (current_trick,):
+            ones += [_A_PLAYED + 52 * seat + card for seat, card in zip(trick.seats, trick.cards)]
+        ones += [_A_TRICK + 52 * seat + card for seat, card in zip(current_trick.seats, current_trick.cards)]
+        bits[ones] = 1
+        bits[_A_ONE_HOT:_A_ONE_HOT + 16] = _IDENTITY_4
+        self.bits, self._raw, self.contract = bits, raw, contract
         self.declarer_tricks, self.defence_tricks, self.dummy_visible = declarer_tricks, defence_tricks, dummy_visible
+
+    def __getstate__(self) -> dict:
+        """Copies and pickles keep the bytes once; `__setstate__` makes ``bits`` a view of them again."""
+        return {name: getattr(self, name) for name in self.__slots__ if name != "bits"}
+
+    def __setstate__(self, state: dict) -> None:
+        for name, value in state.items():
+            setattr(self, name, value)
+        self.bits = np.frombuffer(self._raw, np.int8)
 
     @classmethod
     def of_state(cls, state: PlayState, prefixes: np.ndarray | None = None) -> "PlayEncoder":
@@ -233,21 +244,21 @@ class PlayEncoder:
 
     def add(self, state: PlayState) -> None:
         """Take in the card that led to ``state`` (the state right after it)."""
-        bits = self.bits
+        raw = self._raw
         card = state.history[-1]
         trick = state.trick
         if trick.cards:
             seat = (trick.leader + len(trick.cards) - 1) % 4
-            bits[_A_TRICK + 52 * seat + card] = 1
+            raw[_A_TRICK + 52 * seat + card] = 1
         else:  # the trick is complete: it leaves the current trick, and the count of tricks moves on
             seat = (state.tricks[-1].leader + 3) % 4
-            bits[_A_TRICK:_A_TRICK + 208] = 0
-            bits[_A_DECLARER_TRICKS + self.declarer_tricks] = bits[_A_DEFENCE_TRICKS + self.defence_tricks] = 0
+            raw[_A_TRICK:_A_TRICK + 208] = _NO_TRICK
+            raw[_A_DECLARER_TRICKS + self.declarer_tricks] = raw[_A_DEFENCE_TRICKS + self.defence_tricks] = 0
             self.declarer_tricks = state.declarer_tricks
             self.defence_tricks = len(state.tricks) - state.declarer_tricks
-            bits[_A_DECLARER_TRICKS + self.declarer_tricks] = bits[_A_DEFENCE_TRICKS + self.defence_tricks] = 1
-        bits[_A_PLAYED + 52 * seat + card] = 1
-        bits[_A_HANDS + 52 * seat + card] = 0
+            raw[_A_DECLARER_TRICKS + self.declarer_tricks] = raw[_A_DEFENCE_TRICKS + self.defence_tricks] = 1
+        raw[_A_PLAYED + 52 * seat + card] = 1
+        raw[_A_HANDS + 52 * seat + card] = 0
         self.dummy_visible = True
 
     def observation(self, me: int, seat: int, out: np.ndarray | None = None) -> np.ndarray:
@@ -267,6 +278,10 @@ class PlayEncoder:
             return self.bits[index]
         out[:] = self.bits[index]
         return out
+
+
+_IDENTITY_4 = np.eye(4, dtype=np.int8).reshape(-1)
+_NO_TRICK = bytes(208)
 
 
 def encode(view: PlayerView) -> np.ndarray:

@@ -95,6 +95,16 @@ class AuctionEncoder:
         obs[HAND_OFFSET:] = hand_bits
         return obs
 
+    def observations(self, vulnerable, hand_bits: np.ndarray) -> np.ndarray:
+        """int8[4, 231]: the observation of each seat N, E, S, W at once (the calls bits are the same for all);
+        ``vulnerable``: 4 bools, seat s's side vulnerable; ``hand_bits``: int8[4, 52] (`CompetitiveDeal.hands`)."""
+        obs = np.empty((4, OBSERVATION_SIZE), dtype=np.int8)
+        obs[:, 0] = vulnerable
+        obs[:, 1] = vulnerable[1:] + vulnerable[:1]  # "they": the seat on the left's side
+        obs[:, 2:HAND_OFFSET] = self.bits
+        obs[:, HAND_OFFSET:] = hand_bits
+        return obs
+
 
 def _folded(calls) -> AuctionEncoder:
     encoder = AuctionEncoder()

@@ -23,12 +23,17 @@ def strain_to_endplay(strain: int) -> int:
 
 strain_from_endplay = strain_to_endplay
 _STRAINS_FROM_ENDPLAY = [strain_from_endplay(e) for e in range(5)]  # our strain of each endplay strain row
+_STRAIN_ROWS = np.array(_STRAINS_FROM_ENDPLAY)
 
 
 def vul_to_endplay(vul: str):
+    """endplay's ``Vul`` of a vulnerability ("none", "NS", "EW", "both" or an alias `parse_vul` reads)."""
     from endplay.types import Vul
 
-    return {"none": Vul.none, "NS": Vul.ns, "EW": Vul.ew, "both": Vul.both}[parse_vul(vul)]
+    return getattr(Vul, _ENDPLAY_VUL[parse_vul(vul)])
+
+
+_ENDPLAY_VUL = {"none": "none", "NS": "ns", "EW": "ew", "both": "both"}
 
 
 def card_to_endplay(card: int):
@@ -62,19 +67,21 @@ def dd_from_endplay(table) -> np.ndarray:
 
 def dd_to_endplay(dd: np.ndarray):
     """endplay ``DDTable`` holding our uint8[4, 5] table."""
-    import ctypes
-
-    import endplay._dds as _dds
     from endplay.dds.ddtable import DDTable
+
+    return DDTable(dd_table_results(dd))
+
+
+def dd_table_results(dd: np.ndarray):
+    """DDS's ``ddTableResults`` (endplay's ctypes binding) holding our uint8[4, 5] table: what DDS's par functions
+    read."""
+    import endplay._dds as _dds
 
     dd = np.asarray(dd)
     if dd.shape != (4, 5):
         raise ValueError(f"a DD table has shape (4, 5), got {dd.shape}")
     # DDS's ddTableResults is int resTable[strain][seat] with endplay's strain order (S H D C NT)
-    table = np.ascontiguousarray(dd.T[_STRAINS_FROM_ENDPLAY], dtype=np.int32)
-    raw = _dds.ddTableResults()
-    ctypes.memmove(ctypes.addressof(raw), table.ctypes.data, table.nbytes)
-    return DDTable(raw)
+    return _dds.ddTableResults.from_buffer_copy(dd.T[_STRAIN_ROWS].astype(np.int32).tobytes())
 
 
 def solve_dd_tables(owners: np.ndarray) -> np.ndarray:

@@ -12,17 +12,22 @@ import numpy as np
 from .board import is_vulnerable, parse_vul
 from .calls import NUM_BIDS
 from .contract import Contract
-from .dd import dd_to_endplay, vul_to_endplay
+from .dd import dd_table_results, dd_to_endplay, vul_to_endplay
 from .scoring import SCORE_TABLE
 
 _BID_STRAIN = np.arange(NUM_BIDS) % 5
 
 
 def par_score(dd: np.ndarray, vul: str, dealer: int) -> int:
-    """Standard par score from NS's point of view (endplay/DDS ``DealerParBin``)."""
-    from endplay.dds import par
+    """Standard par score from NS's point of view: DDS's ``DealerParBin`` through endplay's bindings, called
+    directly (endplay's ``par`` wraps the same call in objects that only the contracts need; `par_contracts`)."""
+    import endplay._dds as _dds
 
-    return int(par(dd_to_endplay(dd), vul_to_endplay(vul), dealer).score)
+    if not 0 <= int(dealer) <= 3:
+        raise ValueError(f"dealer {dealer} is outside 0..3 (N, E, S, W)")
+    result = _dds.parResultsMaster()
+    _dds.DealerParBin(dd_table_results(dd), result, int(dealer), vul_to_endplay(vul))
+    return int(result.score)
 
 
 def par_contracts(dd: np.ndarray, vul: str, dealer: int) -> list[str]:
