@@ -70,6 +70,7 @@ class BridgeEnv(MaskedEnv, gym.Env):
             raise ValueError("agent_seats='all' leaves no seat to an opponent; pass agent_seats='NS', 'EW' or a seat")
         self.source = CompetitiveDealSource(load_dataset(dataset))
         self.agent_seats = seats
+        self._others = len(seats) < 4  # some seats are the opponents'
         self.opponent, self.opponent_play = opponent, opponent_play
         self.play_mode, self.reward_mode = play, reward
         self.render_mode = render_mode
@@ -114,13 +115,13 @@ class BridgeEnv(MaskedEnv, gym.Env):
             raise RuntimeError("the deal is over; call reset()")
         acting = self._chooser  # the seat choosing now, as the last step's info said
         self._apply(action_index(action, NUM_ACTIONS))  # illegal: a ValueError naming it
-        if len(self.agent_seats) < 4:
+        if self._others:
             self._play_others()
         obs, info = self._step_result()
         if self._chooser >= 0:
             return obs, 0.0, False, False, info
         returns = info["returns"]
-        return obs, (returns[acting] if len(self.agent_seats) == 4 else returns[min(self.agent_seats)]), True, False, info
+        return obs, (returns[min(self.agent_seats)] if self._others else returns[acting]), True, False, info
 
     def legal_action_mask(self) -> np.ndarray | None:
         return None if self.state is None else self.state.legal_mask()
@@ -170,7 +171,7 @@ class BridgeEnv(MaskedEnv, gym.Env):
 
     def _play_others(self) -> None:
         """Let the opponents act until an agent seat chooses or the deal ends."""
-        while len(self.agent_seats) < 4 and not self.state.is_over and self.state.player not in self.agent_seats:
+        while self._others and not self.state.is_over and self.state.player not in self.agent_seats:
             state = self.state
             if state.phase == "auction":
                 obs = state.auction_observation()
@@ -189,7 +190,8 @@ class BridgeEnv(MaskedEnv, gym.Env):
         phase, seat, player = state.turn()
         self._chooser = -1 if phase == "over" else player
         info = self._deal_info.copy()  # dealer, vul, index, board
-        info["action_mask"], info["seat"], info["player"], info["phase"] = state.legal_mask(np.int8), seat, player, phase
+        info["action_mask"] = state.legal_mask(np.int8)
+        info["seat"], info["player"], info["phase"] = seat, player, phase
         if self.info_view:
             info["view"] = None if phase == "over" else state.view()
         if phase == "over":

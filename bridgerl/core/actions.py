@@ -8,7 +8,9 @@ import numpy as np
 def action_index(action, n: int) -> int:
     """``action`` as an int, refusing what is not a whole number (1.5, "3", True) with a one-line error; whether it
     is legal is the rules' business (they name the legal actions)."""
-    if type(action) is int or isinstance(action, np.integer):  # the usual case, fast
+    if type(action) is int:  # the usual cases, fast
+        return action
+    if isinstance(action, np.integer):
         return int(action)
     value = np.asarray(action)
     if value.ndim != 0 or value.dtype == bool or not np.issubdtype(value.dtype, np.number) \

@@ -32,7 +32,7 @@ from .competitive import (AuctionEncoder, AuctionView, CompetitiveDeal, Competit
                           contract_text, deal_and_auction_lines, encode as encode_auction_observation, encoded_calls,
                           score_ns_for_tricks)
 from .contract import Contract
-from .play import CARDS_IN, SUIT_BITS, PlayState, legal_mask
+from .play import CARDS_IN, RANK_BYTES, SUIT_BITS, PlayState, legal_mask
 
 CARD_OFFSET = NUM_CALLS
 NUM_ACTIONS = NUM_CALLS + NUM_CARDS  # 90
@@ -190,9 +190,13 @@ class BridgeState(_BridgeFields):
         elif len(play.tricks) == 13:
             raw = bytearray(NUM_ACTIONS)
         else:  # no calls, then the cards' bytes from one 13-byte row per suit
-            hand = play.legal_mask_bits()
-            raw = bytearray(b"".join((_NO_CALLS, _RANK_BYTES[hand & 0x1FFF], _RANK_BYTES[(hand >> 13) & 0x1FFF],
-                                      _RANK_BYTES[(hand >> 26) & 0x1FFF], _RANK_BYTES[(hand >> 39) & 0x1FFF])))
+            trick = play.trick  # `PlayState.legal_mask_bits`, inlined
+            cards = trick.cards
+            hand = play.hands[(trick.leader + len(cards)) % 4]
+            if cards:
+                hand = legal_mask(hand, cards[0] // 13)  # the follow-suit rule
+            raw = _JOIN((_NO_CALLS, RANK_BYTES[hand & 0x1FFF], RANK_BYTES[(hand >> 13) & 0x1FFF],
+                         RANK_BYTES[(hand >> 26) & 0x1FFF], RANK_BYTES[(hand >> 39) & 0x1FFF]))
         if dtype is np.int8:  # (dtype objects, passed positionally: the cheap call of frombuffer)
             return np.frombuffer(raw, _INT8)
         if dtype is bool or dtype is np.bool_:
@@ -313,10 +317,9 @@ class BridgeState(_BridgeFields):
         return render_text(self)
 
 
-# for each 13-bit holding of a suit, its 13 rank bits as bytes 0/1: `legal_mask` from one lookup per suit
-_RANK_BYTES = tuple(row.tobytes() for row in ((np.arange(1 << 13)[:, None] >> np.arange(13)) & 1).astype(np.int8))
 _NO_CALLS, _NO_CARDS = bytes(NUM_CALLS), bytes(NUM_CARDS)
 _INT8, _BOOL = np.dtype(np.int8), np.dtype(bool)
+_JOIN = bytearray().join  # joins into a new bytearray (the mask's writable memory) in one step
 # for each suit and 13-bit holding, its cards as actions (38 + card), lowest first: `legal_actions` in one lookup
 _CARD_ACTIONS = tuple(tuple(tuple(CARD_OFFSET + card for card in cards) for cards in table) for table in CARDS_IN)
 

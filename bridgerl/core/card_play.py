@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from typing import Mapping
 
 import numpy as np
 
@@ -27,7 +27,7 @@ from .contract import Contract
 from .dataset import Dataset
 from .deals import check_nonempty, check_reset_options, check_row
 from .pbn import parse_deal_option
-from .play import ContractSeats, PlayState, Trick, cards_of, equivalent_groups, mask_of
+from .play import ContractSeats, PlayState, Trick, cards_of, equivalent_groups, mask_bytes, mask_of
 from .scoring import score
 from .symmetry import rotate_owner
 
@@ -201,11 +201,11 @@ class PlayEncoder:
 
     __slots__ = ("bits", "_raw", "contract", "declarer_tricks", "defence_tricks", "dummy_visible", "prefix_size")
 
-    def __init__(self, contract: Contract, tricks, current_trick: Trick, hands: Mapping[int, Iterable[int]],
+    def __init__(self, contract: Contract, tricks, current_trick: Trick, hands: Mapping[int, int],
                  declarer_tricks: int, dummy_visible: bool, prefixes: np.ndarray | None = None):
-        """``hands``: the remaining cards of the seats known (all four for an env, the player's and dummy's for a
-        view). ``prefixes``: int8[4, P], bits each player's observation starts with (the whole deal's auction
-        encoding, fixed during the play), so that its whole observation is one gather."""
+        """``hands``: the 52-bit masks of the remaining cards of the seats known (all four for an env, the
+        player's and dummy's for a view). ``prefixes``: int8[4, P], bits each player's observation starts with (the
+        whole deal's auction encoding, fixed during the play), so that its whole observation is one gather."""
         self.prefix_size = 0 if prefixes is None else int(prefixes.shape[1])
         raw = bytearray(_A_SIZE + 4 * self.prefix_size)  # `add` writes single bytes here, cheaper than into numpy
         bits = np.frombuffer(raw, np.int8)  # the same memory, for the gathers
@@ -213,17 +213,17 @@ class PlayEncoder:
             bits[_A_SIZE:] = np.asarray(prefixes, np.int8).reshape(-1)
         tricks = tuple(tricks)
         defence_tricks = len(tricks) - declarer_tricks
-        ones = [_A_CONTRACT + contract.level - 1, _A_CONTRACT + 7 + contract.strain, _A_CONTRACT + 12 + contract.penalty,
-                _A_DECLARER + contract.declarer, _A_DECLARER_TRICKS + declarer_tricks,
+        ones = [_A_CONTRACT + contract.level - 1, _A_CONTRACT + 7 + contract.strain,
+                _A_CONTRACT + 12 + contract.penalty, _A_DECLARER + contract.declarer,
+                _A_DECLARER_TRICKS + declarer_tricks,
                 _A_DEFENCE_TRICKS + defence_tricks]  # the positions of the 1 bits, set in one assignment
-        for seat, cards in hands.items():
-            base = _A_HANDS + 52 * seat
-            ones += [base + card for card in cards]
         for trick in tricks + (current_trick,):
             ones += [_A_PLAYED + 52 * seat + card for seat, card in zip(trick.seats, trick.cards)]
         ones += [_A_TRICK + 52 * seat + card for seat, card in zip(current_trick.seats, current_trick.cards)]
         bits[ones] = 1
         bits[_A_ONE_HOT:_A_ONE_HOT + 16] = _IDENTITY_4
+        for seat, hand in hands.items():
+            raw[_A_HANDS + 52 * seat:_A_HANDS + 52 * seat + 52] = mask_bytes(hand)
         self.bits, self._raw, self.contract = bits, raw, contract
         self.declarer_tricks, self.defence_tricks, self.dummy_visible = declarer_tricks, defence_tricks, dummy_visible
 
@@ -239,7 +239,7 @@ class PlayEncoder:
     @classmethod
     def of_state(cls, state: PlayState, prefixes: np.ndarray | None = None) -> "PlayEncoder":
         """The encoder of a play state, knowing every hand (what an env keeps)."""
-        return cls(state.contract, state.tricks, state.trick, {seat: cards_of(state.hands[seat]) for seat in range(4)},
+        return cls(state.contract, state.tricks, state.trick, dict(enumerate(state.hands)),
                    state.declarer_tricks, state.dummy_visible, prefixes)
 
     def add(self, state: PlayState) -> None:
@@ -265,15 +265,14 @@ class PlayEncoder:
         """int8[OBSERVATION_SIZE] for player ``me`` playing from ``seat``'s hand (dummy's when declarer plays from
         dummy; ``me`` itself for an observer): a new array, or written into ``out``; with prefixes, ``me``'s prefix
         comes first (int8[P + OBSERVATION_SIZE])."""
-        dummy = (self.contract.declarer + 2) % 4
         if me != seat:  # declarer on dummy: the other hand it sees is its own
             other = me
-        elif self.dummy_visible and dummy != me:
-            other = dummy
+        elif self.dummy_visible and (self.contract.declarer + 2) % 4 != me:  # dummy's, once shown, to all but dummy
+            other = (self.contract.declarer + 2) % 4
         else:
             other = _NO_HAND
-        index = (_gather_index_with_prefix(me, seat, other, self.prefix_size) if self.prefix_size
-                 else _gather_index(me, seat, other))
+        size = self.prefix_size
+        index = _gather_index_with_prefix(me, seat, other, size) if size else _gather_index(me, seat, other)
         if out is None:
             return self.bits[index]
         out[:] = self.bits[index]
@@ -286,7 +285,8 @@ _NO_TRICK = bytes(208)
 
 def encode(view: PlayerView) -> np.ndarray:
     """int8[OBSERVATION_SIZE] observation vector of ``view``'s player."""
-    encoder = PlayEncoder(view.contract, view.tricks, view.current_trick, view.known_hands(), view.declarer_tricks,
+    hands = {seat: mask_of(cards) for seat, cards in view.known_hands().items()}
+    encoder = PlayEncoder(view.contract, view.tricks, view.current_trick, hands, view.declarer_tricks,
                           view.dummy_cards is not None)
     return encoder.observation(view.player, view.seat)
 

@@ -364,7 +364,7 @@ class CompetitiveDeal:
     """Everything fixed for one competitive episode; par is computed once, on first use, and so is the DD table of
     a deal made without one (``dd=None``: a deal resampled for a search, solved with DDS only if it is scored)."""
 
-    __slots__ = ("owner", "_dd", "dealer", "vul", "board", "index", "_par", "_vulnerable", "_cache")
+    __slots__ = ("owner", "_dd", "dealer", "vul", "board", "index", "_par", "_vulnerable", "_cache", "_hands")
 
     def __init__(self, owner, dd, dealer: int, vul: str, board: int, index: int | None, par_ns: int | None = None,
                  par_cache: dict | None = None):
@@ -374,6 +374,7 @@ class CompetitiveDeal:
         self._par = par_ns if par_ns is not None or par_cache is None else par_cache.get(index)
         ns, ew = is_vulnerable(self.vul, 0), is_vulnerable(self.vul, 1)
         self._vulnerable = (ns, ew, ns, ew)
+        self._hands = None
 
     @property
     def dd(self) -> np.ndarray:
@@ -416,8 +417,11 @@ class CompetitiveDeal:
                 "board": self.board}
 
     def hands(self) -> np.ndarray:
-        """int8[4, 52]: the card bits of each seat N, E, S, W."""
-        return _SEAT_BITS[:, self.owner]
+        """int8[4, 52]: the card bits of each seat N, E, S, W (read-only; worked out once)."""
+        if self._hands is None:
+            self._hands = _SEAT_BITS[:, self.owner]
+            self._hands.setflags(write=False)
+        return self._hands
 
 
 class CompetitiveDealSource:

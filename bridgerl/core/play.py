@@ -66,6 +66,16 @@ def hand_masks(owner: np.ndarray) -> tuple[int, int, int, int]:
     return hands
 
 
+# for each 13-bit holding of a suit, its 13 rank bits as bytes 0/1: a 52-bit mask's bytes in four lookups
+RANK_BYTES = tuple(row.tobytes() for row in ((np.arange(1 << 13)[:, None] >> np.arange(13)) & 1).astype(np.int8))
+
+
+def mask_bytes(mask: int) -> bytes:
+    """The 52 bytes 0/1 of a 52-bit mask, card 0 first."""
+    return b"".join((RANK_BYTES[mask & 0x1FFF], RANK_BYTES[(mask >> 13) & 0x1FFF], RANK_BYTES[(mask >> 26) & 0x1FFF],
+                     RANK_BYTES[mask >> 39]))
+
+
 def mask_to_array(mask: int) -> np.ndarray:
     """uint8[52] 0/1 from a 52-bit mask."""
     return np.unpackbits(np.frombuffer(mask.to_bytes(7, "little"), np.uint8), bitorder="little")[:52]
