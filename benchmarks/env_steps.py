@@ -17,11 +17,18 @@ import time
 import numpy as np
 
 
-def gym_steps(env_id: str, dataset: str, seconds: float, **kwargs) -> float:
+def gym_steps(env_id: str, dataset: str, seconds: float, draw: str = "nonzero", **kwargs) -> float:
+    """Random legal steps/s of a Gymnasium env (unwrapped), each action drawn uniformly from the indices of
+    ``info["action_mask"]``: ``draw="nonzero"`` reads them with ``mask.nonzero()[0]`` (one C call, the cheapest route
+    from a mask to its actions), ``"flatnonzero"`` with ``np.flatnonzero(mask)`` (about 1.2 us more a step, in
+    numpy's Python wrappers: the loop of this file before 2026-11-25)."""
     import gymnasium as gym
 
     import bridgerl  # noqa: F401
 
+    if draw not in ("nonzero", "flatnonzero"):
+        raise ValueError(f"draw must be 'nonzero' or 'flatnonzero', got {draw!r}")
+    nonzero = draw == "nonzero"
     env = gym.make(env_id, dataset=dataset, **kwargs).unwrapped
     rng = np.random.default_rng(0)
     _warm_up(env, rng)  # lazy imports (endplay's par) stay out of the timed loop
@@ -29,7 +36,8 @@ def gym_steps(env_id: str, dataset: str, seconds: float, **kwargs) -> float:
     steps, start = 0, time.perf_counter()
     while time.perf_counter() - start < seconds:
         for _ in range(100):
-            legal = np.flatnonzero(info["action_mask"])
+            mask = info["action_mask"]
+            legal = mask.nonzero()[0] if nonzero else np.flatnonzero(mask)
             obs, reward, done, _, info = env.step(int(legal[rng.integers(len(legal))]))
             steps += 1
             if done:
