@@ -215,11 +215,11 @@ def _interrupt(args):
     (["evaluate", "uncontested", "--agent", "rules"], False, None),
 ])
 def test_interrupted_message_names_the_command_that_continues(argv, saved, expected, tmp_path, monkeypatch, capsys):
-    import bridgerl.cli as cli
+    from bridgerl.cli import data, evaluate, train
 
-    for name in ("_train_uncontested", "_train_competitive", "_data_generate", "_evaluate_play",
-                 "_evaluate_uncontested"):
-        monkeypatch.setattr(cli, name, _interrupt)
+    for group, name in ((train, "_train_uncontested"), (train, "_train_competitive"), (data, "_data_generate"),
+                        (evaluate, "_evaluate_play"), (evaluate, "_evaluate_uncontested")):
+        monkeypatch.setattr(group, name, _interrupt)
     run = tmp_path / "run"
     if saved:
         run.mkdir()

@@ -1,0 +1,70 @@
+"""The ``bridgerl`` command line: ``bridgerl data ...``, ``bridgerl train ...``, ``bridgerl evaluate ...``.
+
+Every numeric flag is range-checked when parsed (one-line error, exit status 2); no command replaces an existing
+output file without ``--force``; ``--json`` and ``--report`` files are written atomically."""
+
+from __future__ import annotations
+
+import argparse
+import shlex
+import sys
+from pathlib import Path
+
+from .. import __version__
+from ..core.argtypes import OneLineParser
+from ..core.dataset import DatasetError
+from . import data, evaluate, serve, show, train
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = OneLineParser(prog="bridgerl", description="Contract bridge environments, agents and evaluation.")
+    parser.add_argument("--version", action="version", version=f"bridgerl {__version__}",
+                        help="print the version and exit")
+    commands = parser.add_subparsers(dest="command", required=True)
+    for group in (data, train, evaluate, show, serve):  # one module per command group, each adding its parsers
+        group.add_parser(commands)
+    return parser
+
+
+def _resume_hint(args, argv: list[str]) -> str:
+    """What to run to continue an interrupted command."""
+    command = ["bridgerl", *argv]
+    if args.command == "train" and args.train_command in ("uncontested", "competitive"):
+        from ..training.run import STATE_FILE
+
+        if (Path(args.out) / STATE_FILE).exists() and "--resume" not in argv:
+            command = [word for word in command if word != "--force"] + ["--resume"]  # continue, do not replace
+        return f"; continue with: {shlex.join(command)}"
+    if args.command == "train" and args.train_command in ("card-location", "issn", "ssn"):
+        if (Path(args.out) / "train_state.msgpack").exists() and "--resume" not in argv:
+            command = [word for word in command if word != "--force"] + ["--resume"]
+        return f"; continue with: {shlex.join(command)}"
+    if (args.command == "data" and args.data_command in ("generate", "positions")) or \
+            (args.command == "evaluate" and args.evaluate_command in ("play", "game", "play-study") and args.out):
+        return f"; continue with: {shlex.join(command)}"
+    return ""
+
+
+def _one_line_warning(message, category, filename, lineno, line=None) -> str:
+    return f"bridgerl: note: {message}\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    import warnings
+
+    warnings.formatwarning = _one_line_warning  # notes such as "fewer boards than asked" in one line
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser().parse_args(argv)
+    if getattr(args, "devices", None) is not None:  # before JAX starts its backend
+        from ..devices import request_host_devices
+
+        request_host_devices(args.devices)
+    try:
+        return args.func(args)
+    except (DatasetError, ValueError, OSError, NotImplementedError) as exc:  # OSError: file system
+        print(f"bridgerl: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print(f"bridgerl: interrupted{_resume_hint(args, argv)}", file=sys.stderr)
+        return 130
+

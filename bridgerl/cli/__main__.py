@@ -1,0 +1,5 @@
+"""``python -m bridgerl.cli``: the command line."""
+
+from . import main
+
+raise SystemExit(main())

@@ -1,0 +1,165 @@
+"""``bridgerl data ...``: deal datasets with DD tables (generate, positions, to-pbn, from-pbn, merge, augment, info)."""
+
+from __future__ import annotations
+
+from ..core.argtypes import dataset_arg, int_range, non_negative_int, positive_int
+from ..core.files import refuse_overwrite
+from .common import DATA_HELP, FORCE_HELP, load_deals
+
+
+def _data_generate(args) -> int:
+    from ..core.generate import generate
+
+    refuse_overwrite(args.out, args.force, "dataset")
+    path = generate(args.out, deals=args.deals, seed=args.seed, workers=args.workers,
+                    progress=not args.quiet, dds_threads=args.dds_threads, ray=args.ray)
+    print(f"wrote {args.deals} deals with DD tables to {path}")
+    return 0
+
+
+def _data_positions(args) -> int:
+    from ..evaluation.positions import generate_positions
+
+    refuse_overwrite(args.out, args.force, "positions file")
+    path = generate_positions(args.out, data=args.data, deals=args.deals, start=args.start, ns=args.ns, ew=args.ew,
+                              seed=args.seed, workers=args.workers, progress=not args.quiet)
+    from ..core.positions import load_positions
+
+    positions = load_positions(path)
+    print(f"wrote {len(positions)} positions of {len(positions.deals['row'])} deals "
+          f"({int((positions.positions['choices'] > 1).sum())} with a choice) to {path}")
+    return 0
+
+
+def _data_to_pbn(args) -> int:
+    from ..core.pbn import write_pbn
+
+    refuse_overwrite(args.out, args.force, "PBN file")
+    dataset = load_deals(args.dataset)
+    write_pbn(args.out, dataset)
+    print(f"wrote {len(dataset)} boards to {args.out}")
+    return 0
+
+
+def _data_from_pbn(args) -> int:
+    from ..core.dataset import save_dataset
+    from ..core.pbn import read_pbn
+
+    refuse_overwrite(args.out, args.force, "dataset")
+    dataset = read_pbn(args.pbn)
+    save_dataset(args.out, dataset)
+    print(f"wrote {len(dataset)} deals with DD tables to {args.out}")
+    return 0
+
+
+def _data_info(args) -> int:
+    import numpy as np
+
+    dataset = load_deals(args.dataset)
+    print(f"{dataset.source}: {len(dataset)} deals, boards {int(dataset.boards.min())}..{int(dataset.boards.max())}")
+    print(f"mean DD tricks (declarer x C D H S NT):\n{np.round(dataset.dd.mean(0), 2)}")
+    return 0
+
+
+def _data_merge(args) -> int:
+    import numpy as np
+
+    from ..core.dataset import make_dataset, save_dataset
+
+    refuse_overwrite(args.out, args.force, "dataset")
+    parts = [load_deals(path) for path in args.datasets]
+    boards = np.concatenate([part.boards for part in parts])
+    merged = make_dataset(np.concatenate([p.owner for p in parts]), np.concatenate([p.dd for p in parts]), boards)
+    save_dataset(args.out, merged)
+    print(f"wrote {len(merged)} deals from {len(parts)} datasets to {args.out} (board numbers kept)")
+    return 0
+
+
+def _data_augment(args) -> int:
+    from ..core.dataset import save_dataset
+    from ..core.symmetry import augment
+
+    refuse_overwrite(args.out, args.force, "dataset")
+    dataset = load_deals(args.dataset)
+    augmented = augment(dataset, suit_permutations=args.suit_permutations, rotations=args.rotations)
+    save_dataset(args.out, augmented)
+    print(f"wrote {len(augmented)} deals ({len(augmented) // len(dataset)} exact variants of each of "
+          f"{len(dataset)}) to {args.out}")
+    return 0
+
+
+def add_parser(commands) -> None:
+    """Add ``data`` and its commands to the top-level subparsers."""
+    from ..evaluation.specs import GAME_SPEC_HELP
+
+    force_help, data_help = FORCE_HELP, DATA_HELP
+    data = commands.add_parser("data", help="deal datasets with double-dummy tables")
+    data_commands = data.add_subparsers(dest="data_command", required=True)
+
+    gen = data_commands.add_parser("generate", help="random deals with DD tables (resumable)")
+    gen.add_argument("--deals", type=positive_int, required=True, help="number of deals")
+    gen.add_argument("--seed", type=non_negative_int, required=True, help="numpy seed for the deals")
+    gen.add_argument("--out", required=True, help="output .npz (an interrupted run resumes from OUT.partial.npz)")
+    gen.add_argument("--workers", type=positive_int, default=None,
+                     help="processes (default 1: DDS threads over all cores itself); with --ray, Ray tasks at a time "
+                          "(default: every CPU of the cluster)")
+    gen.add_argument("--dds-threads", type=non_negative_int, default=0,
+                     help="threads DDS uses per worker (default 0: all cores, shared among workers; with --ray, 1 per "
+                          "task)")
+    gen.add_argument("--ray", nargs="?", const="local", default=None, metavar="ADDRESS",
+                     help="solve the chunks as Ray tasks: --ray alone starts Ray on this machine, --ray auto joins "
+                          "the cluster `ray start --head` made, --ray HOST:PORT another one (ray://... addresses need "
+                          "pip install 'ray[client]'); "
+                          "the same file as without it (needs: pip install \"bridgerl[ray]\")")
+    gen.add_argument("--force", action="store_true", help=force_help)
+    gen.add_argument("--quiet", action="store_true", help="no progress bar")
+    gen.set_defaults(func=_data_generate)
+
+    pos = data_commands.add_parser(
+        "positions", help="play positions of whole-deal games with the hidden hands and the DD value of every legal "
+                          "card (resumable, parallel; format in docs/datasets.md)")
+    pos.add_argument("--data", type=dataset_arg, default="train", help=data_help + " (default train)")
+    pos.add_argument("--deals", type=positive_int, default=100, help="deals to bid and play (default 100)")
+    pos.add_argument("--start", type=non_negative_int, default=0, help="first dataset row (default 0)")
+    pos.add_argument("--ns", default="rules", help=GAME_SPEC_HELP + " for North-South (default rules)")
+    pos.add_argument("--ew", default="rules", help="game spec for East-West (default rules)")
+    pos.add_argument("--seed", type=non_negative_int, default=0,
+                     help="seed of the players (as table 1 of `evaluate game --seed`; default 0)")
+    pos.add_argument("--out", required=True, help="output .npz (an interrupted run resumes from OUT.partial/)")
+    pos.add_argument("--workers", type=positive_int, default=1, help="processes (default 1)")
+    pos.add_argument("--force", action="store_true", help=force_help)
+    pos.add_argument("--quiet", action="store_true", help="no progress bar")
+    pos.set_defaults(func=_data_positions)
+
+    to_pbn = data_commands.add_parser("to-pbn", help="write a dataset as PBN")
+    to_pbn.add_argument("dataset", type=dataset_arg, help=data_help)
+    to_pbn.add_argument("out", help="output .pbn")
+    to_pbn.add_argument("--force", action="store_true", help=force_help)
+    to_pbn.set_defaults(func=_data_to_pbn)
+
+    from_pbn = data_commands.add_parser("from-pbn", help="read a PBN file, compute DD tables, write .npz")
+    from_pbn.add_argument("pbn", help="input .pbn")
+    from_pbn.add_argument("out", help="output .npz")
+    from_pbn.add_argument("--force", action="store_true", help=force_help)
+    from_pbn.set_defaults(func=_data_from_pbn)
+
+    merge = data_commands.add_parser("merge", help="concatenate datasets (each keeps its board numbers)")
+    merge.add_argument("datasets", type=dataset_arg, nargs="+", help="datasets to concatenate, in order: " + data_help)
+    merge.add_argument("--out", required=True, help="output .npz")
+    merge.add_argument("--force", action="store_true", help=force_help)
+    merge.set_defaults(func=_data_merge)
+
+    aug = data_commands.add_parser("augment", help="exact variants of each deal: suits relabelled, table turned "
+                                                   "(DD tables follow, no DDS run)")
+    aug.add_argument("dataset", type=dataset_arg, help=data_help)
+    aug.add_argument("--out", required=True, help="output .npz")
+    aug.add_argument("--suit-permutations", type=int_range(1, 24), default=24,
+                     help="1-24 relabellings of the suits (default 24)")
+    aug.add_argument("--rotations", type=int, default=1, choices=(1, 2, 4), help="turns of the table (default 1)")
+    aug.add_argument("--force", action="store_true", help=force_help)
+    aug.set_defaults(func=_data_augment)
+
+    info = data_commands.add_parser("info", help="validate a dataset and summarise it")
+    info.add_argument("dataset", type=dataset_arg, help=data_help)
+    info.set_defaults(func=_data_info)
+

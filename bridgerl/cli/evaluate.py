@@ -1,0 +1,388 @@
+"""``bridgerl evaluate ...``: bidding, whole-deal and card-play matches, studies and hand records."""
+
+from __future__ import annotations
+
+from ..core.argtypes import dataset_arg, non_negative_int, positive_int
+from ..core.files import check_output, refuse_overwrite
+from .common import DATA_HELP, write_json
+
+
+def _evaluate_uncontested(args) -> int:
+    from ..evaluation.specs import load_agent
+    from ..evaluation.uncontested import evaluate_uncontested
+
+    _check_outputs(args)
+    agent = load_agent(args.agent, "uncontested_bidding", seed=args.seed)
+    summary, outcomes = evaluate_uncontested(agent, args.data, deals=args.deals, side=args.side,
+                                             opening_rules=not args.no_opening_rules, agent_name=args.agent)
+    from ..evaluation.behaviour import pass_rates
+
+    summary["behaviour"] = pass_rates(outcomes, args.data, args.side, not args.no_opening_rules)
+    shares = summary["categories"]
+    print(f"{args.agent}: {summary['imps_per_deal']:.2f} IMPs/deal vs constructive par (95% CI +/- "
+          f"{summary['ci95']:.2f}) on {summary['deals']} deals ({summary['skipped_nothing_makeable']} skipped)")
+    print(f"  at par {shares['at_par']:.1%}, overbid {shares['overbid']:.1%}, underbid across a bonus boundary "
+          f"{shares['underbid_bonus']:.1%}, wrong strain or level {shares['wrong_strain_or_level']:.1%}")
+    behaviour = summary["behaviour"]
+    print(f"  passes with 12-13 HCP openers: {behaviour['openings_12_13_hcp']['agent_pass_rate']:.1%}; "
+          f"passes partner's one-level opening with 6+ HCP: "
+          f"{behaviour['responses_6_plus_hcp']['agent_pass_rate']:.1%}")
+    if args.json:
+        write_json(args.json, summary)
+    if args.report:
+        from ..evaluation.report import write_report
+
+        print(f"  report: {write_report(summary, outcomes, args.report)}")
+    return 0
+
+
+def _evaluate_compare(args) -> int:
+    from ..evaluation.specs import load_agent
+    from ..evaluation.uncontested import compare, evaluate_uncontested
+
+    results = []
+    for spec in (args.a, args.b):
+        results.append(evaluate_uncontested(load_agent(spec, "uncontested_bidding", seed=args.seed), args.data,
+                                            deals=args.deals, agent_name=spec))
+    paired = compare(results[0][1], results[1][1])
+    print(f"{args.a}: {results[0][0]['imps_per_deal']:.2f}, {args.b}: {results[1][0]['imps_per_deal']:.2f} IMPs/deal")
+    print(f"paired difference (a - b): {paired['difference_imps_per_deal']:+.2f} IMPs/deal (95% CI +/- "
+          f"{paired['ci95']:.2f}) on {paired['deals']} deals; a better on {paired['a_better']}, "
+          f"b better on {paired['b_better']}")
+    return 0
+
+
+def _evaluate_competitive(args) -> int:
+    from ..evaluation.competitive import duplicate_match
+    from ..evaluation.specs import load_agent
+
+    _check_outputs(args)
+    a = load_agent(args.ns, "competitive_bidding", seed=args.seed)
+    b = load_agent(args.ew, "competitive_bidding", seed=args.seed + 1)
+    boards = [] if args.json or args.report else None
+    result = duplicate_match(a, b, args.data, deals=args.deals, names=(args.ns, args.ew), boards=boards)
+    print(f"{args.ns} vs {args.ew}: {result['imps_per_board']:+.2f} IMPs/board for {args.ns} (95% CI +/- "
+          f"{result['ci95']:.2f}) over {result['boards']} boards, each played at two tables")
+    if boards is not None:
+        from ..evaluation.game import contract_counts
+
+        result.update(seed=args.seed, contracts=contract_counts(boards))
+        _write_outputs(args, {**result, "board_results": boards}, boards, "Competitive bidding")
+    return 0
+
+
+def _evaluate_cross(args) -> int:
+    from ..evaluation.cross_table import cross_table, markdown
+    from ..evaluation.specs import load_agent
+
+    _check_outputs(args)
+    if len(set(args.agents)) != len(args.agents):
+        raise ValueError("each agent spec may appear once in a cross table")
+    agents = {spec: load_agent(spec, "competitive_bidding", seed=args.seed + i) for i, spec in enumerate(args.agents)}
+    table = cross_table(agents, args.data, deals=args.deals, progress=not args.quiet)
+    print(f"{table['boards']} boards of {table['data']}, duplicate, IMPs/board for the row agent (95% CI):")
+    print(markdown(table))
+    if args.json:
+        write_json(args.json, {**table, "seed": args.seed})
+    return 0
+
+
+def _write_outputs(args, summary: dict, boards: list, title: str) -> None:
+    """--json (the summary and every board) and --report (Markdown + PNG) of a duplicate match."""
+    if args.json:
+        write_json(args.json, summary)
+    if args.report:
+        from ..evaluation.report import write_match_report
+
+        print(f"  report: {write_match_report(summary, boards, args.report, title)}")
+
+
+def _check_outputs(args) -> None:
+    """The --json/--out/--pbn files and the --report directory a command will write, checked before it runs."""
+    for flag in ("json", "out", "pbn"):
+        check_output(getattr(args, flag, None), "file", f"--{flag}")
+    check_output(getattr(args, "report", None), "directory", "--report")
+
+
+def _evaluate_game(args) -> int:
+    from ..evaluation.game import game_match, summarize_game, summary_lines
+    from ..evaluation.specs import load_pair
+
+    _check_outputs(args)
+    if args.pbn:
+        refuse_overwrite(args.pbn, args.force, "PBN file")
+    a, b = load_pair(args.ns, seed=args.seed), load_pair(args.ew, seed=args.seed + 1)
+    boards = game_match(a, b, args.data, deals=args.deals, start=args.start, seed=args.seed, out=args.out,
+                        progress=not args.quiet)
+    summary = {**summarize_game(boards, args.ns, args.ew), "data": str(args.data), "seed": args.seed}
+    print("\n".join(summary_lines(summary)))
+    _write_outputs(args, {**summary, "board_results": boards}, boards, "Whole deal")
+    if args.pbn:
+        from ..evaluation.game import write_game_pbn
+
+        write_game_pbn(args.pbn, boards, args.data, (args.ns, args.ew))
+        print(f"  PBN: {args.pbn}")
+    return 0
+
+
+def _evaluate_curve(args) -> int:
+    from ..evaluation.learning_curve import heldout_curve, plot_curves, read_curve
+
+    labels = args.labels or [str(run) for run in args.runs]
+    if len(labels) != len(args.runs):
+        raise ValueError(f"--labels names {len(labels)} runs, {len(args.runs)} were given")
+    refuse_overwrite(args.out, args.force, "plot")
+    curves = {}
+    if args.against:
+        from ..evaluation.specs import load_agent
+
+        against = load_agent(args.against, "competitive_bidding", seed=1)
+    for label, run in zip(labels, args.runs):
+        curve = curves[label] = (heldout_curve(run, against, args.against, args.data, args.deals, not args.quiet)
+                                 if args.against else read_curve(run))
+        best = int(curve["imps"].argmax())
+        print(f"{label}: {len(curve['imps'])} evaluations; last {curve['imps'][-1]:+.2f} +/- {curve['ci95'][-1]:.2f} "
+              f"at {int(curve['env_steps'][-1])} steps; best {curve['imps'][best]:+.2f} at "
+              f"{int(curve['env_steps'][best])}")
+    print(f"plot: {plot_curves(dict(zip(labels, args.runs)), args.out, args.title, curves)}")
+    return 0
+
+
+def _evaluate_play(args) -> int:
+    from ..core.contract import Contract
+    from ..evaluation.play import play_match, summarize
+    from ..evaluation.specs import load_play_agent
+
+    _check_outputs(args)
+    contract = Contract.parse(args.contract, args.seat)
+    declarer = load_play_agent(args.declarer, seed=args.seed)
+    defenders = load_play_agent(args.defenders, seed=args.seed + 1)
+    records = play_match(declarer, defenders, args.data, contract, deals=args.deals, start=args.start,
+                         seed=args.seed, out=args.out, progress=not args.quiet,
+                         names=(args.declarer, args.defenders))
+    summary = {"declarer": args.declarer, "defenders": args.defenders, "contract": str(contract),
+               "data": str(args.data), "seed": args.seed, **summarize(records)}
+    print(f"{args.declarer} declaring {contract} against {args.defenders} on {summary['deals']} deals: "
+          f"{summary['tricks']:.2f} tricks (95% CI +/- {summary['tricks_ci95']:.2f}), made "
+          f"{summary['make_rate']:.1%} (+/- {summary['make_rate_ci95']:.1%}); seconds per card: declarer "
+          f"{summary['declarer_seconds_per_card']:.3f}, defence {summary['defence_seconds_per_card']:.3f}")
+    if args.json:
+        write_json(args.json, summary)
+    return 0
+
+
+def _evaluate_play_study(args) -> int:
+    from ..evaluation.play_study import format_study, play_study, summarize_study
+
+    _check_outputs(args)
+    runs = [name.strip() for name in args.runs.split(",")] if args.runs else None
+    items = play_study(args.data, deals=args.deals, start=args.start, worlds=args.worlds, seed=args.seed,
+                       info_budget=args.info_budget, out=args.out, workers=args.workers, progress=not args.quiet,
+                       runs=runs)
+    summary = summarize_study(items)
+    print(format_study(summary, args.worlds))
+    if args.json:
+        write_json(args.json, {"data": str(args.data), "start": args.start, "worlds": args.worlds,
+                                "seed": args.seed, **summary})
+    return 0
+
+
+def _evaluate_best_defence(args) -> int:
+    from ..evaluation.best_defence_study import best_defence_study, format_best_defence_study
+    from ..evaluation.specs import load_play_agent
+
+    _check_outputs(args)
+    agents = {spec: load_play_agent(spec, seed=args.seed) for spec in args.agents}
+    summary = best_defence_study(agents, positions=args.positions, data=args.data, seed=args.seed,
+                                 progress=not args.quiet, max_worlds=args.max_worlds)
+    print(format_best_defence_study(summary))
+    if args.json:
+        write_json(args.json, {"data": str(args.data), "seed": args.seed, **summary})
+    return 0
+
+
+def _evaluate_records(args) -> int:
+    from ..evaluation.records import evaluate_records
+
+    _check_outputs(args)
+    summary, outcomes = evaluate_records(args.file)
+    par, actual, shares = summary["vs_par"], summary["vs_par_actual_tricks"], summary["categories"]
+    print(f"{args.file}: {summary['imps_per_board']:+.2f} IMPs/board vs constructive par (95% CI +/- "
+          f"{summary['ci95']:.2f}) on {summary['boards']} boards; vs par {par['imps_per_board']:+.2f} (+/- "
+          f"{par['ci95']:.2f}) with DD tricks, {actual['imps_per_board']:+.2f} with the table's tricks on "
+          f"{actual['boards']} boards; {len(summary['skipped'])} skipped (auction unfinished)")
+    print(f"  at par {shares['at_par']:.1%}, overbid {shares['overbid']:.1%}, underbid across a bonus boundary "
+          f"{shares['underbid_bonus']:.1%}, wrong strain or level {shares['wrong_strain_or_level']:.1%}")
+    if args.json:
+        write_json(args.json, {**summary, "outcomes": [o.to_json() for o in outcomes]})
+    return 0
+
+
+def _evaluate_inference(args) -> int:
+    from ..evaluation.inference import evaluate_inference, inference_lines
+
+    _check_outputs(args)
+    result = evaluate_inference(args.model, args.positions)
+    print("\n".join(inference_lines(result)))
+    if args.json:
+        write_json(args.json, result)
+    return 0
+
+
+def _evaluate_trick_loss(args) -> int:
+    from ..evaluation.specs import load_play_agent
+    from ..evaluation.trick_loss import trick_loss_lines, trick_loss_study
+
+    _check_outputs(args)
+    agents = {spec: load_play_agent(spec, seed=args.seed) for spec in args.agents}
+    result = trick_loss_study(agents, args.positions, limit=args.limit, seed=args.seed, progress=not args.quiet)
+    print("\n".join(trick_loss_lines(result)))
+    if args.json:
+        write_json(args.json, result)
+    return 0
+
+
+def add_parser(commands) -> None:
+    """Add ``evaluate`` and its commands to the top-level subparsers."""
+    from ..evaluation.specs import GAME_SPEC_HELP, PLAY_SPEC_HELP, SPEC_HELP
+
+    data_help = DATA_HELP
+    evaluate = commands.add_parser("evaluate", help="evaluate agents")
+    eval_commands = evaluate.add_subparsers(dest="evaluate_command", required=True)
+    deals_help = "evaluate the first N rows (default: all)"
+    ev = eval_commands.add_parser("uncontested", help="IMPs per deal against constructive par (thesis protocol)")
+    ev.add_argument("--agent", required=True, help=SPEC_HELP)
+    ev.add_argument("--data", type=dataset_arg, default="test", help=data_help + " (default test)")
+    ev.add_argument("--deals", type=positive_int, default=None, help=deals_help)
+    ev.add_argument("--json", help="write all numbers as JSON (schema in docs/evaluation.md)")
+    ev.add_argument("--report", help="write a Markdown report with PNG plots into this directory")
+    ev.add_argument("--side", default="thesis", choices=["thesis", "NS", "EW"],
+                    help="bidding side: thesis (EW unless EW can make nothing, then NS; default), NS or EW")
+    ev.add_argument("--no-opening-rules", action="store_true",
+                    help="let the agent open any hand (the thesis protocol forbids openings the rules do not make)")
+    ev.add_argument("--seed", type=non_negative_int, default=0, help="seed of a random agent (default 0)")
+    ev.set_defaults(func=_evaluate_uncontested)
+    cmp_ = eval_commands.add_parser("compare", help="paired difference of two agents on the same deals")
+    cmp_.add_argument("--a", required=True, help=SPEC_HELP)
+    cmp_.add_argument("--b", required=True, help=SPEC_HELP)
+    cmp_.add_argument("--data", type=dataset_arg, default="test", help=data_help + " (default test)")
+    cmp_.add_argument("--deals", type=positive_int, default=None, help=deals_help)
+    cmp_.add_argument("--seed", type=non_negative_int, default=0, help="seed of a random agent (default 0)")
+    cmp_.set_defaults(func=_evaluate_compare)
+    cross = eval_commands.add_parser("cross", help="cross table of competitive bidders, every pair in duplicate")
+    cross.add_argument("agents", nargs="+", help=SPEC_HELP)
+    cross.add_argument("--data", type=dataset_arg, default="test", help=data_help + " (default test)")
+    cross.add_argument("--deals", type=positive_int, default=None, help="play the first N boards (default: all)")
+    cross.add_argument("--json", help="write every match as JSON")
+    cross.add_argument("--seed", type=non_negative_int, default=0, help="seed of random agents (default 0)")
+    cross.add_argument("--quiet", action="store_true", help="no progress bar")
+    cross.set_defaults(func=_evaluate_cross)
+    comp = eval_commands.add_parser("competitive", help="duplicate match in competitive bidding")
+    comp.add_argument("--ns", required=True, help=SPEC_HELP + " (plays NS at table 1, EW at table 2)")
+    comp.add_argument("--ew", required=True, help=SPEC_HELP)
+    comp.add_argument("--data", type=dataset_arg, default="test", help=data_help + " (default test)")
+    comp.add_argument("--deals", type=positive_int, default=None, help="play the first N boards (default: all)")
+    comp.add_argument("--seed", type=non_negative_int, default=0,
+                      help="seed of a random agent (--ns gets S, --ew S + 1; default 0)")
+    comp.add_argument("--json", help="write the summary and every board's auctions as JSON (atomic)")
+    comp.add_argument("--report", help="write a Markdown report with PNG plots into this directory")
+    comp.set_defaults(func=_evaluate_competitive)
+
+    game = eval_commands.add_parser("game", help="whole-deal duplicate match: auction and play at two tables")
+    game.add_argument("--ns", required=True, help=GAME_SPEC_HELP + " (North-South at table 1, East-West at table 2)")
+    game.add_argument("--ew", required=True, help="game spec of the other pair (as --ns)")
+    game.add_argument("--data", type=dataset_arg, default="test", help=data_help + " (default test)")
+    game.add_argument("--deals", type=positive_int, default=100, help="number of boards (default 100)")
+    game.add_argument("--start", type=non_negative_int, default=0, help="first dataset row (default 0)")
+    game.add_argument("--seed", type=non_negative_int, default=0,
+                      help="seed of the agents (--ns gets S, --ew S + 1; card players reseeded per board and table)")
+    game.add_argument("--out", help="JSON lines, one per board; running again resumes")
+    game.add_argument("--json", help="write the summary and every board as JSON (atomic)")
+    game.add_argument("--report", help="write a Markdown report with PNG plots into this directory")
+    game.add_argument("--pbn", help="write both tables of every board as PBN (auction and play)")
+    game.add_argument("--force", action="store_true", help="replace an existing --pbn file")
+    game.add_argument("--quiet", action="store_true", help="no progress bar")
+    game.set_defaults(func=_evaluate_game)
+    curve = eval_commands.add_parser("curve", help="learning curves of training runs: competitive (vs the rule "
+                                                   "baseline) or uncontested (vs constructive par)")
+    curve.add_argument("runs", nargs="+", help="run directories of `bridgerl train competitive` or `bridgerl train "
+                                               "uncontested` (one kind per plot)")
+    curve.add_argument("--labels", nargs="+", help="one legend label per run")
+    curve.add_argument("--out", required=True, help="PNG file to write")
+    curve.add_argument("--title", default=None, help="plot title")
+    curve.add_argument("--force", action="store_true", help="replace an existing --out file")
+    curve.add_argument("--against", default=None,
+                       help="competitive runs: replay every snapshot in duplicate against this agent spec (e.g. a "
+                            "held-out system: sayc) instead of reading the log; cached in the run directory")
+    curve.add_argument("--data", type=dataset_arg, default="valid", help="with --against: " + data_help +
+                       " (default valid)")
+    curve.add_argument("--deals", type=positive_int, default=1000, help="with --against: boards per snapshot "
+                                                                        "(default 1000)")
+    curve.add_argument("--quiet", action="store_true", help="no progress bar")
+    curve.set_defaults(func=_evaluate_curve)
+    play = eval_commands.add_parser("play", help="card play: a declaring agent against a defending agent")
+    play.add_argument("--declarer", required=True, help=PLAY_SPEC_HELP + " (plays declarer and dummy)")
+    play.add_argument("--defenders", required=True, help=PLAY_SPEC_HELP)
+    play.add_argument("--data", type=dataset_arg, default="test", help=data_help + " (default test)")
+    play.add_argument("--contract", default="3NT", help="contract for every deal, e.g. 3NT, 4S, 4SX (default 3NT)")
+    play.add_argument("--seat", default="S", help="declarer's seat N, E, S or W (default S)")
+    play.add_argument("--deals", type=positive_int, default=100, help="number of deals (default 100)")
+    play.add_argument("--start", type=non_negative_int, default=0, help="first dataset row (default 0)")
+    play.add_argument("--seed", type=non_negative_int, default=0,
+                      help="agents are reseeded from (seed, row) on each deal")
+    play.add_argument("--out", help="JSON lines, one per deal; running again resumes")
+    play.add_argument("--json", help="write the summary as JSON")
+    play.add_argument("--quiet", action="store_true", help="no progress bar")
+    play.set_defaults(func=_evaluate_play)
+    study = eval_commands.add_parser("play-study", help="the thesis' card-play tables (3.1, 3.4, 3.5, fig. 3.12): "
+                                     "base PIMC, information-score tie-breaks and the σ goal on the same deals")
+    study.add_argument("--data", type=dataset_arg, default="test", help=data_help + " (default test)")
+    study.add_argument("--deals", type=positive_int, default=100, help="number of deals (default 100)")
+    study.add_argument("--start", type=non_negative_int, default=0, help="first dataset row (default 0)")
+    study.add_argument("--worlds", type=positive_int, default=20, help="worlds per decision (default 20)")
+    study.add_argument("--seed", type=non_negative_int, default=0,
+                       help="agents are reseeded from (seed, row, run, side) on each deal")
+    study.add_argument("--info-budget", type=non_negative_int, default=None,
+                       help="search nodes per combined-defender value in the information score (default 0: the "
+                            "line of sure tricks alone)")
+    study.add_argument("--workers", type=positive_int, default=1, help="processes (default 1)")
+    study.add_argument("--runs", default=None, help="comma-separated runs (default all: base, info, enhanced, "
+                       "enhanced_declarer, enhanced_defence, sigma_declarer, sigma_defence)")
+    study.add_argument("--out", help="JSON lines, one per deal; running again resumes")
+    study.add_argument("--json", help="write the tables as JSON")
+    study.add_argument("--quiet", action="store_true", help="no progress bar")
+    study.set_defaults(func=_evaluate_play_study)
+    from ..evaluation.best_defence_study import DEFAULT_AGENTS
+
+    bd = eval_commands.add_parser("best-defence", help="play agents against the exact best-defence reference "
+                                  "(Frank & Basin) on small endings: share of suboptimal choices, value lost")
+    bd.add_argument("--agents", nargs="+", default=list(DEFAULT_AGENTS),
+                    help=f"play specs (default: {' '.join(DEFAULT_AGENTS)}); " + PLAY_SPEC_HELP)
+    bd.add_argument("--positions", type=positive_int, default=300, help="decisions that matter (default 300)")
+    bd.add_argument("--data", type=dataset_arg, default="test", help=data_help + " (default test)")
+    bd.add_argument("--seed", type=non_negative_int, default=0, help="random play to the endings, agent seeds")
+    bd.add_argument("--max-worlds", type=positive_int, default=150,
+                    help="skip endings with more consistent worlds (default 150; the exact search allows 400)")
+    bd.add_argument("--json", help="write the table as JSON")
+    bd.add_argument("--quiet", action="store_true", help="no progress bar")
+    bd.set_defaults(func=_evaluate_best_defence)
+    inf = eval_commands.add_parser("inference", help="a card-location model against the uniform prior: per-card "
+                                   "log-loss and accuracy on a positions file, overall and by trick")
+    inf.add_argument("--model", required=True, help="card-location model (directory with model.msgpack, or the file)")
+    inf.add_argument("--positions", required=True, help="positions .npz (bridgerl data positions)")
+    inf.add_argument("--json", help="write the result as JSON (atomic)")
+    inf.set_defaults(func=_evaluate_inference)
+    tl = eval_commands.add_parser("trick-loss", help="play agents on the positions of a positions file: DD tricks "
+                                  "lost per decision against the best card (seed 004's metric)")
+    tl.add_argument("--positions", required=True, help="positions .npz (bridgerl data positions)")
+    tl.add_argument("--agents", nargs="+", required=True, help="play specs; " + PLAY_SPEC_HELP)
+    tl.add_argument("--limit", type=positive_int, default=None, help="the first N positions with a choice")
+    tl.add_argument("--seed", type=non_negative_int, default=0, help="agent seeds per position (default 0)")
+    tl.add_argument("--json", help="write the result as JSON (atomic)")
+    tl.add_argument("--quiet", action="store_true", help="no progress bar")
+    tl.set_defaults(func=_evaluate_trick_loss)
+    rec = eval_commands.add_parser("records", help="the auctions of a PBN / LIN file of hand records against "
+                                                   "constructive par and par (thesis table 4.1)")
+    rec.add_argument("file", help="hand records: a .pbn or .lin (BBO) file")
+    rec.add_argument("--json", help="write the summary and one outcome per board as JSON (atomic)")
+    rec.set_defaults(func=_evaluate_records)

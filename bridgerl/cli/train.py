@@ -1,0 +1,278 @@
+"""``bridgerl train ...``: the bidders (uncontested, competitive), the play networks (card-location, issn, ssn) and
+export."""
+
+from __future__ import annotations
+
+import shlex
+import sys
+from pathlib import Path
+
+from ..core.argtypes import (dataset_arg, device_count, non_negative_float, non_negative_int,
+                             positive_float, positive_int, probability)
+from ..core.files import refuse_overwrite
+from .common import DATA_HELP, FORCE_HELP
+
+_OVERRIDES = ("learning_rate", "batch_size", "num_envs", "updates_per_step", "target_every", "replay_size", "lr_end",
+              "transitions", "eps_start", "eps_end", "eps_decay_steps", "min_replay", "huber_delta", "pool_size",
+              "pool_every", "pool_prob", "demo_weight", "demo_margin", "targets", "aux_weight", "rollout", "epochs",
+              "minibatches", "clip", "entropy_coef", "value_coef", "gae_lambda", "bc_weight", "pool_priority",
+              "reward_scale")
+_FLAGS = ("double_q", "dueling", "pool_anchor", "critic", "collect_targets")  # store_true flags of the train commands
+
+
+def _train_overrides(args) -> dict:
+    overrides = {name: getattr(args, name) for name in _OVERRIDES if getattr(args, name, None) is not None}
+    if args.hidden:
+        overrides["hidden"] = tuple(args.hidden)
+    for flag in _FLAGS:  # pool_anchor is only in `train competitive`, critic and collect_targets in uncontested
+        if getattr(args, flag, False):
+            overrides[flag] = True
+    return overrides
+
+
+def _train_uncontested(args) -> int:
+    from ..training.run import train_uncontested
+
+    result = train_uncontested(args.out, preset=args.preset, steps=args.steps, seed=args.seed, data=args.data,
+                               eval_data=args.eval_data, resume=args.resume, overrides=_train_overrides(args),
+                               eval_every_steps=args.eval_every, force=args.force,
+                               progress=not args.quiet, devices=args.devices)
+    where = f"the {args.eval_data} split" if args.eval_data in ("train", "valid", "test") else args.eval_data
+    print(f"held-out IMPs/deal vs constructive par on {where}: {result['imps_per_deal']:.2f} +/- {result['ci95']:.2f} "
+          f"(95% CI, {result['deals']} deals, {result['env_steps']} env steps, {result['updates']} updates)")
+    print(f"model: {result['model']}")
+    return 0
+
+
+def _train_competitive(args) -> int:
+    from ..evaluation.competitive import rule_baseline_evaluator
+    from ..training.demonstrations import PretrainConfig
+    from ..training.run import train_competitive
+
+    pretrain = None
+    if args.pretrain_deals:
+        pretrain = PretrainConfig(deals=args.pretrain_deals, updates=args.pretrain_updates, seed=args.seed)
+    result = train_competitive(args.out, preset=args.preset, steps=args.steps, seed=args.seed, data=args.data,
+                               eval_data=args.eval_data, resume=args.resume, overrides=_train_overrides(args),
+                               eval_every_steps=args.eval_every, eval_deals=args.eval_deals,
+                               progress=not args.quiet, pretrain=pretrain, constructive=args.constructive,
+                               evaluate_agent=rule_baseline_evaluator(args.eval_data, args.eval_deals),
+                               force=args.force, algo=args.algo, devices=args.devices)
+    print(f"vs the competitive rule baseline: {result['vs_rules_imps_per_board']:+.2f} +/- {result['ci95']:.2f} "
+          f"IMPs/board (95% CI, duplicate, {result['deals']} held-out boards of {args.eval_data}, "
+          f"{result['env_steps']} env steps, "
+          f"{result['updates']} updates)")
+    print(f"model: {result['model']}")
+    return 0
+
+
+def _train_network(args) -> int:
+    """`bridgerl train card-location | issn | ssn`: one supervised loop (`bridgerl.training.supervised`)."""
+    from ..training.supervised import SupervisedConfig, train_supervised
+
+    kind = args.train_command
+    defaults = {"card-location": {}, "issn": {"hidden": (512, 512), "learning_rate": 3e-4},
+                "ssn": {"hidden": (512, 512, 512), "learning_rate": 3e-4}}[kind]
+    given = {k: v for k, v in (("hidden", tuple(args.hidden) if args.hidden else None),
+                               ("learning_rate", args.learning_rate), ("epochs", args.epochs),
+                               ("batch_size", args.batch_size), ("weight_decay", args.weight_decay))
+             if v is not None}
+    config = SupervisedConfig(**{**defaults, **given})
+    if kind == "card-location":
+        from ..training.card_location import LOCATION as task
+    elif kind == "issn":
+        from ..training.simulation import issn_task
+
+        task = issn_task(args.target)
+    else:
+        from ..training.simulation import ssn_task
+
+        task = ssn_task(not args.no_relabel)
+    record = train_supervised(task, args.out, args.train, args.valid, config, seed=args.seed, resume=args.resume,
+                              force=args.force, progress=not args.quiet,
+                              command=" ".join(["bridgerl", *map(shlex.quote, sys.argv[1:])]))
+    metric = task.metric
+    print(f"{args.out}: epoch {record.get('epoch')} train {metric.replace('_', '-')} "
+          f"{record.get(f'train_{metric}', float('nan')):.4f}, valid {record.get(f'valid_{metric}', float('nan')):.4f}"
+          "; model.msgpack keeps the best validation epoch")
+    return 0
+
+
+def _train_export(args) -> int:
+    from ..agents.checkpoint import CRITIC_FILE, FORMAT, PPO_FORMAT, checkpoint_file, checkpoint_kind, load_weights, \
+        save_weights
+
+    kind = checkpoint_kind(args.run)
+    if kind not in ("DQN", "PPO"):
+        raise ValueError(f"{args.run}: a {kind} model; train export takes DQN and PPO bidders")
+    model_format = PPO_FORMAT if kind == "PPO" else FORMAT
+    metadata, params = load_weights(args.run, format=model_format, what=kind)
+    out = Path(args.out)
+    refuse_overwrite(out / "model.msgpack", args.force, "model")
+    if metadata.get("constructive"):
+        refuse_overwrite(out / metadata["constructive"], args.force, "constructive bidder")
+    critic = checkpoint_file(args.run).parent / CRITIC_FILE
+    if critic.exists():
+        refuse_overwrite(out / critic.name, args.force, "critic")
+    save_weights(out / "model.msgpack", params, metadata, dtype=args.dtype, format=model_format)
+    if metadata.get("constructive"):  # the uncontested DQN that bids while the opponents pass goes along
+        helper, helper_params = load_weights(checkpoint_file(args.run).parent / metadata["constructive"])
+        save_weights(out / metadata["constructive"], helper_params, helper, dtype=helper.get("dtype", "float32"))
+    if critic.exists():  # the centralised critic of decision-time search (search:PATH) goes along, same dtype
+        critic_metadata, critic_params = load_weights(critic, what="critic")
+        save_weights(out / critic.name, critic_params, critic_metadata, dtype=args.dtype)
+    size = (out / "model.msgpack").stat().st_size
+    print(f"wrote {out / 'model.msgpack'} ({size / 1e6:.1f} MB, {args.dtype}); trained with: {metadata.get('command')}")
+    return 0
+
+
+def add_parser(commands) -> None:
+    """Add ``train`` and its commands to the top-level subparsers."""
+    force_help, data_help = FORCE_HELP, DATA_HELP
+    train = commands.add_parser("train", help="train agents")
+    train_commands = train.add_subparsers(dest="train_command", required=True)
+    unc = train_commands.add_parser("uncontested", help="DQN on uncontested bidding (thesis 4.4), fully jitted JAX")
+    comp_train = train_commands.add_parser(
+        "competitive",
+        help="self-play DQN or PPO (--algo ppo) on competitive bidding (thesis 4.5.2), pool of past networks")
+    for sub in (unc, comp_train):
+        critic = sub is unc  # all-call targets need the uncontested env
+        sub.add_argument("--preset", choices=["thesis", "small"] + (["critic"] if critic else ["gpu"]),
+                         default="small",
+                         help="network and hyperparameters: thesis (4 x 1024) or small (2 x 256, a few CPU minutes)"
+                              + ("; critic: small with all-call targets, a centralised critic, squared loss, dueling "
+                                 "head and learning-rate decay (300k calls by default, the README's main job)"
+                                 if critic else "; with --algo ppo: small (2 x 256, 64 auctions, a pool of 8) or gpu "
+                                 "(4 x 1024, 1024 auctions, a pool of 16)") + "; default small")
+        sub.add_argument("--steps", type=positive_int, default=None, help="env steps (calls); default per preset")
+        sub.add_argument("--out", required=True,
+                         help="run directory (model.msgpack, train_state.msgpack, log.jsonl)")
+        sub.add_argument("--seed", type=non_negative_int, default=0,
+                         help="seed of the network, exploration and deal order (default 0)")
+        sub.add_argument("--data", type=dataset_arg, default="train", help="training deals: " + data_help)
+        sub.add_argument("--eval-data", type=dataset_arg, default="valid",
+                         help="held-out deals for the evaluations during training: " + data_help + " (default valid: "
+                              "the test split is for final tables, `bridgerl evaluate ... --data test`)")
+        sub.add_argument("--resume", action="store_true",
+                         help="continue the run saved in --out (with the same settings)")
+        sub.add_argument("--force", action="store_true",
+                         help="start a new run in an --out that holds one, deleting its model, state, log and "
+                              "snapshots")
+        sub.add_argument("--eval-every", type=positive_int, default=None,
+                         help="env steps between held-out evaluations (default: a tenth of the run)")
+        sub.add_argument("--quiet", action="store_true", help="no progress bar")
+        sub.add_argument("--devices", type=device_count, default=None, metavar="N|all",
+                         help="data parallel over N devices (all: every visible one) with jax.sharding: the auctions "
+                              "and each update's batch split over them, parameters replicated; --num-envs and "
+                              "--batch-size are global and must divide by N. On a CPU it asks XLA for N host devices "
+                              "unless XLA_FLAGS sets a count (default: one device, unsharded)")
+        for name, kind in (("learning-rate", positive_float), ("batch-size", positive_int),
+                           ("num-envs", positive_int), ("updates-per-step", positive_int),
+                           ("target-every", positive_int), ("replay-size", positive_int),
+                           ("lr-end", non_negative_float), ("eps-start", probability), ("eps-end", probability),
+                           ("eps-decay-steps", positive_int), ("min-replay", positive_int),
+                           ("huber-delta", positive_float)):
+            sub.add_argument(f"--{name}", type=kind, default=None,
+                             help=f"override the preset's {name.replace('-', '_')} (training.dqn.DQNConfig)")
+        sub.add_argument("--hidden", type=positive_int, nargs="+", help="hidden layer sizes (override the preset)")
+        sub.add_argument("--double-q", action="store_true",
+                         help="double Q-learning: the online network picks the next call, the target values it")
+        sub.add_argument("--dueling", action="store_true", help="dueling network head (value + advantages)")
+    unc.add_argument("--transitions", choices=["seat", "team"], default=None,
+                     help="next state of a call: the same seat's next turn (seat, the preset's) or the partner's "
+                          "next call (team)")
+    unc.add_argument("--targets", choices=["sampled", "all"], default=None,
+                     help="sampled: the TD target of the call taken (the preset's); all: regress every legal call at "
+                          "once, a call the partner passes to its exact DD value, else bootstrapped")
+    unc.add_argument("--critic", action="store_true",
+                     help="with --targets all: bootstrap from a centralised critic that also sees the partner's "
+                          "cards (used in training only; the released network sees one hand)")
+    unc.add_argument("--collect-targets", action="store_true",
+                     help="with --targets all: compute each call's targets once when it is stored, not at every "
+                          "replay (about 4x fewer network evaluations, targets up to a replay buffer old)")
+    unc.add_argument("--aux-weight", type=non_negative_float, default=None,
+                     help="with --targets all: weight of auxiliary heads predicting the partner's HCP and suit "
+                          "lengths and the side's DD tricks per strain from the shared torso (default 0: none)")
+    unc.set_defaults(func=_train_uncontested)
+    comp_train.add_argument("--algo", choices=["dqn", "ppo"], default="dqn",
+                            help="dqn (the default) or ppo: PPO with a value head, fully jitted, per-seat GAE, a pool "
+                                 "of past networks (training.ppo, docs/training.md)")
+    for name, kind, what in (("rollout", positive_int, "calls per auction slot per iteration"),
+                             ("epochs", positive_int, "passes over each rollout"),
+                             ("minibatches", positive_int, "minibatches per pass"),
+                             ("clip", positive_float, "the clipping range of the probability ratio"),
+                             ("entropy-coef", non_negative_float, "weight of the entropy bonus"),
+                             ("value-coef", non_negative_float, "weight of the value loss"),
+                             ("gae-lambda", probability, "GAE's lambda"),
+                             ("reward-scale", positive_float, "IMPs x this are the value head's rewards"),
+                             ("bc-weight", non_negative_float,
+                              "weight of the cross-entropy on the teacher's demonstrations in every update (needs "
+                              "--pretrain-deals)"),
+                             ("pool-priority", non_negative_float,
+                              "0: pool snapshots drawn uniformly; > 0: those the learner scores worst against more "
+                              "often")):
+        comp_train.add_argument(f"--{name}", type=kind, default=None, help=f"ppo: {what} (override the preset)")
+    comp_train.add_argument("--pool-size", type=non_negative_int, default=None,
+                            help="frozen past networks kept as opponents (0: plain self-play)")
+    comp_train.add_argument("--pool-every", type=positive_int, default=None,
+                            help="updates (ppo: iterations) between pool snapshots")
+    comp_train.add_argument("--pool-prob", type=probability, default=None,
+                            help="share of auctions played against a pool snapshot")
+    comp_train.add_argument("--pool-anchor", action="store_true",
+                            help="keep the starting (e.g. pretrained) network in the pool for the whole run")
+    comp_train.add_argument("--pretrain-deals", type=non_negative_int, default=0,
+                            help="start from the rule bidder's auctions on this many training deals (dqn: DQfD-style; "
+                                 "ppo: the policy cloned from them)")
+    comp_train.add_argument("--pretrain-updates", type=positive_int, default=20_000,
+                            help="gradient updates of that pretraining (multiples of 1000)")
+    comp_train.add_argument("--demo-weight", type=non_negative_float, default=None,
+                            help="DQfD: weight of the large-margin loss on the demonstrations during RL "
+                                 "(needs --pretrain-deals)")
+    comp_train.add_argument("--demo-margin", type=non_negative_float, default=None,
+                            help="its margin in IMPs (default 1)")
+    comp_train.add_argument("--constructive", default=None,
+                            help="an uncontested DQN checkpoint that bids for the agent while the opponents pass "
+                                 "(and in the demonstrations); saved beside the model. With --algo ppo: the "
+                                 "teacher's constructive system in the demonstrations only")
+    comp_train.add_argument("--eval-deals", type=positive_int, default=1000,
+                            help="held-out deals of each duplicate match against the rule baseline (default 1000)")
+    comp_train.set_defaults(func=_train_competitive)
+    network_help = {
+        "card-location": ("the card-location network (seed 003) on positions files (bridgerl data positions); keeps "
+                          "the best validation epoch; resumable", "256 256", "1e-3"),
+        "issn": ("the ISSN (seed 004): a policy from the player's view imitating the cards chosen (or the DD-best "
+                 "cards) in positions files; keeps the best validation epoch; resumable", "512 512", "3e-4"),
+        "ssn": ("the SSN (seed 004): double-dummy values of every legal card from the full position, by regression "
+                "on positions files, side suits relabelled at random; keeps the best validation epoch; resumable",
+                "512 512 512", "3e-4")}
+    for kind, (text, hidden, rate) in network_help.items():
+        net = train_commands.add_parser(kind, help=text)
+        net.add_argument("--train", required=True, nargs="+",
+                         help="positions .npz file(s) to learn from (from training-split deals)")
+        net.add_argument("--valid", required=True, help="positions .npz to select the epoch on (from the valid split)")
+        net.add_argument("--out", required=True, help="run directory (model.msgpack, train_state.msgpack, log.jsonl)")
+        net.add_argument("--epochs", type=positive_int, default=None, help="epochs (default 20)")
+        net.add_argument("--hidden", type=positive_int, nargs="+", help=f"hidden layer sizes (default {hidden})")
+        net.add_argument("--learning-rate", type=positive_float, default=None,
+                         help=f"AdamW learning rate (default {rate})")
+        net.add_argument("--batch-size", type=positive_int, default=None, help="examples per step (default 256)")
+        net.add_argument("--weight-decay", type=non_negative_float, default=None,
+                         help="AdamW weight decay (default 1e-4)")
+        net.add_argument("--seed", type=non_negative_int, default=0, help="initialisation and shuffling (default 0)")
+        net.add_argument("--resume", action="store_true", help="continue the run saved in --out")
+        net.add_argument("--force", action="store_true", help="start a new run in an --out that holds one")
+        net.add_argument("--quiet", action="store_true", help="no progress bar")
+        if kind == "issn":
+            net.add_argument("--target", choices=["recorded", "dd"], default="recorded",
+                             help="learn the card each player chose (recorded, default) or the DD-best cards (dd)")
+        if kind == "ssn":
+            net.add_argument("--no-relabel", action="store_true", help="no random relabelling of the side suits")
+        net.set_defaults(func=_train_network)
+    export = train_commands.add_parser("export", help="copy a run's weights (e.g. as bfloat16) for release")
+    export.add_argument("run", help="run directory or model.msgpack")
+    export.add_argument("--out", required=True, help="directory for model.msgpack")
+    export.add_argument("--dtype", choices=["float32", "float16", "bfloat16"], default="bfloat16",
+                        help="floating-point type of the released weights (default bfloat16)")
+    export.add_argument("--force", action="store_true", help=force_help)
+    export.set_defaults(func=_train_export)
+
