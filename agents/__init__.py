@@ -8,16 +8,16 @@ fast path, comes first); play agents implement
 JAX-dependent agents (``DQNAgent``, ``PPOAgent``) load on first use.
 """
 
-from bridgerl.agents.baselines import PassAgent, RandomBidder
-from bridgerl.agents.alphamu import AlphaMuAgent
-from bridgerl.agents.best_defence import best_defence_values
-from bridgerl.agents.play import DoubleDummyAgent, PIMCAgent, RandomAgent
-from bridgerl.agents.competitive_rules import CompetitiveRuleBidder
-from bridgerl.agents.constructive_rules import ConstructiveRuleBidder
-from bridgerl.agents.rules import RuleBidder
-from bridgerl.agents.sayc import SAYCBidder
-from bridgerl.agents.silent import SilentOpponents
-from bridgerl.agents.simulation import PolicyAgent
+from bridgerl.agents.bidding.baselines import PassAgent, RandomBidder
+from bridgerl.agents.play.alphamu import AlphaMuAgent
+from bridgerl.agents.play.best_defence import best_defence_values
+from bridgerl.agents.play.pimc import DoubleDummyAgent, PIMCAgent, RandomAgent
+from bridgerl.agents.bidding.competitive_rules import CompetitiveRuleBidder
+from bridgerl.agents.bidding.constructive_rules import ConstructiveRuleBidder
+from bridgerl.agents.bidding.rules import RuleBidder
+from bridgerl.agents.bidding.sayc import SAYCBidder
+from bridgerl.agents.bidding.silent import SilentOpponents
+from bridgerl.agents.play.simulation import PolicyAgent
 
 __all__ = ["PassAgent", "RandomBidder", "RuleBidder", "ConstructiveRuleBidder", "CompetitiveRuleBidder",
            "SAYCBidder", "SilentOpponents", "DQNAgent", "PPOAgent", "RandomAgent", "DoubleDummyAgent", "PIMCAgent",

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from bridgerl.agents.play import PIMCAgent
+from bridgerl.agents.play.pimc import PIMCAgent
 from bridgerl.envs.card_play import CardPlayEnv
 
 DEFAULT_DEFENDER_WORLDS = 8

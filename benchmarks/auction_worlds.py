@@ -29,8 +29,8 @@ import time
 import numpy as np
 
 from bridgerl.agents import RuleBidder
-from bridgerl.agents.agreements import interpret_auction
-from bridgerl.agents.auction_worlds import SamplingStats, policy_worlds, rules_worlds
+from bridgerl.agents.bidding.agreements import interpret_auction
+from bridgerl.agents.play.auction_worlds import SamplingStats, policy_worlds, rules_worlds
 from bridgerl.core import load_dataset
 from bridgerl.core.bridge import CARD_OFFSET, BridgeState
 from bridgerl.core.competitive import CompetitiveDealSource

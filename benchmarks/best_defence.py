@@ -15,7 +15,7 @@ import argparse
 import time
 
 from bridgerl.agents import AlphaMuAgent, best_defence_values
-from bridgerl.agents.best_defence import random_endings
+from bridgerl.agents.play.best_defence import random_endings
 from bridgerl.envs import sample_worlds
 
 

@@ -31,7 +31,7 @@ from endplay.dds import solve_all_boards
 from endplay.types import Card, Denom, Player
 
 from bridgerl.agents import AlphaMuAgent, DoubleDummyAgent, PIMCAgent
-from bridgerl.agents.combined_defender import DEFAULT_INFO_BUDGET, InformationScore, load_search
+from bridgerl.agents.play.combined_defender import DEFAULT_INFO_BUDGET, InformationScore, load_search
 from bridgerl.core import Contract, load_dataset
 from bridgerl.core.cards import card_name
 from bridgerl.core.dd import DDS_MAX_BOARDS, owner_to_deal, strain_to_endplay

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from bridgerl.agents.rules import RuleBidder
+from bridgerl.agents.bidding.rules import RuleBidder
 from bridgerl.core import load_dataset
 from bridgerl.core.cards import hand_text
 from bridgerl.core.hand import hcp

@@ -18,7 +18,7 @@ from __future__ import annotations
 import numpy as np
 
 from bridgerl.agents import PIMCAgent
-from bridgerl.agents.best_defence import best_defence_values
+from bridgerl.agents.play.best_defence import best_defence_values
 from bridgerl.core import load_dataset
 from bridgerl.core.play import PlayState
 from bridgerl.core.stats import mean_ci

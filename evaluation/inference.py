@@ -13,7 +13,7 @@ from pathlib import Path
 
 import numpy as np
 
-from bridgerl.agents.card_location import LocationModel, encode, log_uniform_prior, positions_inputs
+from bridgerl.agents.learned.card_location import LocationModel, encode, log_uniform_prior, positions_inputs
 from bridgerl.core.positions import load_positions
 
 

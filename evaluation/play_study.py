@@ -12,7 +12,7 @@ only moves declarer's edge, so the all-seat runs are compared in tricks only. Ea
 most double-dummy tricks (declarer the partner with more), at the level those tricks just make (one if fewer than
 seven), so every deal is tight for one side. Per deal and run it records declarer's tricks against double dummy,
 each side's decisions, ties and random draws, the tricks those draws could change (the spread of the tied choices'
-double-dummy tricks in the real deal), the σ cases each side met (`bridgerl.agents.play.sigma_case`) and the seconds
+double-dummy tricks in the real deal), the σ cases each side met (`agents.play.pimc.sigma_case`) and the seconds
 per card. Deals are independent (agents reseeded from (seed, row, run, side)), written one JSON line each, so a run
 resumes where it stopped and may use several processes.
 
@@ -27,8 +27,8 @@ import time
 import numpy as np
 
 from bridgerl.agents import PIMCAgent
-from bridgerl.agents.combined_defender import load_search
-from bridgerl.agents.play import SIGMA_CASES, solve_worlds
+from bridgerl.agents.play.combined_defender import load_search
+from bridgerl.agents.play.pimc import SIGMA_CASES, solve_worlds
 from bridgerl.core import Contract, load_dataset
 from bridgerl.core.board import is_vulnerable, vul_for_board
 from bridgerl.core.dd import set_dds_threads
@@ -115,7 +115,7 @@ def play_study(data="test", deals: int = 100, start: int = 0, worlds: int = 20, 
     unknown = [name for name in names if name not in RUNS]
     if unknown or not names:
         raise ValueError(f"unknown run(s) {', '.join(unknown) or '(none given)'}; runs: {', '.join(RUNS)}")
-    from bridgerl.agents.combined_defender import DEFAULT_INFO_BUDGET
+    from bridgerl.agents.play.combined_defender import DEFAULT_INFO_BUDGET
 
     if worlds < 2:
         raise ValueError(f"worlds must be at least 2 (σ needs two), got {worlds}")

@@ -58,7 +58,7 @@ def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
         if env_id != "competitive_bidding":
             raise ValueError("agent spec 'sayc' is a competitive bidder (38 calls): use it in evaluate competitive "
                              "or evaluate game")
-        from bridgerl.agents.sayc import SAYCBidder
+        from bridgerl.agents.bidding.sayc import SAYCBidder
 
         return SAYCBidder()
     if spec.startswith("rules+dqn:"):
@@ -76,12 +76,12 @@ def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
     if spec.startswith("search:"):
         if env_id != "uncontested_bidding":
             raise ValueError(f"agent spec {spec!r}: decision-time search is for uncontested bidding")
-        from bridgerl.agents.search import CriticSearchBidder
+        from bridgerl.agents.learned.search import CriticSearchBidder
 
         path, _, options = spec[7:].partition(",")
         return CriticSearchBidder.load(path, seed=seed, **_keyword_values(options, spec, CriticSearchBidder.load))
     if _is_model_path(spec):  # a bare model path loads as its explicit spec would, by the kind it holds
-        from bridgerl.agents.checkpoint import checkpoint_kind
+        from bridgerl.agents.learned.checkpoint import checkpoint_kind
 
         kind = checkpoint_kind(spec)
         if kind == "PPO":
@@ -169,7 +169,7 @@ def load_play_agent(spec: str, seed: int = 0):
     import bridgerl.agents as agents
 
     if _is_model_path(spec):  # a bare model path loads as its explicit spec would
-        from bridgerl.agents.checkpoint import checkpoint_kind
+        from bridgerl.agents.learned.checkpoint import checkpoint_kind
 
         kind = checkpoint_kind(spec)
         if kind == "ISSN":

@@ -11,7 +11,7 @@ os.environ["XLA_FLAGS"] = "--xla_force_host_platform_device_count=4"
 import jax  # noqa: E402
 import numpy as np  # noqa: E402
 
-from bridgerl.agents.checkpoint import FORMAT, PPO_FORMAT, load_weights  # noqa: E402
+from bridgerl.agents.learned.checkpoint import FORMAT, PPO_FORMAT, load_weights  # noqa: E402
 from bridgerl.envs import jaxenv  # noqa: E402
 from bridgerl.evaluation.competitive import rule_baseline_evaluator  # noqa: E402
 from bridgerl.training.dqn import DQNConfig, DQNTrainer  # noqa: E402

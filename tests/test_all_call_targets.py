@@ -6,7 +6,7 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from bridgerl.agents.dqn import DQNAgent
+from bridgerl.agents.learned.dqn import DQNAgent
 from bridgerl.core import make_dataset
 from bridgerl.envs import jaxenv
 from bridgerl.training.dqn import DQNConfig, DQNTrainer

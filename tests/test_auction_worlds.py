@@ -5,10 +5,11 @@ import numpy as np
 import pytest
 
 from bridgerl.agents import PIMCAgent, RuleBidder
-from bridgerl.agents.agreements import AGREEMENTS, PICTURE_KEYS, SAMPLER_ONLY, Meaning, fold, interpret_auction, shown
-from bridgerl.agents.auction_worlds import (SamplingStats, auction_constraints, hidden_seats, policy_worlds, replay,
-                                            rules_worlds)
-from bridgerl.agents.constructive_rules import ConstructiveRuleBidder
+from bridgerl.agents.bidding.agreements import (AGREEMENTS, PICTURE_KEYS, SAMPLER_ONLY, Meaning, fold,
+                                                interpret_auction, shown)
+from bridgerl.agents.play.auction_worlds import (SamplingStats, auction_constraints, hidden_seats, policy_worlds,
+                                                 replay, rules_worlds)
+from bridgerl.agents.bidding.constructive_rules import ConstructiveRuleBidder
 from bridgerl.core import Contract, load_dataset, pbn_to_owner
 from bridgerl.core.auction import Auction
 from bridgerl.core.bridge import CARD_OFFSET, BridgeState

@@ -4,7 +4,7 @@
 import pytest
 
 from bridgerl.agents import AlphaMuAgent
-from bridgerl.agents.best_defence import best_defence_values, random_endings
+from bridgerl.agents.play.best_defence import best_defence_values, random_endings
 from bridgerl.core import Contract, load_dataset, pbn_to_owner
 from bridgerl.core.cards import parse_card
 from bridgerl.core.play import PlayState
@@ -44,7 +44,7 @@ def test_discovery_play_and_strategy_fusion():
     values = best_defence_values(view)
     assert values[parse_card("HA")] == 1.0
     assert values[parse_card("S2")] < 1.0
-    from bridgerl.agents.play import solve_worlds, world_values
+    from bridgerl.agents.play.pimc import solve_worlds, world_values
 
     worlds = sample_worlds(view, 1000, seed=0)
     pimc = world_values(view, solve_worlds(view, worlds), "make").mean(0)

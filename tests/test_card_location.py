@@ -10,8 +10,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bridgerl.agents.card_location import (FEATURES, LocationModel, encode, positions_inputs, uniform_prior,
-                                           view_inputs)
+from bridgerl.agents.learned.card_location import (FEATURES, LocationModel, encode, positions_inputs, uniform_prior,
+                                                   view_inputs)
 from bridgerl.cli import main
 from bridgerl.core.positions import load_positions
 from helper_games import small_positions
@@ -114,8 +114,8 @@ def test_training_is_seeded_resumable_and_models_load_checked(positions_file, va
     train_location(tmp_path / "c", positions_file, valid_file, config, seed=4, resume=True, progress=False)
     a, c = (tmp_path / "a" / "log.jsonl").read_text(), (tmp_path / "c" / "log.jsonl").read_text()
     assert a == c and len(a.splitlines()) == 3
-    from bridgerl.agents.card_location import FORMAT
-    from bridgerl.agents.checkpoint import load_weights, save_weights
+    from bridgerl.agents.learned.card_location import FORMAT
+    from bridgerl.agents.learned.checkpoint import load_weights, save_weights
 
     (meta_a, weights_a), (meta_c, weights_c) = (load_weights(tmp_path / run, format=FORMAT) for run in "ac")
     assert meta_a["epoch"] == meta_c["epoch"] and meta_a["valid_log_loss"] == meta_c["valid_log_loss"]
@@ -159,8 +159,8 @@ def test_training_is_seeded_resumable_and_models_load_checked(positions_file, va
 @pytest.fixture(scope="module")
 def untrained(tmp_path_factory):
     """A location model with random weights: any probabilities at all, the sampler must still keep the rules."""
-    from bridgerl.agents.card_location import FORMAT, build_network
-    from bridgerl.agents.checkpoint import save_weights
+    from bridgerl.agents.learned.card_location import FORMAT, build_network
+    from bridgerl.agents.learned.checkpoint import save_weights
     from flax import nnx
 
     path = tmp_path_factory.mktemp("untrained") / "model.msgpack"
@@ -174,7 +174,7 @@ def untrained(tmp_path_factory):
 def test_network_worlds_never_break_a_hard_constraint(positions_file, untrained, index, seed):
     """Worlds drawn from a model keep every card the chooser knows where it is, give each seat 13 cards, and never
     give a seat a card of a suit it has shown out of."""
-    from bridgerl.agents.card_location import sample_located_worlds
+    from bridgerl.agents.learned.card_location import sample_located_worlds
 
     pos = load_positions(positions_file)
     view = pos.state(index % len(pos)).view()
@@ -208,7 +208,7 @@ def test_pimc_with_network_worlds_plays_whole_deals(untrained):
         PIMCAgent(sampler="network", model=str(untrained), auction="policy")
     from bridgerl.envs import WorldSamplingError
     from bridgerl.core.constraints import HandConstraint
-    from bridgerl.agents.card_location import sample_located_worlds
+    from bridgerl.agents.learned.card_location import sample_located_worlds
 
     view = load_positions_view()
     agent = PIMCAgent(worlds=6, seed=0, sampler="network", model=str(untrained), auction="rules")

@@ -89,7 +89,7 @@ def test_every_released_model_loads_as_a_bare_path_by_its_kind(capsys):
     player, are refused in one line that names the spec to use."""
     from pathlib import Path
 
-    from bridgerl.agents.checkpoint import checkpoint_kind, load_weights
+    from bridgerl.agents.learned.checkpoint import checkpoint_kind, load_weights
     from bridgerl.cli import main
     from bridgerl.evaluation.specs import load_agent, load_play_agent
 

@@ -10,8 +10,8 @@ import pytest
 from helper_endings import ending
 
 from bridgerl.agents import PIMCAgent
-from bridgerl.agents.combined_defender import CombinedDefender, cd_vector, declarer_claim
-from bridgerl.agents.play import solve_worlds
+from bridgerl.agents.play.combined_defender import CombinedDefender, cd_vector, declarer_claim
+from bridgerl.agents.play.pimc import solve_worlds
 from bridgerl.core import Contract, load_dataset
 from bridgerl.core.cards import parse_card
 from bridgerl.core.play import SUIT_BITS, PlayState, cards_of, mask_of, trick_winner
@@ -227,7 +227,7 @@ def test_information_scores_pinned():
     position), pinned by hash. The hash was recorded from the pure-Python search (commit ef80b80) that the compiled
     one (`_cd_search`) replaced: the port changed no score and no counter. (It also depends on `sample_worlds` and
     the bundled test split: a change there changes it too.)"""
-    from bridgerl.agents.combined_defender import InformationScore
+    from bridgerl.agents.play.combined_defender import InformationScore
 
     assert information_digest(InformationScore) == PINNED_INFORMATION
 
@@ -239,7 +239,7 @@ def test_search_copies_pickles_and_refuses_impossible_positions():
     import copy
     import pickle
 
-    from bridgerl.agents.combined_defender import InformationScore
+    from bridgerl.agents.play.combined_defender import InformationScore
 
     view = revealing_discard()
     worlds = sample_worlds(view, 100, seed=0)

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from flax import nnx
 
-from bridgerl.agents.dqn import DQNAgent
+from bridgerl.agents.learned.dqn import DQNAgent
 from bridgerl.core import parse_call
 from bridgerl.core.calls import DOUBLE, REDOUBLE
 from bridgerl.envs import jaxenv
@@ -252,7 +252,7 @@ def test_constructive_bidder_while_the_opponents_pass(env, tmp_path):
     uncontested view, opening rules included; once they bid -> the competitive network. Saved and loaded together."""
     from pathlib import Path
 
-    from bridgerl.agents.checkpoint import save_weights
+    from bridgerl.agents.learned.checkpoint import save_weights
     from bridgerl.core.calls import uncontested_to_call
     from bridgerl.core import Auction
     from bridgerl.envs import AuctionView

@@ -118,7 +118,7 @@ def test_rules_with_the_uncontested_dqn_spec():
 
 def test_rule_bidders_calls_are_pinned():
     """The rule bidders' calls on 300 held-out boards (rules against rules and against silent opponents, both
-    tables) hash to the value recorded before their agreements moved into `bridgerl.agents.agreements` (commit
+    tables) hash to the value recorded before their agreements moved into `bridgerl.agents.bidding.agreements` (commit
     b091dd2): moving the numbers into data changed no call."""
     import hashlib
 

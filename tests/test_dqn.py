@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from flax import nnx, struct
 
-from bridgerl.agents.dqn import DQNAgent
-from bridgerl.agents.networks import QNetwork, masked_argmax
+from bridgerl.agents.learned.dqn import DQNAgent
+from bridgerl.agents.learned.networks import QNetwork, masked_argmax
 from bridgerl.training.dqn import DQNConfig, DQNTrainer
 from bridgerl.training.run import train_uncontested
 from helper_games import TinyState
@@ -108,7 +108,7 @@ def test_checkpoint_round_trip(tiny_run):
 
 
 def test_half_precision_weights(tiny_run, tmp_path):
-    from bridgerl.agents.checkpoint import load_weights, save_weights
+    from bridgerl.agents.learned.checkpoint import load_weights, save_weights
 
     out, _, _ = tiny_run
     metadata, params = load_weights(out / "model.msgpack")

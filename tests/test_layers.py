@@ -77,7 +77,7 @@ def layer(module: str) -> tuple[str, int]:
 
 def test_the_walk_sees_every_layer():
     names = set(MODULES)
-    for expected in ("bridgerl.core.uncontested", "bridgerl.envs.competitive", "bridgerl.agents.dqn",
+    for expected in ("bridgerl.core.uncontested", "bridgerl.envs.competitive", "bridgerl.agents.learned.dqn",
                      "bridgerl.training.run", "bridgerl.evaluation.competitive", "bridgerl.cli",
                      "bridgerl.envs.pettingzoo.competitive_bidding_v0", "bridgerl.envs.jaxenv.tables"):
         assert expected in names
@@ -164,13 +164,13 @@ def test_the_circle_and_upward_checks_catch_a_violation(tmp_path, monkeypatch):
     """The walk is not vacuous: a core module importing an agent is upward, and two modules importing each other
     are a circle."""
     fake_core = tmp_path / "fake_core.py"
-    fake_core.write_text("from bridgerl.agents import dqn\n")
+    fake_core.write_text("from bridgerl.agents.learned import dqn\n")
     fake_other = tmp_path / "fake_other.py"
     fake_other.write_text("import bridgerl.core.fake\n")
     monkeypatch.setitem(MODULES, "bridgerl.core.fake", fake_core)
     monkeypatch.setitem(MODULES, "bridgerl.agents.fake", fake_other)
-    assert "bridgerl.agents.dqn" in imports_of("bridgerl.core.fake")
-    with pytest.raises(AssertionError, match="bridgerl.core.fake -> bridgerl.agents.dqn"):
+    assert "bridgerl.agents.learned.dqn" in imports_of("bridgerl.core.fake")
+    with pytest.raises(AssertionError, match="bridgerl.core.fake -> bridgerl.agents.learned.dqn"):
         test_no_upward_import()
     fake_core.write_text("import bridgerl.agents.fake\n")
     with pytest.raises(AssertionError, match="import circles"):

@@ -228,7 +228,7 @@ def test_sigma_goal_takes_the_safe_line_that_mean_tricks_does_not():
     Drawing the last trump (SQ) takes 2.5 tricks on average but only 1 when East holds both small trumps; the
     hearts take 2.17 and never fewer than 2. Mean tricks leads the SQ; the sigma goal (both reach 2: SQ scores
     2.5 - 0.84, hearts 2.17 - 0.41) plays the hearts."""
-    from bridgerl.agents.play import sigma_values, solve_worlds, world_values
+    from bridgerl.agents.play.pimc import sigma_values, solve_worlds, world_values
     from bridgerl.core import Contract, load_dataset, parse_card
     from bridgerl.core.play import PlayState
 
@@ -252,7 +252,7 @@ def test_sigma_goal_takes_the_safe_line_that_mean_tricks_does_not():
 
 
 def test_ties_are_choices_within_a_hundredth_of_a_trick():
-    from bridgerl.agents.play import choose
+    from bridgerl.agents.play.pimc import choose
 
     state = PlayState.start(load_dataset("test").owner[0], Contract.parse("3NT", "S"))
     view = view_of(state)

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from bridgerl.agents import PIMCAgent
-from bridgerl.agents.best_defence import best_defence_values
+from bridgerl.agents.play.best_defence import best_defence_values
 from bridgerl.core import Contract, pbn_to_owner
 from bridgerl.core.cards import card_name, parse_card
 from bridgerl.core.play import PlayState

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from helper_endings import ending
 
-from bridgerl.agents.play import sigma_case
+from bridgerl.agents.play.pimc import sigma_case
 from bridgerl.cli import main
 from bridgerl.core import Contract
 from bridgerl.envs import view_of
@@ -101,7 +101,7 @@ def test_best_defence_study_counts_suboptimal_choices():
         """Plays the card of lowest best-defence value: every decision it makes is suboptimal."""
 
         def act(self, view):
-            from bridgerl.agents.best_defence import best_defence_values
+            from bridgerl.agents.play.best_defence import best_defence_values
 
             values = best_defence_values(view)
             return min(values, key=values.get)

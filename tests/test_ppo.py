@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 
 from bridgerl.agents import PPOAgent
-from bridgerl.agents.checkpoint import checkpoint_kind
+from bridgerl.agents.learned.checkpoint import checkpoint_kind
 from bridgerl.envs import jaxenv
 from bridgerl.envs.jaxenv.competitive import observation_of
 from bridgerl.evaluation.competitive import duplicate_match, rule_baseline_evaluator

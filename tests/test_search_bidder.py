@@ -6,9 +6,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-from bridgerl.agents.dqn import DQNAgent
-from bridgerl.agents.networks import QNetwork
-from bridgerl.agents.search import CriticSearchBidder, partner_calls
+from bridgerl.agents.learned.dqn import DQNAgent
+from bridgerl.agents.learned.networks import QNetwork
+from bridgerl.agents.learned.search import CriticSearchBidder, partner_calls
 from bridgerl.core import load_dataset, make_dataset
 from bridgerl.core.uncontested import encode_observation
 from bridgerl.envs import jaxenv
@@ -120,7 +120,7 @@ def test_search_falls_back_and_checks_its_input(tmp_path):
 
     from flax import nnx
 
-    from bridgerl.agents.checkpoint import save_weights
+    from bridgerl.agents.learned.checkpoint import save_weights
 
     save_weights(tmp_path / "model.msgpack", nnx.to_pure_dict(bidder.actor._params), METADATA)
     with pytest.raises(FileNotFoundError, match="no critic beside this model"):

@@ -10,10 +10,10 @@ import pytest
 from flax import nnx
 
 from bridgerl.agents import PIMCAgent, PolicyAgent
-from bridgerl.agents.checkpoint import save_weights
-from bridgerl.agents.simulation import (ISSN_FORMAT, SSN_FEATURES, SSN_FORMAT, PolicyModel, SolverModel, build_issn,
-                                        build_ssn, positions_ssn_inputs)
-from bridgerl.agents.card_location import FEATURES
+from bridgerl.agents.learned.checkpoint import save_weights
+from bridgerl.agents.play.simulation import (ISSN_FORMAT, SSN_FEATURES, SSN_FORMAT, PolicyModel, SolverModel,
+                                             build_issn, build_ssn, positions_ssn_inputs)
+from bridgerl.agents.learned.card_location import FEATURES
 from bridgerl.cli import main
 from bridgerl.core.positions import load_positions
 from helper_games import small_positions
@@ -137,7 +137,7 @@ def test_ssn_suit_relabelling_is_exact_double_dummy(train_file):
 def test_network_only_pimc_makes_no_dds_call(random_ssn, monkeypatch):
     """`pimc:solver=ssn` plays a whole deal (every seat, defence included) with DDS made unreachable and the
     counter of positions solved unchanged; its values are in range and illegal cards get -1."""
-    import bridgerl.agents.play as play
+    import bridgerl.agents.play.pimc as play
     import bridgerl.core.dd as dd
     from bridgerl.core.card_play import view_of
     from bridgerl.core.contract import Contract
@@ -165,7 +165,7 @@ def test_network_only_pimc_makes_no_dds_call(random_ssn, monkeypatch):
 def test_issn_and_ssn_train_seeded_resume_and_load_checked(train_file, valid_file, tmp_path, capsys):
     """Same seed, same model; two epochs then a resume to three equal three straight; the CLI trains both; a
     checkpoint of the other kind, for other features or of another shape is refused in one line."""
-    from bridgerl.agents.checkpoint import load_weights
+    from bridgerl.agents.learned.checkpoint import load_weights
     from bridgerl.training.simulation import train_issn, train_ssn
     from bridgerl.training.supervised import SupervisedConfig
 
@@ -236,7 +236,7 @@ def test_play_specs_of_issue_20(train_file, valid_file, random_ssn, tmp_path):
 def test_alphamu_samples_worlds_from_the_location_model(tmp_path):
     """`alphamu:sampler=network,model=PATH` draws its worlds from the card-location model (the hard constraints
     kept) and chooses a legal card as declarer; `alphamu:sampler=auction` follows the rule agreements."""
-    from bridgerl.agents.card_location import FORMAT, build_network
+    from bridgerl.agents.learned.card_location import FORMAT, build_network
     from bridgerl.evaluation.specs import load_play_agent
 
     path = _save(tmp_path / "loc.msgpack", build_network((8,), seed=1), FORMAT, "card-location", FEATURES, (8,))
@@ -255,8 +255,8 @@ def test_rebuilt_past_views_in_the_true_deal_are_the_views_those_players_had(tra
     """In the true deal, every past choice `history_inputs` rebuilds (another player's card: its hand then, dummy
     shown or not, the play so far, the auction with its own hand, its legal cards) equals the view that player had
     when it chose, as the positions file recorded it."""
-    from bridgerl.agents.card_location import encode, view_inputs
-    from bridgerl.agents.simulation import history_inputs
+    from bridgerl.agents.learned.card_location import encode, view_inputs
+    from bridgerl.agents.play.simulation import history_inputs
 
     pos = load_positions(train_file)
     p = pos.positions
@@ -283,7 +283,7 @@ def test_rebuilt_past_views_in_the_true_deal_are_the_views_those_players_had(tra
 def test_make_objective_rounds_network_values_and_unused_settings_are_refused():
     """With objective=make a network's float tricks count to the nearest trick (8.6 of 9 needed makes, 8.4 does
     not; DDS's whole tricks unchanged); settings that would be ignored are refused in one line."""
-    from bridgerl.agents.play import world_values
+    from bridgerl.agents.play.pimc import world_values
     from bridgerl.evaluation.specs import load_play_agent
 
     view = _whole_deal_state("N:5432.5432.432.32 KQJT.KQJ.KQ.KQJT A9.A9876.A9876.A 876.T.JT5.987654", 2,

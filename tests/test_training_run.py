@@ -12,7 +12,7 @@ import pytest
 from flax import struct
 
 import bridgerl.core.stats
-from bridgerl.agents.checkpoint import load_weights
+from bridgerl.agents.learned.checkpoint import load_weights
 from bridgerl.training import demonstrations, dqn, run
 from bridgerl.training.dqn import DQNConfig, DQNTrainer
 from bridgerl.training.run import RunConfig, TrainingDiverged, train, train_competitive, train_uncontested

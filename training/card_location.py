@@ -1,14 +1,14 @@
 """Training the card-location network (seed 003, issue #20) on positions files: the `Task` of the supervised loop
 (`bridgerl.training.supervised`): features, hard constraints, log uniform prior and the true seat of every unseen
-card (`bridgerl.agents.card_location`), the masked cross-entropy as loss.
+card (`bridgerl.agents.learned.card_location`), the masked cross-entropy as loss.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from bridgerl.agents.card_location import (FEATURES, FORMAT, build_network, encode, log_uniform_prior,
-                                           masked_log_probs, positions_inputs)
+from bridgerl.agents.learned.card_location import (FEATURES, FORMAT, build_network, encode, log_uniform_prior,
+                                                   masked_log_probs, positions_inputs)
 from bridgerl.core.positions import load_positions
 from bridgerl.training.supervised import SupervisedConfig, Task, train_supervised
 

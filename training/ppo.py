@@ -31,7 +31,7 @@ import numpy as np
 import optax
 from flax import nnx, struct
 
-from bridgerl.agents.networks import ActorCritic
+from bridgerl.agents.learned.networks import ActorCritic
 from bridgerl.training.dqn import starting_point
 from bridgerl.training.sharding import check_divisible, constrain_rows, place, split_rows
 

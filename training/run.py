@@ -18,7 +18,7 @@ import jax.numpy as jnp
 import numpy as np
 from flax import nnx, serialization
 
-from bridgerl.agents.checkpoint import CRITIC_FILE, FORMAT, PPO_FORMAT, checkpoint_file, save_weights
+from bridgerl.agents.learned.checkpoint import CRITIC_FILE, FORMAT, PPO_FORMAT, checkpoint_file, save_weights
 from bridgerl.core.files import atomic_write_bytes
 from bridgerl.core.stats import mean_ci
 from bridgerl.training.dqn import PRESETS, DQNConfig, DQNTrainer, evaluate_greedy
@@ -243,7 +243,7 @@ def train(run: RunConfig) -> dict:
         raise ValueError("with --algo ppo, --constructive is the teacher's constructive system: it needs "
                          "--pretrain-deals (PPO's own network makes every call)")
     if constructive is not None:
-        from bridgerl.agents.dqn import DQNAgent
+        from bridgerl.agents.learned.dqn import DQNAgent
 
         teacher_constructive = DQNAgent.load(constructive, env_id="uncontested_bidding")
         if algo == "dqn":  # the DQN's calls while the opponents pass: saved beside every network
@@ -421,7 +421,7 @@ def evaluate_competitive_snapshot(trainer, ts, eval_env, evaluate_agent: Callabl
     """Keep the greedy network as a snapshot, then score it: ``evaluate_agent`` on the network as a `DQNAgent`
     (with ``constructive`` bidding while the opponents pass; e.g. a duplicate match against the rule baseline) and
     the network's own self-play distance from par on the first ``deals`` held-out deals."""
-    from bridgerl.agents.dqn import DQNAgent
+    from bridgerl.agents.learned.dqn import DQNAgent
 
     snapshot = snapshot_dir / f"model-{int(ts.env_steps):010d}.msgpack"
     save_weights(snapshot, nnx.to_pure_dict(ts.params), metadata, format=format)

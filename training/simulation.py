@@ -14,9 +14,9 @@ import itertools
 
 import numpy as np
 
-from bridgerl.agents.card_location import FEATURES as VIEW_FEATURES
-from bridgerl.agents.simulation import (ISSN_FORMAT, SSN_FEATURES, SSN_FORMAT, TARGETS, build_issn, build_ssn,
-                                        policy_loss, positions_issn_inputs, positions_ssn_inputs, ssn_loss)
+from bridgerl.agents.learned.card_location import FEATURES as VIEW_FEATURES
+from bridgerl.agents.play.simulation import (ISSN_FORMAT, SSN_FEATURES, SSN_FORMAT, TARGETS, build_issn, build_ssn,
+                                             policy_loss, positions_issn_inputs, positions_ssn_inputs, ssn_loss)
 from bridgerl.core.positions import load_positions
 from bridgerl.training.supervised import SupervisedConfig, Task, train_supervised
 

@@ -20,7 +20,7 @@ import numpy as np
 import optax
 from flax import nnx
 
-from bridgerl.agents.checkpoint import load_weights, save_weights
+from bridgerl.agents.learned.checkpoint import load_weights, save_weights
 from bridgerl.core.files import atomic_write_text
 from bridgerl.core.positions import load_positions
 from bridgerl.training.run import _load_state, _save_state

@@ -90,7 +90,7 @@ def trick_winner(leader: int, cards, strain: int) -> int:
 
 def winning_position(cards, strain: int) -> int:
     """Position (0 = the lead) of the card winning a complete trick. Plain integer code, so the compiled searches
-    (`bridgerl.agents._cd_search`) compile this one copy of the rule."""
+    (`bridgerl.agents.play._cd_search`) compile this one copy of the rule."""
     best = 0
     for i in range(1, 4):
         card, top = cards[i], cards[best]

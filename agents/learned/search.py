@@ -17,12 +17,12 @@ import jax.numpy as jnp
 import numpy as np
 from flax import nnx
 
-from bridgerl.agents.checkpoint import CRITIC_FILE, checkpoint_file, load_weights
-from bridgerl.agents.dqn import DQNAgent, build_network
-from bridgerl.agents.networks import masked_argmax
+from bridgerl.agents.learned.checkpoint import CRITIC_FILE, checkpoint_file, load_weights
+from bridgerl.agents.learned.dqn import DQNAgent, build_network
+from bridgerl.agents.learned.networks import masked_argmax
 from bridgerl.core.calls import NUM_UNCONTESTED_ACTIONS as NUM_ACTIONS
-from bridgerl.core.uncontested import (BIDS_OFFSET, HAND_OFFSET, INITIAL_PASS_BIT, OBSERVATION_SIZE,
-                                       VULNERABLE_BIT, calls_after_bid, encode_observation, opening_action_mask)
+from bridgerl.core.uncontested import (BIDS_OFFSET, HAND_OFFSET, INITIAL_PASS_BIT, OBSERVATION_SIZE, VULNERABLE_BIT,
+                                       calls_after_bid, encode_observation, opening_action_mask)
 
 
 class CriticSearchBidder:

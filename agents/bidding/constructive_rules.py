@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bridgerl.agents.agreements import AGREEMENTS, constructive_reading
+from bridgerl.agents.bidding.agreements import AGREEMENTS, constructive_reading
 from bridgerl.core.calls import NUM_BIDS
 from bridgerl.core.hand import HCP_PER_CARD
 from bridgerl.core.uncontested import BIDS_OFFSET, HAND_OFFSET, INITIAL_PASS_BIT, OBSERVATION_SIZE
@@ -51,7 +51,7 @@ class Picture:
 
     @classmethod
     def of(cls, showings) -> Picture:
-        """The picture the table entries read for partner's calls (`bridgerl.agents.agreements.Shown`, in call order)
+        """The picture the table entries read for partner's calls (`agreements.Shown`, in call order)
         draw: each narrows the range and raises the minimum lengths; a range left empty keeps its low end."""
         picture = cls()
         for entry in showings:
@@ -104,7 +104,7 @@ def decode(observation) -> tuple[Hand, list[int], bool]:
 
 def read_partner(bids: list[int], partner_opened: bool, partner_passed: bool = False) -> Picture:
     """Interpret partner's bids (the odd positions counted back from the last bid) with our own system: the
-    agreements of `bridgerl.agents.agreements` (`constructive_reading`) folded into a `Picture`. A partner who
+    agreements of `bridgerl.agents.bidding.agreements` (`constructive_reading`) folded into a `Picture`. A partner who
     passed at the start holds at most 13 HCP."""
     return Picture.of(constructive_reading(bids, partner_opened, partner_passed))
 

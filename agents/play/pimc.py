@@ -3,8 +3,8 @@
 `PIMCAgent` is thesis Algorithm 1 (3.3.4): sample worlds, solve each double dummy, play the card with the best
 mean. Equivalent cards (touching, or separated only by played cards) are one choice and the lowest is played;
 ties in value between choices (less than 0.01 apart) are broken by the agent's seeded generator, or first by the
-information score (``tiebreak="info"``, thesis 3.4.3, `bridgerl.agents.combined_defender`). Its worlds may follow
-the auction (``auction="rules"`` or ``"policy"``, `bridgerl.agents.auction_worlds`).
+information score (``tiebreak="info"``, thesis 3.4.3, `bridgerl.agents.play.combined_defender`). Its worlds may follow
+the auction (``auction="rules"`` or ``"policy"``, `bridgerl.agents.play.auction_worlds`).
 """
 
 from __future__ import annotations
@@ -14,11 +14,11 @@ from typing import Mapping
 
 import numpy as np
 
-from bridgerl.agents.auction_worlds import METHODS as AUCTION_METHODS
-from bridgerl.agents.auction_worlds import PRIORS as AUCTION_PRIORS
-from bridgerl.agents.auction_worlds import SamplingStats, check_bidders, rules_worlds, sample_with_auction
-from bridgerl.agents.combined_defender import DEFAULT_INFO_BUDGET, InformationScore
-from bridgerl.agents.simulation import DEFAULT_ISSN, DEFAULT_SSN, DEFAULT_T
+from bridgerl.agents.play.auction_worlds import METHODS as AUCTION_METHODS
+from bridgerl.agents.play.auction_worlds import PRIORS as AUCTION_PRIORS
+from bridgerl.agents.play.auction_worlds import SamplingStats, check_bidders, rules_worlds, sample_with_auction
+from bridgerl.agents.play.combined_defender import DEFAULT_INFO_BUDGET, InformationScore
+from bridgerl.agents.play.simulation import DEFAULT_ISSN, DEFAULT_SSN, DEFAULT_T
 from bridgerl.core.cards import SEATS
 from bridgerl.core.constraints import HandConstraint
 from bridgerl.core.dd import solve_positions
@@ -52,15 +52,15 @@ def _check_objective(objective: str) -> str:
 
 def load_model(kind: str, path: str):
     """The network model at ``path`` (loaded once per process): ``kind`` "location" (the card-location model,
-    `bridgerl.agents.card_location.LocationModel`), "issn" or "ssn" (`bridgerl.agents.simulation`)."""
-    from bridgerl.agents.checkpoint import cached_load
+    `bridgerl.agents.learned.card_location.LocationModel`), "issn" or "ssn" (`bridgerl.agents.play.simulation`)."""
+    from bridgerl.agents.learned.checkpoint import cached_load
 
     if kind == "location":
-        from bridgerl.agents.card_location import LocationModel as cls
+        from bridgerl.agents.learned.card_location import LocationModel as cls
     elif kind == "issn":
-        from bridgerl.agents.simulation import PolicyModel as cls
+        from bridgerl.agents.play.simulation import PolicyModel as cls
     else:
-        from bridgerl.agents.simulation import SolverModel as cls
+        from bridgerl.agents.play.simulation import SolverModel as cls
     return cached_load(cls, path)
 
 
@@ -89,10 +89,10 @@ def draw_worlds(view: PlayerView, n: int, rng: np.random.Generator, sampler: str
                 max_tries: int = 200_000, bidders: Mapping[int, object] | None = None, max_candidates: int = 2000,
                 prior: str = "none", stats: SamplingStats | None = None) -> np.ndarray:
     """uint8[k, 52]: the worlds a play agent reasons over, by its ``sampler`` (`check_sampler`) and ``auction``
-    method (`bridgerl.agents.auction_worlds.sample_with_auction`); "network" draws from the card-location model at
-    ``model`` (`bridgerl.agents.card_location.sample_located_worlds`)."""
+    method (`bridgerl.agents.play.auction_worlds.sample_with_auction`); "network" draws from the card-location model at
+    ``model`` (`learned.card_location.sample_located_worlds`)."""
     if sampler == "network":
-        from bridgerl.agents.card_location import sample_located_worlds
+        from bridgerl.agents.learned.card_location import sample_located_worlds
 
         location = load_model("location", model)
 
@@ -256,7 +256,7 @@ class PIMCAgent(SeededAgent):
     (with ``objective="tricks"``): among the choices whose mean reaches the tricks the side still needs, the one
     with the largest mean - σ (thesis 3.4.4, `sigma_values`), a safer line at the same expected result.
     ``tiebreak="info"``: choices within 0.01 of the best are ranked by their information score over the same worlds
-    (thesis 3.4.3, `bridgerl.agents.combined_defender.InformationScore`: the declaring side's combined-defender claim
+    (thesis 3.4.3, `combined_defender.InformationScore`: the declaring side's combined-defender claim
     after the trick; the defence takes the smallest, declarer the largest), and only what is still tied goes to the
     seeded draw. ``info_budget``: search nodes per combined-defender value inside it. ``ties`` counts what the
     tie-breaks did (`TieStats`); ``last`` describes the last decision (the tied cards, those the information score kept
@@ -266,8 +266,8 @@ class PIMCAgent(SeededAgent):
     ``auction`` (thesis 3.3.4, InterpretAuction): how the auction before the play shapes the worlds, when the view
     carries one (the whole deal; in plain card play all three are "none"): "none" ignores it; "rules" samples with
     the constraints the rule system's agreements read from the hidden seats' calls; "sayc" the same with the `sayc`
-    system's table (`bridgerl.agents.sayc.sayc_constraints`, for `sayc` bidders); "policy" keeps the worlds in
-    which the hidden seats' bidders, replayed, make the calls seen (`bridgerl.agents.auction_worlds`; give the
+    system's table (`bridgerl.agents.bidding.sayc.sayc_constraints`, for `sayc` bidders); "policy" keeps the worlds in
+    which the hidden seats' bidders, replayed, make the calls seen (`bridgerl.agents.play.auction_worlds`; give the
     bidders with ``see_bidders``, as evaluation does at each table). ``max_candidates``: the most candidate worlds
     "policy" replays per decision; ``prior``: where they come from, "none" (uniform: right whatever the bidders'
     system) or "rules" (the rule agreements' constraints first: tighter, for rule bidders). ``sampling`` counts the
@@ -276,12 +276,12 @@ class PIMCAgent(SeededAgent):
     ``sampler`` (issue #20): "uniform" (every world consistent with the view alike, shaped by ``auction``),
     "auction" (uniform within the rule agreements' ranges: ``auction="rules"``) or "network" (seed 003: drawn from
     a card-location model, ``model``: its path, e.g. ``models/card-location``;
-    `bridgerl.agents.card_location.sample_located_worlds`, which reads the auction and the play itself); the hard
+    `learned.card_location.sample_located_worlds`, which reads the auction and the play itself); the hard
     constraints (known cards, counts, voids) always hold.
 
     ``reweigh="issn"`` (seed 004, simulation reweighing): each world counts in the mean in proportion to the
     likelihood, by the ISSN at ``issn``, of the other players' last ``T`` choices had it been the deal
-    (`bridgerl.agents.simulation.PolicyModel.world_log_weights`); ``last["ess"]`` is the effective number of worlds
+    (`bridgerl.agents.play.simulation.PolicyModel.world_log_weights`); ``last["ess"]`` is the effective number of worlds
     (1 / sum of squared weights). ``solver="ssn"``: the worlds are valued by the SSN at ``ssn`` instead of DDS (no
     DDS call at all)."""
 
@@ -383,7 +383,7 @@ class PIMCAgent(SeededAgent):
         """Weights of the worlds ``distinct[where]``, each distinct world weighed once (None without reweighing)."""
         if self.reweigh != "issn":
             return None
-        from bridgerl.agents.simulation import normalised_weights
+        from bridgerl.agents.play.simulation import normalised_weights
 
         return normalised_weights(load_model("issn", self.issn).world_log_weights(view, distinct, self.T)[where])
 

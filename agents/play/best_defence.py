@@ -11,7 +11,7 @@ The search is exhaustive strategy minimisation over the ending: a node returns e
 over worlds: bit w set = the declaring side reaches ``need`` tricks in world w) that some strategy of the declaring
 side achieves from there, less the dominated ones; a defender's node combines one vector of each of its children
 world by world (each world takes the minimum over the cards the defender holds there). Positions repeat with the same
-worlds and are solved once. It is written independently of `bridgerl.agents.alphamu` (which searches the same model
+worlds and are solved once. It is written independently of `bridgerl.agents.play.alphamu` (which searches the same model
 with cuts and a depth limit), so each checks the other.
 """
 

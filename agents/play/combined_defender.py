@@ -93,7 +93,7 @@ class CombinedDefender:
     ``voids`` of seat side + 1 and side + 3; ``trick`` the cards of the trick in progress (led by ``leader``).
     Returns (tricks the claiming side can guarantee from now, the trick in progress included; exact).
 
-    The search itself is compiled (`bridgerl.agents._cd_search`); this object holds its memories: ``values`` (every
+    The search itself is compiled (`bridgerl.agents.play._cd_search`); this object holds its memories: ``values`` (every
     value computed), ``bounds`` (proved bounds of trick starts inside the full search) and the counters ``calls``,
     ``inexact`` and ``nodes`` (of the last value)."""
 

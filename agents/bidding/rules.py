@@ -4,8 +4,8 @@
 
 from __future__ import annotations
 
-from bridgerl.agents.competitive_rules import CompetitiveRuleBidder
-from bridgerl.agents.constructive_rules import ConstructiveRuleBidder
+from bridgerl.agents.bidding.competitive_rules import CompetitiveRuleBidder
+from bridgerl.agents.bidding.constructive_rules import ConstructiveRuleBidder
 
 
 def RuleBidder(competitive: bool = False, constructive=None):  # noqa: N802  (the public name users call)

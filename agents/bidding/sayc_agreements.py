@@ -1,5 +1,5 @@
-"""The `sayc` system's agreements as data: one table that the bidder (`bridgerl.agents.sayc.SAYCBidder`) bids from and
-the auction-aware world sampler (`bridgerl.agents.sayc.sayc_constraints`, PIMC's ``auction=sayc``) reads back.
+"""The `sayc` system's agreements as data: one table that the bidder (`sayc.SAYCBidder`) bids from and
+the auction-aware world sampler (`bridgerl.agents.bidding.sayc.sayc_constraints`, PIMC's ``auction=sayc``) reads back.
 
 A Standard American Yellow Card-like natural system: 1NT 15-17, five-card majors, the better minor, strong 2C, weak
 twos, preempts, Stayman, Jacoby transfers (super-accepts), Jacoby 2NT, limit raises, Blackwood, simple and weak jump
@@ -7,7 +7,7 @@ overcalls, the 1NT overcall, takeout doubles and their advances, negative double
 takeout double, cue-bid raises, reopening doubles; later rounds place the contract from the combined picture,
 compete by the law of total tricks and double sacrifices (`SAYCBidder`, docs/agents.md).
 
-`TABLE` maps a situation (named by `bridgerl.agents.sayc.situation` from the auction so far) to its rules in priority
+`TABLE` maps a situation (named by `sayc.situation` from the auction so far) to its rules in priority
 order. The bidder makes the first rule's call that is legal and that its hand meets; the sampler reads each call
 back as the hull of the rules of its situation that make that call. A `Rule` states:
 

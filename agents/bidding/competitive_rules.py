@@ -14,10 +14,10 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from bridgerl.agents.agreements import AGREEMENTS, partner_reading
-from bridgerl.agents.constructive_rules import (CLUBS, DIAMONDS, GAME_POINTS, HEARTS, NT, SPADES,
-                                                ConstructiveRuleBidder, Hand, Picture, bid, target_contract)
-from bridgerl.agents.silent import SilentOpponents
+from bridgerl.agents.bidding.agreements import AGREEMENTS, partner_reading
+from bridgerl.agents.bidding.constructive_rules import (CLUBS, DIAMONDS, GAME_POINTS, HEARTS, NT, SPADES,
+                                                        ConstructiveRuleBidder, Hand, Picture, bid, target_contract)
+from bridgerl.agents.bidding.silent import SilentOpponents
 from bridgerl.core.calls import BID_OFFSET, DOUBLE, PASS
 from bridgerl.envs import AuctionView
 

@@ -4,7 +4,7 @@ auction, play), samples)``).
 Two ways to let the auction shape the worlds a `PlayerView` allows:
 
 - `rules_worlds`: the constraints `interpret_auction` reads from the calls of the seats hidden from the viewer
-  (the rule system's agreements, `bridgerl.agents.agreements`), passed to `sample_worlds`. When no world meets them
+  (the rule system's agreements, `bidding.agreements`), passed to `sample_worlds`. When no world meets them
   (with the viewer's own cards they can be unsatisfiable), it samples without them and counts a fallback.
 - `policy_worlds`: rejection against any bidding agent. Candidate worlds (unconstrained, or from `rules_worlds`) are
   replayed through the auction: at each call of a hidden seat, that seat's 231-bit observation in every candidate
@@ -27,7 +27,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from bridgerl.agents.agreements import interpret_auction, intersect
+from bridgerl.agents.bidding.agreements import interpret_auction, intersect
 from bridgerl.core.auction import Auction
 from bridgerl.core.board import is_vulnerable
 from bridgerl.core.competitive import HAND_OFFSET, encode
@@ -78,14 +78,14 @@ def _explicit(view: PlayerView, constraints) -> dict[int, HandConstraint]:
 def auction_constraints(view: PlayerView, constraints: Mapping[int, HandConstraint] | None = None,
                         system: str = "rules") -> dict[int, HandConstraint]:
     """The hidden seats' constraints from the auction read with ``system``'s agreements ("rules":
-    `interpret_auction`; "sayc": `bridgerl.agents.sayc.sayc_constraints`), each intersected with the view's and the
+    `interpret_auction`; "sayc": `bidding.sayc.sayc_constraints`), each intersected with the view's and the
     caller's constraint for that seat (which win where they contradict); seats left unconstrained are omitted."""
     explicit = _explicit(view, constraints)
     out = dict(explicit)
     if view.auction is None:
         return out
     if system == "sayc":
-        from bridgerl.agents.sayc import sayc_constraints
+        from bridgerl.agents.bidding.sayc import sayc_constraints
 
         read = sayc_constraints(view.auction, hidden_seats(view))
     elif system == "rules":

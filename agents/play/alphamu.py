@@ -17,7 +17,7 @@ from typing import Mapping
 import numpy as np
 
 from bridgerl.agents import pareto
-from bridgerl.agents.play import SeededAgent, choose, world_values
+from bridgerl.agents.play.pimc import SeededAgent, choose, world_values
 from bridgerl.core.constraints import HandConstraint
 from bridgerl.core.dd import solve_positions
 from bridgerl.core.play import ALL_CARDS, PlayState, equivalent_groups
@@ -47,14 +47,14 @@ class AlphaMuAgent(SeededAgent):
     """αμ declarer: ``max_moves`` Max moves of lookahead (M) over ``worlds`` sampled worlds.
 
     As a defender it plays like PIMC with the make objective (αμ with M=1). ``sampler`` and ``model``: where the
-    worlds come from, as for `bridgerl.agents.play.PIMCAgent` ("uniform", "auction": within the rule agreements'
+    worlds come from, as for `bridgerl.agents.play.pimc.PIMCAgent` ("uniform", "auction": within the rule agreements'
     ranges, "network": from the card-location model at ``model``)."""
 
     def __init__(self, max_moves: int = 3, worlds: int = 20, seed=None,
                  constraints: Mapping[int, HandConstraint] | None = None, transposition: bool = True,
                  early_cut: bool = True, root_cut: bool = True, max_tries: int = 200_000, sampler: str = "uniform",
                  model: str = ""):
-        from bridgerl.agents.play import check_sampler, load_model
+        from bridgerl.agents.play.pimc import check_sampler, load_model
 
         super().__init__(seed)
         self.auction = check_sampler(sampler, model, "none")
@@ -74,7 +74,7 @@ class AlphaMuAgent(SeededAgent):
         self.stats = SearchStats()
 
     def sample(self, view: PlayerView) -> np.ndarray:
-        from bridgerl.agents.play import draw_worlds
+        from bridgerl.agents.play.pimc import draw_worlds
 
         return draw_worlds(view, self.worlds, self.rng, self.sampler, self.model, self.auction, self.constraints,
                            self.max_tries)
@@ -105,7 +105,7 @@ class AlphaMuAgent(SeededAgent):
 
 
 def _pimc_make_values(view: PlayerView, worlds: np.ndarray) -> np.ndarray:
-    from bridgerl.agents.play import solve_worlds
+    from bridgerl.agents.play.pimc import solve_worlds
 
     scores = solve_worlds(view, worlds)
     return np.where(scores[0] >= 0, world_values(view, scores, "make").mean(0), -1.0)

@@ -1,8 +1,8 @@
 """Checkpoints: one msgpack file (flax serialization) holding a network's weights and JSON metadata. DQNs (format
 ``bridgerl-dqn-1``: env id, observation size, actions, architecture, preset, training command), PPO actor-critics
 (``bridgerl-ppo-1``, the same metadata) and card-location
-models (``bridgerl-card-location-1``, `bridgerl.agents.card_location`), ISSNs and SSNs (``bridgerl-issn-1``,
-``bridgerl-ssn-1``, `bridgerl.agents.simulation`)."""
+models (``bridgerl-card-location-1``, `bridgerl.agents.learned.card_location`), ISSNs and SSNs (``bridgerl-issn-1``,
+``bridgerl-ssn-1``, `bridgerl.agents.play.simulation`)."""
 
 from __future__ import annotations
 

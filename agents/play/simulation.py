@@ -2,7 +2,7 @@
 network (SSN).
 
 **ISSN** (`PolicyModel`): what a player would play from its own view. Input: the card-location features of the
-chooser's view (`bridgerl.agents.card_location.encode`: own cards, dummy's, the play by relative seat, the trick,
+chooser's view (`learned.card_location.encode`: own cards, dummy's, the play by relative seat, the trick,
 voids shown, contract, auction); output a probability for each legal card. Trained on positions files toward the
 card each player actually chose (``target="recorded"``: an imitation of the players that made the file, e.g. PIMC)
 or toward the cards best double dummy in the true deal (``target="dd"``, shared equally among them).
@@ -26,8 +26,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from bridgerl.agents.card_location import FEATURES as VIEW_FEATURES
-from bridgerl.agents.card_location import encode
+from bridgerl.agents.learned.card_location import FEATURES as VIEW_FEATURES
+from bridgerl.agents.learned.card_location import encode
 from bridgerl.core.bridge import auction_bits
 from bridgerl.core.board import is_vulnerable
 from bridgerl.core.competitive import HAND_OFFSET
@@ -127,7 +127,7 @@ def worlds_ssn_inputs(view, owners: np.ndarray):
 def positions_issn_inputs(positions, target: str = "recorded", which=None):
     """(features int8[P, 635], legal bool[P, 52], target distribution float32[P, 52]) of a positions file: the
     chooser's view of each position and the card chosen (``recorded``) or the DD-best cards (``dd``)."""
-    from bridgerl.agents.card_location import positions_inputs
+    from bridgerl.agents.learned.card_location import positions_inputs
 
     if target not in TARGETS:
         raise ValueError(f"target must be one of {TARGETS}, got {target!r}")
@@ -203,7 +203,7 @@ def history_inputs(view, owners: np.ndarray, T: int):
 # -- the networks ---------------------------------------------------------------------------------------------------
 def build_issn(hidden: tuple[int, ...], seed: int = 0):
     """The ISSN: the project's MLP (`networks.QNetwork`) from the 635 view features to 52 logits."""
-    from bridgerl.agents.networks import QNetwork
+    from bridgerl.agents.learned.networks import QNetwork
 
     return QNetwork(VIEW_FEATURES, tuple(hidden), 52, seed=seed)
 
@@ -211,7 +211,7 @@ def build_issn(hidden: tuple[int, ...], seed: int = 0):
 def build_ssn(hidden: tuple[int, ...], seed: int = 0):
     """The SSN: the project's MLP from the 421 full-information features to 52 outputs (a share of the tricks left
     through a sigmoid, `ssn_values`)."""
-    from bridgerl.agents.networks import QNetwork
+    from bridgerl.agents.learned.networks import QNetwork
 
     return QNetwork(SSN_FEATURES, tuple(hidden), 52, seed=seed)
 
@@ -264,13 +264,13 @@ class _Model:
 
     @classmethod
     def load(cls, path):
-        from bridgerl.agents.checkpoint import load_network
+        from bridgerl.agents.learned.checkpoint import load_network
 
         network, metadata = load_network(path, cls.FORMAT, cls.WHAT, cls.FEATURES, cls._build)
         return cls(network, metadata)
 
     def _apply(self, *arrays) -> np.ndarray:
-        from bridgerl.agents.networks import apply_padded
+        from bridgerl.agents.learned.networks import apply_padded
 
         out, batches = apply_padded(self._forward, self._params, arrays)
         self.calls += batches
@@ -295,7 +295,7 @@ class PolicyModel(_Model):
 
     def view_log_probs(self, view) -> np.ndarray:
         """float32[52] for the player to act in ``view`` (its legal cards)."""
-        from bridgerl.agents.card_location import view_inputs
+        from bridgerl.agents.learned.card_location import view_inputs
 
         x, _, _ = encode(**view_inputs(view))
         legal = np.zeros((1, 52), bool)
@@ -335,7 +335,7 @@ class SolverModel(_Model):
         return np.where(legal, out, -1.0).astype(np.float32)
 
     def solve_worlds(self, view, owners: np.ndarray) -> np.ndarray:
-        """float32[k, 52]: like `bridgerl.agents.play.solve_worlds` (DDS), by the network."""
+        """float32[k, 52]: like `bridgerl.agents.play.pimc.solve_worlds` (DDS), by the network."""
         x, legal, left = worlds_ssn_inputs(view, owners)
         return self.values(x, legal, left)
 
@@ -345,7 +345,7 @@ class PolicyAgent:
     one network evaluation per decision, no worlds and no DDS. Play spec ``issn[:model=PATH]``."""
 
     def __init__(self, model: str = DEFAULT_ISSN, seed=None):
-        from bridgerl.agents.checkpoint import cached_load
+        from bridgerl.agents.learned.checkpoint import cached_load
 
         self.model = str(model)
         self.network = cached_load(PolicyModel, self.model)  # a model that does not load fails here

@@ -1,7 +1,7 @@
 """`SAYCBidder` (agent spec ``sayc``): a Standard American Yellow Card-like competitive bidder, and
 `sayc_constraints`, the same system read back for world sampling.
 
-Both read one table, `bridgerl.agents.sayc_agreements.TABLE`. `situation` names the context of the next call from the
+Both read one table, `sayc_agreements.TABLE`. `situation` names the context of the next call from the
 auction so far (an opening, a response to 1NT, an advance of partner's takeout double, ...) and binds the suits its
 rules refer to. The bidder makes the first rule's call that its hand meets; where no rule of the situation applies
 (later rounds, and auctions the table does not name) it places the contract from the combined picture: partner's
@@ -11,7 +11,7 @@ and penalty doubles (a trump stack, the values at the three level, or their sacr
 
 `sayc_constraints(auction)` gives each seat's `HandConstraint` for world sampling: each call read as the hull of the
 rules of its situation that make it (ranges and lengths only; a rule's other tests are not read), folded call by call
-as `bridgerl.agents.agreements.fold` does for the rule system.
+as `bridgerl.agents.bidding.agreements.fold` does for the rule system.
 
 Calls are the competitive indices (0 Pass, 1 X, 2 XX, 3 + bid, bid = (level - 1) * 5 + strain, strains C D H S NT =
 0..4); histories are [(relative seat, call)] with 0 the player to act, 1 its left-hand opponent, 2 its partner, 3 its
@@ -24,9 +24,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from bridgerl.agents.agreements import Shown, fold
-from bridgerl.agents.constructive_rules import Picture, target_contract
-from bridgerl.agents.sayc_agreements import TABLE, Rule
+from bridgerl.agents.bidding.agreements import Shown, fold
+from bridgerl.agents.bidding.constructive_rules import Picture, target_contract
+from bridgerl.agents.bidding.sayc_agreements import TABLE, Rule
 from bridgerl.core.auction import Auction
 from bridgerl.core.calls import BID_OFFSET, DOUBLE, PASS, REDOUBLE
 from bridgerl.core.constraints import HandConstraint

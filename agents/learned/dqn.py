@@ -16,9 +16,9 @@ import jax.numpy as jnp
 import numpy as np
 from flax import nnx
 
-from bridgerl.agents.checkpoint import PPO_FORMAT, checkpoint_file, load_weights
-from bridgerl.agents.networks import ActorCritic, QNetwork, masked_argmax
-from bridgerl.agents.silent import SilentOpponents
+from bridgerl.agents.learned.checkpoint import PPO_FORMAT, checkpoint_file, load_weights
+from bridgerl.agents.learned.networks import ActorCritic, QNetwork, masked_argmax
+from bridgerl.agents.bidding.silent import SilentOpponents
 
 
 def build_network(metadata: dict, seed: int = 0) -> QNetwork:

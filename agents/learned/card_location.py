@@ -245,7 +245,7 @@ def build_network(hidden: tuple[int, ...], seed: int = 0):
     layer zero at the start (so the untrained model is the uniform prior)."""
     import jax.numpy as jnp
 
-    from bridgerl.agents.networks import QNetwork
+    from bridgerl.agents.learned.networks import QNetwork
 
     network = QNetwork(FEATURES, tuple(hidden), 52 * HIDDEN, seed=seed)
     network.head.kernel.value = jnp.zeros_like(network.head.kernel.value)  # starts as the uniform prior exactly
@@ -291,7 +291,7 @@ class LocationModel:
     def load(cls, path) -> "LocationModel":
         """Load ``models/card-location`` (a directory holding model.msgpack, or the file); a checkpoint of another
         kind or for other features is refused in one line."""
-        from bridgerl.agents.checkpoint import load_network
+        from bridgerl.agents.learned.checkpoint import load_network
 
         network, metadata = load_network(path, FORMAT, "card-location", FEATURES, build_network)
         return cls(network, metadata)
@@ -300,7 +300,7 @@ class LocationModel:
                           log_prior: np.ndarray | None = None, batch: int = 4096) -> np.ndarray:
         """float32[P, 52, 3] log-probabilities (0 where not allowed) for `encode`'s outputs; ``log_prior``
         (`log_uniform_prior`) when the caller has it."""
-        from bridgerl.agents.networks import apply_padded
+        from bridgerl.agents.learned.networks import apply_padded
 
         if log_prior is None:
             log_prior = log_uniform_prior(allowed, counts)

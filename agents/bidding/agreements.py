@@ -542,7 +542,7 @@ def interpret_auction(auction: Auction, vul: str = "none", seats: Iterable[int] 
     A call the table does not cover adds nothing. Contradictory ranges (a seat whose calls show 15-17 and then 6-10,
     or more length than 13 cards hold) are widened to the later call's own range rather than producing an empty set,
     so each seat's constraint admits some hand and sampling with it alone never dead-ends (with the viewer's own
-    cards it still may: `bridgerl.agents.auction_worlds` then samples without the auction and counts it).
+    cards it still may: `bridgerl.agents.play.auction_worlds` then samples without the auction and counts it).
 
     ``auction``: a `bridgerl.core.auction.Auction` (finished or not). ``vul``: the board's vulnerability ('none',
     'NS', 'EW', 'both'); the rule system's agreements do not depend on it. ``seats``: the seats wanted (default all
