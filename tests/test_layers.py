@@ -137,6 +137,67 @@ def test_envs_never_name_agents_and_agents_read_what_envs_export():
             assert not deep, f"{module} imports {deep}; agents import only what bridgerl.envs exports"
 
 
+AGENT_ROOMS = ("bridgerl.agents.bidding", "bridgerl.agents.play", "bridgerl.agents.learned")
+# what a play agent may read of the bidding room: the agreements engine, the systems' tables, and sayc's reading of
+# its own table; never a bidder's internals
+PLAY_READS_OF_BIDDING = {"bridgerl.agents.bidding.agreements": None, "bridgerl.agents.bidding.sayc_agreements": None,
+                         "bridgerl.agents.bidding.sayc": {"sayc_constraints"}}
+
+
+def names_imported(module: str) -> dict[str, set[str]]:
+    """For each bridgerl module ``module`` imports from (``from X import a, b``), the names it takes; a plain
+    ``import X`` counts as taking everything (``{"*"}``)."""
+    path = MODULES[module]
+    taken: dict[str, set[str]] = {}
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.ImportFrom):
+            base = _resolve(module, path, node)
+            for alias in node.names:
+                if f"{base}.{alias.name}" in MODULES:  # `from package import submodule`
+                    taken.setdefault(f"{base}.{alias.name}", set()).add("*")
+                else:
+                    taken.setdefault(base, set()).add(alias.name)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                taken.setdefault(alias.name, set()).add("*")
+    return taken
+
+
+def room(module: str) -> str | None:
+    return next((r for r in AGENT_ROOMS if module == r or module.startswith(r + ".")), None)
+
+
+def test_agents_live_in_their_rooms():
+    """Every agent module is in a room by what it does (bidding, play, learned); play agents read of the bidding
+    room only the agreements engine and the systems' tables; learned agents never import the search players;
+    rule bidders import neither."""
+    loose = [m for m in MODULES if m.startswith("bridgerl.agents.") and room(m) is None
+             and m not in AGENT_ENV_FACTORIES]
+    assert not loose, f"agent modules outside the rooms {AGENT_ROOMS}: {loose}"
+    wrong = []
+    for module in MODULES:
+        here = room(module)
+        for target, names in names_imported(module).items():
+            there = room(target)
+            if here == "bridgerl.agents.play" and there == "bridgerl.agents.bidding":
+                allowed = PLAY_READS_OF_BIDDING.get(target, set())
+                if allowed is not None and not names <= allowed:
+                    wrong.append(f"{module} -> {target}: {sorted(names)}")
+            if here == "bridgerl.agents.learned" and there == "bridgerl.agents.play":
+                wrong.append(f"{module} -> {target}")
+            if here == "bridgerl.agents.bidding" and there in ("bridgerl.agents.play", "bridgerl.agents.learned"):
+                wrong.append(f"{module} -> {target}")
+    assert not wrong, "imports across the agents' rooms: " + "; ".join(wrong)
+
+
+def test_the_rooms_check_catches_a_violation(tmp_path, monkeypatch):
+    fake = tmp_path / "fake_play.py"
+    fake.write_text("from bridgerl.agents.bidding.constructive_rules import Picture\n")
+    monkeypatch.setitem(MODULES, "bridgerl.agents.play.fake", fake)
+    with pytest.raises(AssertionError, match="fake -> bridgerl.agents.bidding.constructive_rules"):
+        test_agents_live_in_their_rooms()
+
+
 FRAMEWORKS = {  # the thin files over the rules modules, by framework
     "gymnasium": ("bridgerl.envs.uncontested", "bridgerl.envs.competitive", "bridgerl.envs.card_play",
                   "bridgerl.envs.spaces"),
