@@ -26,7 +26,7 @@ __all__ = ["PassAgent", "RandomBidder", "RuleBidder", "ConstructiveRuleBidder", 
 
 def __getattr__(name):
     if name in ("DQNAgent", "PPOAgent"):
-        from bridgerl.agents import dqn
+        from bridgerl.agents.learned import dqn
 
         return getattr(dqn, name)
     raise AttributeError(f"module 'bridgerl.agents' has no attribute {name!r}")

@@ -3,7 +3,8 @@
 import numpy as np
 import pytest
 
-from bridgerl.agents import AlphaMuAgent, PIMCAgent, pareto
+from bridgerl.agents import AlphaMuAgent, PIMCAgent
+from bridgerl.agents.play import pareto
 from bridgerl.core import Contract, pbn_to_owner
 from bridgerl.core.cards import card_name, parse_card
 from bridgerl.core.play import PlayState

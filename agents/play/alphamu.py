@@ -16,7 +16,7 @@ from typing import Mapping
 
 import numpy as np
 
-from bridgerl.agents import pareto
+from bridgerl.agents.play import pareto
 from bridgerl.agents.play.pimc import SeededAgent, choose, world_values
 from bridgerl.core.constraints import HandConstraint
 from bridgerl.core.dd import solve_positions

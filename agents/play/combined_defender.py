@@ -47,7 +47,7 @@ tricks alone, the thesis' linear-time claim; more adds the full search (slower: 
 
 def _kernels():
     """The compiled search (`_cd_search`), imported on first use: numba loads only when a search is made."""
-    from bridgerl.agents import _cd_search
+    from bridgerl.agents.play import _cd_search
 
     return _cd_search
 

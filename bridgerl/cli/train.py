@@ -99,8 +99,8 @@ def _train_network(args) -> int:
 
 
 def _train_export(args) -> int:
-    from ..agents.checkpoint import CRITIC_FILE, FORMAT, PPO_FORMAT, checkpoint_file, checkpoint_kind, load_weights, \
-        save_weights
+    from ..agents.learned.checkpoint import (CRITIC_FILE, FORMAT, PPO_FORMAT, checkpoint_file, checkpoint_kind,
+                                             load_weights, save_weights)
 
     kind = checkpoint_kind(args.run)
     if kind not in ("DQN", "PPO"):
