@@ -133,3 +133,49 @@ def test_rule_bidders_calls_are_pinned():
             for table in item["tables"]:
                 digest.update((" ".join(table["auction"]) + "\n").encode())
     assert digest.hexdigest() == "4b0ca9d882f6350b9f470c6e87c22c1d45766c910cf96d433a51c414f68411a3"
+
+
+# Issue #35: the rules' calls on 2,000 held-out boards, pinned before their agreements move into one engine, so that
+# every "vs rules" figure stays valid: sha256 of both tables' auctions (as `duplicate_match` records them) of
+# `rules` against each opponent on the first 2,000 test deals, and the IMPs it scored there.
+RULES_PINS = {
+    "rules": ("6a4e77a519a5bea85405c59fea9e6998669b2599c58a7d7241ee517e4e1344e1", 0.0),
+    "sayc": ("3389a6dcf97833646aacaade0d02cee0c07c27ae8149214a76eb5d9c5477657b", -0.4135),
+    "random": ("abadaacb5f90a6730c0b1cc12b395b63ceb3d47f1a498e9343d69805c949969b", 15.889),
+    "models/competitive-ppo": ("51c7abc32b8e97feccd2415c875ea02c988e38a455a16196f973b497f9327c6f", -0.3885),
+}
+
+
+@pytest.mark.parametrize("opponent", list(RULES_PINS))
+def test_rules_calls_against_each_opponent_are_pinned_on_2000_boards(opponent):
+    import hashlib
+    from pathlib import Path
+
+    from bridgerl.evaluation.competitive import duplicate_match
+    from bridgerl.evaluation.specs import load_agent
+
+    spec = str(Path(__file__).resolve().parents[1] / opponent) if opponent.startswith("models/") else opponent
+    boards = []
+    match = duplicate_match(load_agent("rules", "competitive_bidding"), load_agent(spec, "competitive_bidding"),
+                            "test", deals=2000, boards=boards)
+    digest = hashlib.sha256()
+    for item in boards:
+        for table in item["tables"]:
+            digest.update((" ".join(table["auction"]) + "\n").encode())
+    assert (digest.hexdigest(), round(match["imps_per_board"], 4)) == RULES_PINS[opponent]
+
+
+def test_uncontested_rule_bidder_is_pinned():
+    """The uncontested rule bidder's contracts, declarers and IMPs on the whole test split: its -4.51 of
+    docs/results.md (`bridgerl evaluate uncontested --agent rules --data test`)."""
+    import hashlib
+
+    from bridgerl.evaluation.specs import load_agent
+    from bridgerl.evaluation.uncontested import evaluate_uncontested
+
+    summary, outcomes = evaluate_uncontested(load_agent("rules"), "test")
+    digest = hashlib.sha256()
+    for outcome in outcomes:
+        digest.update(f"{outcome.row} {outcome.contract} {outcome.declarer} {outcome.imps}\n".encode())
+    assert digest.hexdigest() == "de7dc41491f17e4b2192274d2f4055f781c18dc7f079c1fb751b2b00b698f00b"
+    assert (summary["deals"], round(summary["imps_per_deal"], 4)) == (5000, -4.5084)
