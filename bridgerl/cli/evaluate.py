@@ -229,6 +229,19 @@ def _evaluate_inference(args) -> int:
     return 0
 
 
+def _evaluate_agreements(args) -> int:
+    from ..evaluation.agreements import format_fidelity, reading_fidelity
+
+    _check_outputs(args)
+    if args.json:
+        refuse_overwrite(args.json, args.force, "JSON file")
+    result = reading_fidelity(args.system, args.data, args.deals)
+    print(format_fidelity(result))
+    if args.json:
+        write_json(args.json, result)
+    return 0
+
+
 def _evaluate_trick_loss(args) -> int:
     from ..evaluation.specs import load_play_agent
     from ..evaluation.trick_loss import trick_loss_lines, trick_loss_study
@@ -372,6 +385,14 @@ def add_parser(commands) -> None:
     inf.add_argument("--positions", required=True, help="positions .npz (bridgerl data positions)")
     inf.add_argument("--json", help="write the result as JSON (atomic)")
     inf.set_defaults(func=_evaluate_inference)
+    agr = eval_commands.add_parser("agreements", help="a natural system's readings (what the world samplers read) "
+                                   "against the hands that made its calls: the share of calls they admit")
+    agr.add_argument("--system", choices=["rules", "sayc"], required=True, help="the system, bidding all four seats")
+    agr.add_argument("--data", type=dataset_arg, default="valid", help=data_help + " (default valid)")
+    agr.add_argument("--deals", type=positive_int, default=None, help=deals_help)
+    agr.add_argument("--json", help="write the result as JSON (atomic)")
+    agr.add_argument("--force", action="store_true", help="replace an existing --json file")
+    agr.set_defaults(func=_evaluate_agreements)
     tl = eval_commands.add_parser("trick-loss", help="play agents on the positions of a positions file: DD tricks "
                                   "lost per decision against the best card (seed 004's metric)")
     tl.add_argument("--positions", required=True, help="positions .npz (bridgerl data positions)")
