@@ -95,5 +95,5 @@ def format_fidelity(result: dict, top: int = 15) -> str:
     if result["failing_entries"]:
         lines.append(f"  entries that failed (share of their calls; top {top}):")
         for item in result["failing_entries"][:top]:
-            lines.append(f"    {item['entry']:40s} {100 * item['share']:6.2f}%  ({item['failed']} of {item['read']})")
+            lines.append(f"    {item['entry']:52s} {100 * item['share']:6.2f}%  ({item['failed']} of {item['read']})")
     return "\n".join(lines)
