@@ -137,32 +137,64 @@ def test_rule_bidders_calls_are_pinned():
 
 # Issue #35: the rules' calls on 2,000 held-out boards, pinned before their agreements move into one engine, so that
 # every "vs rules" figure stays valid: sha256 of both tables' auctions (as `duplicate_match` records them) of
-# `rules` against each opponent on the first 2,000 test deals, and the IMPs it scored there.
+# `rules` against each opponent on the first 2,000 test deals, and the IMPs it scored there (against the released
+# PPO, by replay of the recorded auctions: below).
 RULES_PINS = {
     "rules": ("6a4e77a519a5bea85405c59fea9e6998669b2599c58a7d7241ee517e4e1344e1", 0.0),
     "sayc": ("3389a6dcf97833646aacaade0d02cee0c07c27ae8149214a76eb5d9c5477657b", -0.4135),
     "random": ("abadaacb5f90a6730c0b1cc12b395b63ceb3d47f1a498e9343d69805c949969b", 15.889),
-    "models/competitive-ppo": ("51c7abc32b8e97feccd2415c875ea02c988e38a455a16196f973b497f9327c6f", -0.3885),
 }
 
 
 @pytest.mark.parametrize("opponent", list(RULES_PINS))
 def test_rules_calls_against_each_opponent_are_pinned_on_2000_boards(opponent):
     import hashlib
-    from pathlib import Path
 
     from bridgerl.evaluation.competitive import duplicate_match
     from bridgerl.evaluation.specs import load_agent
 
-    spec = str(Path(__file__).resolve().parents[1] / opponent) if opponent.startswith("models/") else opponent
     boards = []
-    match = duplicate_match(load_agent("rules", "competitive_bidding"), load_agent(spec, "competitive_bidding"),
+    match = duplicate_match(load_agent("rules", "competitive_bidding"), load_agent(opponent, "competitive_bidding"),
                             "test", deals=2000, boards=boards)
     digest = hashlib.sha256()
     for item in boards:
         for table in item["tables"]:
             digest.update((" ".join(table["auction"]) + "\n").encode())
     assert (digest.hexdigest(), round(match["imps_per_board"], 4)) == RULES_PINS[opponent]
+
+
+def test_rules_calls_against_the_released_ppo_are_pinned_on_2000_boards():
+    """Against the released PPO (models/competitive-ppo) the rules' calls are pinned by replay: the auctions of
+    ``duplicate_match(rules, PPO, "test", deals=2000)`` (rules North-South at the first table, East-West at the
+    second; IMPs -0.3885) were recorded before the change in `tests/data/rules_vs_ppo_auctions.npz`, and at every
+    turn of the rules' side the bidder must make the recorded call. The PPO's calls come from the record, so the pin
+    does not rest on the network's floating point (which may round differently on another CPU)."""
+    from pathlib import Path
+
+    from bridgerl.core.bridge import BridgeState
+    from bridgerl.core.competitive import CompetitiveDealSource
+    from bridgerl.evaluation.specs import load_agent
+
+    record = np.load(Path(__file__).parent / "data" / "rules_vs_ppo_auctions.npz")
+    calls, lengths = record["calls"].astype(np.int64), record["lengths"].astype(np.int64)
+    starts = np.concatenate([[0], np.cumsum(lengths)])
+    source = CompetitiveDealSource(load_dataset("test"))
+    bidder = load_agent("rules", "competitive_bidding")
+    checked, differ = 0, []
+    for k in range(len(lengths)):
+        row, rules_side = divmod(k, 2)
+        state = BridgeState.start(source.deal_at(row), "double_dummy")
+        for call in calls[starts[k]:starts[k + 1]]:
+            if state.auction.to_act % 2 == rules_side:
+                checked += 1
+                mine = bidder.act_view(state.view())
+                if mine != call:
+                    differ.append((row, rules_side, len(state.auction.calls), int(mine), int(call)))
+                    break
+            state = state.apply(int(call))
+        assert state.auction.is_over
+    assert len(lengths) == 4000 and checked > 10_000
+    assert not differ, f"{len(differ)} auctions where rules now calls differently, e.g. {differ[:5]}"
 
 
 def test_uncontested_rule_bidder_is_pinned():
