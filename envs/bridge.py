@@ -155,7 +155,7 @@ class BridgeEnv(MaskedEnv, gym.Env):
             self._calls.observation(deal.vulnerable(player), deal.vulnerable(player + 1), self._hands[player],
                                     out=obs[:AUCTION_OBSERVATION_SIZE])
             return obs
-        if phase == "play":
+        if phase == "play":  # the auction bits are the encoder's prefix (`BridgeState.play_encoder`): one gather
             return self._encoder.observation(player, seat)
         return state.observation(player, encoder=self._encoder)
 
@@ -197,8 +197,6 @@ class BridgeEnv(MaskedEnv, gym.Env):
         if phase == "over":
             self.outcome = self.outcome or state.result()
             info.update(self.outcome.info(self.reward_mode))
-        if phase == "play":  # the auction bits are the encoder's prefix (`BridgeState.play_encoder`): one gather
-            return self._encoder.observation(player, seat), info
         return self._observation(phase, seat, player), info
 
 

@@ -190,11 +190,7 @@ class BridgeState(_BridgeFields):
         elif len(play.tricks) == 13:
             raw = bytearray(NUM_ACTIONS)
         else:  # no calls, then the cards' bytes from one 13-byte row per suit
-            trick = play.trick  # `PlayState.legal_mask_bits`, inlined
-            cards = trick.cards
-            hand = play.hands[(trick.leader + len(cards)) % 4]
-            if cards:
-                hand = legal_mask(hand, cards[0] // 13)  # the follow-suit rule
+            hand = play.legal_mask_bits()
             raw = _JOIN((_NO_CALLS, RANK_BYTES[hand & 0x1FFF], RANK_BYTES[(hand >> 13) & 0x1FFF],
                          RANK_BYTES[(hand >> 26) & 0x1FFF], RANK_BYTES[(hand >> 39) & 0x1FFF]))
         if dtype is np.int8:  # (dtype objects, passed positionally: the cheap call of frombuffer)

@@ -99,10 +99,8 @@ class AuctionEncoder:
         """int8[4, 231]: the observation of each seat N, E, S, W at once (the calls bits are the same for all);
         ``vulnerable``: 4 bools, seat s's side vulnerable; ``hand_bits``: int8[4, 52] (`CompetitiveDeal.hands`)."""
         obs = np.empty((4, OBSERVATION_SIZE), dtype=np.int8)
-        obs[:, 0] = vulnerable
-        obs[:, 1] = vulnerable[1:] + vulnerable[:1]  # "they": the seat on the left's side
-        obs[:, 2:HAND_OFFSET] = self.bits
-        obs[:, HAND_OFFSET:] = hand_bits
+        for seat in range(4):  # "they": the side of the seat on the left
+            self.observation(vulnerable[seat], vulnerable[(seat + 1) % 4], hand_bits[seat], out=obs[seat])
         return obs
 
 

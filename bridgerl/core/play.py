@@ -78,7 +78,7 @@ def mask_bytes(mask: int) -> bytes:
 
 def mask_to_array(mask: int) -> np.ndarray:
     """uint8[52] 0/1 from a 52-bit mask."""
-    return np.unpackbits(np.frombuffer(mask.to_bytes(7, "little"), np.uint8), bitorder="little")[:52]
+    return np.frombuffer(bytearray(mask_bytes(mask)), np.uint8)
 
 
 def trick_winner(leader: int, cards, strain: int) -> int:
