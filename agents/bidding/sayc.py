@@ -1,17 +1,19 @@
 """`SAYCBidder` (agent spec ``sayc``): a Standard American Yellow Card-like competitive bidder, and
 `sayc_constraints`, the same system read back for world sampling.
 
-Both read one table, `sayc_agreements.TABLE`. `situation` names the context of the next call from the
-auction so far (an opening, a response to 1NT, an advance of partner's takeout double, ...) and binds the suits its
-rules refer to. The bidder makes the first rule's call that its hand meets; where no rule of the situation applies
-(later rounds, and auctions the table does not name) it places the contract from the combined picture: partner's
-calls read back through the table (`seat_reading`), the game or slam the points and fits support (Blackwood on the
-way to a suit slam), invitations, preference, competing to the level of the law of total tricks with a known fit,
-and penalty doubles (a trump stack, the values at the three level, or their sacrifice over our game).
+Both read one table, `sayc_agreements.TABLE`, through the agreements engine of the natural systems
+(`bridgerl.agents.bidding.engine`, which the `rules` system shares). `situation` names the context of the next call
+from the auction so far (an opening, a response to 1NT, an advance of partner's takeout double, ...) and binds the
+suits its rules refer to. The bidder makes the first rule's call that its hand meets; where no rule of the situation
+applies (later rounds, and auctions the table does not name) it places the contract from the combined picture:
+partner's calls read back through the table (`seat_reading`), the game or slam the points and fits support
+(Blackwood on the way to a suit slam), invitations, preference, competing to the level of the law of total tricks
+with a known fit, and penalty doubles (a trump stack, the values at the three level, or their sacrifice over our
+game).
 
 `sayc_constraints(auction)` gives each seat's `HandConstraint` for world sampling: each call read as the hull of the
 rules of its situation that make it (ranges and lengths only; a rule's other tests are not read), folded call by call
-as `bridgerl.agents.bidding.agreements.fold` does for the rule system.
+as `bridgerl.agents.bidding.engine.fold` does for the rule system.
 
 Calls are the competitive indices (0 Pass, 1 X, 2 XX, 3 + bid, bid = (level - 1) * 5 + strain, strains C D H S NT =
 0..4); histories are [(relative seat, call)] with 0 the player to act, 1 its left-hand opponent, 2 its partner, 3 its
@@ -20,13 +22,15 @@ right-hand opponent.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 
 import numpy as np
 
-from bridgerl.agents.bidding.agreements import Shown, fold
+from bridgerl.agents.bidding import engine
 from bridgerl.agents.bidding.constructive_rules import Picture, target_contract
-from bridgerl.agents.bidding.sayc_agreements import TABLE, Rule
+from bridgerl.agents.bidding.engine import Context, Rule, Shown, System, bid, fold, resolve
+from bridgerl.agents.bidding.engine import TableHand as SAYCHand
+from bridgerl.agents.bidding.engine import cheapest as _cheapest
+from bridgerl.agents.bidding.sayc_agreements import TABLE
 from bridgerl.core.auction import Auction
 from bridgerl.core.calls import BID_OFFSET, DOUBLE, PASS, REDOUBLE
 from bridgerl.core.constraints import HandConstraint
@@ -38,102 +42,6 @@ _OURS = (_ME, _PARTNER)
 _GAME_LEVEL = {C: 5, D: 5, H: 4, S: 4, N: 3}
 _STRAINS = {"C": C, "D": D, "H": H, "S": S, "N": N}
 _LITERAL = {"P": PASS, "X": DOUBLE, "XX": REDOUBLE}
-
-
-def bid(level: int, strain: int) -> int:
-    return (level - 1) * 5 + strain
-
-
-def _cheapest(last_bid: int, strain: int) -> int:
-    """The lowest bid in ``strain`` above ``last_bid`` (-1: none yet)."""
-    if last_bid < 0:
-        return strain
-    candidate = (last_bid // 5) * 5 + strain
-    return candidate if candidate > last_bid else candidate + 5
-
-
-# -- the hand ---------------------------------------------------------------------------------------------------------
-@dataclass
-class SAYCHand:
-    """What the system reads of a hand: HCP, suit lengths (C D H S), honours (A K Q J T per suit) and aces."""
-
-    hcp: int
-    lengths: np.ndarray
-    honours: np.ndarray
-
-    @classmethod
-    def of(cls, hand_bits) -> SAYCHand:
-        suits = np.asarray(hand_bits).astype(bool).reshape(4, 13)
-        honours = suits[:, 12:7:-1]
-        hcp = int((honours[:, :4] * np.array([4, 3, 2, 1])).sum())
-        return cls(hcp, suits.sum(1), honours)
-
-    @property
-    def balanced(self) -> bool:
-        return bool(self.lengths.min() >= 2 and (self.lengths == 2).sum() <= 1)
-
-    @property
-    def aces(self) -> int:
-        return int(self.honours[:, 0].sum())
-
-    def shortness(self, trumps: int | None) -> int:
-        """Dummy points for shortness outside the trump suit (none without one)."""
-        if trumps is None or trumps == N:
-            return 0
-        return int(sum({0: 3, 1: 2, 2: 1}.get(int(self.lengths[s]), 0) for s in range(4) if s != trumps))
-
-    def stopper(self, suit: int | None) -> bool:
-        """A, Kx, Qxx or Jxxx (no suit: true)."""
-        if suit is None or suit == N:
-            return True
-        top, length = self.honours[suit], self.lengths[suit]
-        return bool(top[0] or (top[1] and length >= 2) or (top[2] and length >= 3) or (top[3] and length >= 4))
-
-    def good_suit(self, suit: int) -> bool:
-        """Two of the top three honours, or three of the top five."""
-        top = self.honours[suit]
-        return bool(top[:3].sum() >= 2 or top.sum() >= 3)
-
-    def decent_suit(self, suit: int) -> bool:
-        """Two of the top five honours, one of them the ace, king or queen (a weak two's or preempt's suit)."""
-        top = self.honours[suit]
-        return bool(top.sum() >= 2 and top[:3].any())
-
-    def opening_suit(self) -> int:
-        """The suit of a one-level opening: the longest (the higher of two five- or six-card suits); without a
-        five-card suit the longer minor, diamonds with four-four, clubs with three-three (and 4-4-3-2 with three
-        diamonds opens 1D)."""
-        lengths = self.lengths
-        longest = int(lengths.max())
-        if longest >= 5:
-            return max(s for s in range(4) if lengths[s] == longest)
-        clubs, diamonds = int(lengths[C]), int(lengths[D])
-        if diamonds > clubs or (diamonds == clubs and diamonds >= 4):
-            return D
-        return C
-
-
-# -- the situation ----------------------------------------------------------------------------------------------------
-@dataclass
-class Context:
-    """The situation of the next call: its ``name`` (a `TABLE` key or None), the bound suits (``p`` partner's, ``o``
-    theirs, ``m`` mine, ``t`` a transfer's, ``u`` the one unbid major), the last bid (-1: none) and who made it."""
-
-    history: list
-    name: str | None = None
-    suits: dict = field(default_factory=dict)
-    last_bid: int = -1
-    last_bidder: int | None = None
-    their_suits: frozenset = frozenset()
-    named: frozenset = frozenset()
-    free: bool = False
-    opening: int | None = None
-    showed: int | None = None
-
-    def strain(self, ref: str) -> int | None:
-        if ref in _STRAINS:
-            return _STRAINS[ref]
-        return self.suits.get(ref)
 
 
 def _suit(b: int) -> int | None:
@@ -368,137 +276,24 @@ def _test(name: str, hand: SAYCHand | None, ctx: Context, x: int | None) -> bool
     raise ValueError(f"unknown sayc test {name!r}")
 
 
-def _domain(rule: Rule, ctx: Context) -> list[int | None]:
-    if not rule.free_suit:
-        return [None]
-    over = rule.over
-    if over == "major":
-        return [H, S]
-    if over == "minor":
-        return [C, D]
-    if over == "new":
-        return [s for s in range(4) if s not in ctx.named]
-    if over == "unbid":
-        return [s for s in range(4) if s not in ctx.their_suits]
-    return [C, D, H, S]
-
-
-def _ordered(rule: Rule, suits: list, hand: SAYCHand) -> list:
-    if suits == [None]:
-        return suits
-    if rule.order == "up":
-        return sorted(suits, key=lambda s: (-hand.lengths[s], s if hand.lengths[s] <= 4 else -s))
-    if rule.order == "major":
-        return sorted(suits, key=lambda s: (-(hand.lengths[s] + (0.5 if s >= H else 0)), -s))
-    return sorted(suits, key=lambda s: (-hand.lengths[s], -s))
-
-
-def resolve(template: str, x: int | None, ctx: Context) -> int | None:
-    """The call a rule's template names in ``ctx`` with free suit ``x`` (None when a suit it needs is unbound or the
-    bid would be above 7NT)."""
-    if template in _LITERAL:
-        return _LITERAL[template]
-    if template[0].isdigit():
-        level, ref = int(template[0]), template[1:]
-        strain = x if ref == "x" else ctx.strain(ref)
-        return None if strain is None else BID_OFFSET + bid(level, strain)
-    ref = template.rstrip("^")
-    jumps = len(template) - len(ref) - 1
-    strain = x if ref == "x" else ctx.strain(ref)
-    if strain is None:
-        return None
-    target = _cheapest(ctx.last_bid, strain) + 5 * jumps
-    return BID_OFFSET + target if target <= 34 else None
-
-
-def _level_ok(rule: Rule, call: int) -> bool:
-    if call < BID_OFFSET:
-        return True
-    return rule.level[0] <= (call - BID_OFFSET) // 5 + 1 <= rule.level[1]
-
-
-def _meets(rule: Rule, hand: SAYCHand, ctx: Context, x: int | None) -> bool:
-    points = hand.hcp
-    if rule.points and rule.lengths:
-        ref = rule.lengths[0][0]
-        points += hand.shortness(x if ref == "x" else ctx.strain(ref))
-    if not rule.hcp[0] <= points <= rule.hcp[1]:
-        return False
-    for ref, low, high in rule.lengths:
-        strain = x if ref == "x" else ctx.strain(ref)
-        if strain is None:
-            if ref in ("u",):
-                continue  # two unbid majors: the test states it
-            return False
-        if strain < N and not low <= hand.lengths[strain] <= high:
-            return False
-    if rule.balanced and not hand.balanced:
-        return False
-    return all(_test(t, hand, ctx, x) for t in rule.tests)
+SAYC = System("sayc", TABLE, situation, _test, optional=("u",))
+"""The `sayc` system for the agreements engine (`bridgerl.agents.bidding.engine`)."""
 
 
 def table_call(hand: SAYCHand, ctx: Context, mask) -> tuple[int | None, Rule | None]:
     """The first rule of the situation that ``hand`` meets and whose call is legal: (call, rule), else (None, None)."""
-    for rule in TABLE.get(ctx.name, ()):
-        for x in _ordered(rule, _domain(rule, ctx), hand):
-            call = resolve(rule.call, x, ctx)
-            if call is None or not mask[call] or not _level_ok(rule, call):
-                continue
-            if _meets(rule, hand, ctx, x):
-                return call, rule
-    return None, None
+    return engine.table_call(SAYC, hand, ctx, mask)
 
 
 # -- reading calls back -----------------------------------------------------------------------------------------------
-def _rule_shown(rule: Rule, ctx: Context, x: int | None, position: int) -> Shown:
-    low, high = rule.hcp
-    if rule.points:
-        low = max(0, low - 6)  # shortness points: at most six (two voids) beside three+ trumps
-    lengths: list = [None] * 4
-    for ref, lo, hi in rule.lengths:
-        strain = x if ref == "x" else ctx.strain(ref)
-        if strain is not None and strain < N:
-            lengths[strain] = (lo, hi)
-    return Shown(rule.name, position, low if low > 0 else None, high if high < 37 else None, tuple(lengths),
-                 rule.balanced, 0)
-
-
 def call_reading(ctx: Context, call: int, position: int) -> Shown | None:
     """What ``call`` made in ``ctx`` shows: the hull of the rules of the situation that make it (None: no rule)."""
-    found = []
-    for rule in TABLE.get(ctx.name, ()):
-        for x in _domain(rule, ctx):
-            if resolve(rule.call, x, ctx) == call and _level_ok(rule, call):
-                found.append(_rule_shown(rule, ctx, x, position))
-                break
-    if not found:
-        return None
-    if len(found) == 1:
-        return found[0]
-    lows = [s.low for s in found]
-    highs = [s.high for s in found]
-    lengths = []
-    for suit in range(4):
-        ranges = [s.lengths[suit] for s in found]
-        lengths.append(None if any(r is None for r in ranges) else (min(r[0] for r in ranges),
-                                                                     max(r[1] for r in ranges)))
-    return Shown(" or ".join(dict.fromkeys(s.key for s in found)), position,
-                 None if any(v is None for v in lows) else min(lows),
-                 None if any(v is None for v in highs) else max(highs), tuple(lengths),
-                 all(s.balanced for s in found), 0)
+    return engine.call_reading(SAYC, ctx, call, position)
 
 
 def seat_reading(history, reader_seat: int) -> list[Shown]:
     """What the calls of relative seat ``reader_seat`` in ``history`` (relative to the player to act) show."""
-    out = []
-    for i, (seat, call) in enumerate(history):
-        if seat != reader_seat:
-            continue
-        relative = [((s - reader_seat) % 4, c) for s, c in history[:i]]
-        shown = call_reading(situation(relative), int(call), i)
-        if shown is not None:
-            out.append(shown)
-    return out
+    return engine.seat_reading(SAYC, history, reader_seat)
 
 
 def picture_of(showings: list[Shown]) -> Picture:
@@ -509,17 +304,9 @@ def picture_of(showings: list[Shown]) -> Picture:
 
 def sayc_constraints(auction: Auction, seats=None) -> dict[int, HandConstraint]:
     """Each seat's constraint from its calls read with the `sayc` table (seats N=0 .. W=3; default all four)."""
-    seats = range(4) if seats is None else [int(s) for s in seats]
-    out = {}
-    for seat in seats:
-        if not 0 <= seat <= 3:
-            raise ValueError(f"seat {seat} is outside 0..3 (N, E, S, W)")
-        history = [((auction.dealer + i - seat) % 4, int(call)) for i, call in enumerate(auction.calls)]
-        out[seat] = fold(seat_reading(history, _ME))
-    return out
+    return engine.constraints(SAYC, auction, seats)
 
 
-# -- the bidder -------------------------------------------------------------------------------------------------------
 class SAYCBidder:
     """The `sayc` system (38 calls, 231-bit observations, or an `AuctionView` through ``act_view``)."""
 

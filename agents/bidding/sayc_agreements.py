@@ -9,7 +9,8 @@ compete by the law of total tricks and double sacrifices (`SAYCBidder`, docs/age
 
 `TABLE` maps a situation (named by `sayc.situation` from the auction so far) to its rules in priority
 order. The bidder makes the first rule's call that is legal and that its hand meets; the sampler reads each call
-back as the hull of the rules of its situation that make that call. A `Rule` states:
+back as the hull of the rules of its situation that make that call (the agreements engine,
+`bridgerl.agents.bidding.engine`, which also states the fields the `rules` system uses). A `Rule` states:
 
 - ``call``: a template. ``P``, ``X``, ``XX``; a level and a strain (``1N``, ``2C``, ``4p``); or a strain then
   carets: ``x^`` the cheapest bid in x above the last bid, ``x^^`` one level higher (a jump). Strains: C D H S N,
@@ -27,36 +28,7 @@ back as the hull of the rules of its situation that make that call. A `Rule` sta
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
-
-@dataclass(frozen=True)
-class Rule:
-    call: str
-    hcp: tuple[int, int] = (0, 37)
-    lengths: tuple[tuple[str, int, int], ...] = ()
-    balanced: bool = False
-    over: str = "any"
-    order: str = "long"
-    level: tuple[int, int] = (1, 7)
-    tests: tuple[str, ...] = ()
-    points: bool = False
-    name: str = ""
-
-    @property
-    def free_suit(self) -> bool:
-        """Whether the rule has a free suit x (in its call or its lengths)."""
-        return "x" in self.call or any(ref == "x" for ref, _, _ in self.lengths) or any(
-            t.endswith(":x") for t in self.tests)
-
-
-def R(call: str, hcp: tuple[int, int] = (0, 37), name: str = "", *, bal: bool = False, over: str = "any",
-      order: str = "long", level: tuple[int, int] = (1, 7), tests: tuple[str, ...] = (), points: bool = False,
-      **lengths: tuple[int, int]) -> Rule:
-    """A rule; suit lengths as keywords (``x=(5, 13)``, ``H=(4, 13)``), the first one the trump suit for points."""
-    return Rule(call, hcp, tuple((ref, lo, hi) for ref, (lo, hi) in lengths.items()), bal, over, order, level, tests,
-                points, name)
-
+from bridgerl.agents.bidding.engine import R, Rule  # noqa: F401  (Rule: the type of TABLE's entries)
 
 _ANY = (0, 37)
 

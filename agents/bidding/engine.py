@@ -1,0 +1,495 @@
+"""The agreements engine of the natural systems: a system is a table of rules that its bidder bids from and that the
+world sampler reads back, so that what a call is read to show is what the bidder does.
+
+A `System` names its parts:
+
+- ``situation(history) -> Context``: the context of the next call from the auction so far ([(relative seat, call)],
+  0 the player to act, 1 its left-hand opponent, 2 its partner, 3 its right-hand opponent): a ``name`` (a key of the
+  table, or None where the table says nothing), the suits it binds (``p`` partner's, ``o`` theirs, ...), the last
+  bid, and ``values``, numbers the auction fixes that rules may use as bounds (e.g. the HCP a penalty double needs
+  beside partner's shown values);
+- ``table``: situation name -> its `Rule` s in priority order;
+- ``test(name, hand, ctx, x)``: the system's named conditions (a rule's ``tests``), which the sampler does not read;
+- ``optional``: suit references a length may name that are allowed to be unbound (the length then tests nothing).
+
+The bidder makes the first rule's call that its hand meets (`table_call`). A rule with ``illegal="skip"`` (the
+default) is passed over when its call is not legal or not at an allowed level; one with ``illegal="pass"`` fires
+when the hand meets it, and the bidder then passes where the call it names cannot be made. Where no rule of the
+situation applies, the system's bidder decides in code (its fallback); a situation whose fallback may make any call
+lists `FALLBACK` last, and its calls are then read as showing nothing.
+
+The sampler reads each call back as the hull of the rules of its situation that make it (`call_reading`): HCP
+range, suit-length ranges and balance (a rule's ``tests`` are not read; nor is the failure of the rules before it),
+folded call by call (`agreements.fold`) into a seat's `HandConstraint` (`constraints`). A pass reads the rules that
+name a pass and the ``illegal="pass"`` rules whose call cannot be made in that auction.
+
+A `Rule` states:
+
+- ``call``: a template. ``P``, ``X``, ``XX``; a level and a strain (``1N``, ``2C``, ``4p``), with ``+`` the cheapest
+  bid in that strain if it is higher (``2p+``); or a strain then carets: ``x^`` the cheapest bid in x above the last
+  bid, ``x^^`` one level higher (a jump). Strains: C D H S N, a reference the situation binds, or ``x``, the rule's
+  free suit;
+- ``hcp``: the high-card point range (with ``points``, HCP plus shortness points outside the first length's suit);
+  ``total``: a range of HCP plus those shortness points, tested beside ``hcp``; ``by_level``: (level, low, high)
+  HCP ranges that replace ``hcp`` for a bid at that level. A bound may name one of the context's ``values``;
+- ``lengths``: (reference, low, high) suit-length ranges; ``balanced``;
+- ``over``/``order``: the suits x ranges over (``any``, ``major``, ``minor``, ``new`` = named by nobody yet,
+  ``unbid`` = not named by the opponents) and the order they are tried in (``long``: longest first, the higher of
+  equal lengths; ``up``: longest first, four-card suits up the line; ``major``: longest first counting a major half
+  a card longer; ``rank``: clubs up; ``longlow``: longest first, the lower of equal lengths);
+- ``level``: the levels the resolved bid may have; ``tests``: named conditions the sampler does not read;
+- ``name``: what the call shows, in words (explanations and the fidelity report).
+
+Calls are the competitive indices (0 Pass, 1 X, 2 XX, 3 + bid, bid = (level - 1) * 5 + strain, strains C D H S NT =
+0..4).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from bridgerl.core.auction import Auction
+from bridgerl.core.calls import BID_OFFSET, DOUBLE, PASS, REDOUBLE
+from bridgerl.core.constraints import HandConstraint
+
+C, D, H, S, N = 0, 1, 2, 3, 4
+_ME, _LHO, _PARTNER, _RHO = 0, 1, 2, 3
+_OURS = (_ME, _PARTNER)
+_STRAINS = {"C": C, "D": D, "H": H, "S": S, "N": N}
+_LITERAL = {"P": PASS, "X": DOUBLE, "XX": REDOUBLE}
+_ANY = (0, 13)
+
+Bound = int | str
+
+
+@dataclass(frozen=True)
+class Shown:
+    """One table entry read for one call: the context ``key``, the call's ``position`` in the history it was read
+    from, the HCP ends (None: not shown), length ranges per suit C D H S (None: not shown), balanced, extra."""
+
+    key: str
+    position: int
+    low: int | None
+    high: int | None
+    lengths: tuple[tuple[int, int] | None, ...]
+    balanced: bool = False
+    extra: int = 0
+
+
+# -- folding readings into a constraint (thesis 3.3.4, InterpretAuction) --------------------------------------------
+_SHAPES = np.array([s for s in itertools.product(range(14), repeat=4) if sum(s) == 13], dtype=np.int64)  # [560, 4]
+_BALANCED_SHAPES = (_SHAPES.min(1) >= 2) & ((_SHAPES == 2).sum(1) <= 1)
+
+
+def _feasible(lengths, balanced: bool) -> bool:
+    """Whether some 13-card shape meets the length ranges (and is balanced when asked)."""
+    lo = np.array([r[0] for r in lengths])
+    hi = np.array([r[1] for r in lengths])
+    ok = ((_SHAPES >= lo) & (_SHAPES <= hi)).all(1)
+    if balanced:
+        ok &= _BALANCED_SHAPES
+    return bool(ok.any())
+
+
+def _intersect(current: tuple[int, int], new: tuple[int, int]) -> tuple[int, int]:
+    """The intersection of two ranges; when empty, ``new`` (the later call's own range)."""
+    low, high = max(current[0], new[0]), min(current[1], new[1])
+    return (low, high) if low <= high else new
+
+
+def fold(showings: Iterable[Shown]) -> HandConstraint:
+    """A `HandConstraint` from the entries read for one seat's calls, intersected in call order. A range that the
+    intersection would leave empty becomes the later call's own range (HCP and each suit alike), and a set of
+    length ranges no 13-card shape meets becomes the later call's own lengths, so the result admits some hand."""
+    points, lengths, balanced = (0, 37), [_ANY] * 4, False
+    for entry in sorted(showings, key=lambda s: s.position):
+        if entry.extra:
+            points = (min(points[0] + entry.extra, 37), max(points[1], min(points[0] + entry.extra, 37)))
+        if entry.low is not None or entry.high is not None:
+            own = (entry.low if entry.low is not None else 0, entry.high if entry.high is not None else 37)
+            points = _intersect(points, own)
+        own_lengths = [r if r is not None else _ANY for r in entry.lengths]
+        merged = [_intersect(current, new) for current, new in zip(lengths, own_lengths)]
+        wanted = balanced or entry.balanced
+        if _feasible(merged, wanted):
+            lengths, balanced = merged, wanted
+        elif _feasible(own_lengths, entry.balanced):
+            lengths, balanced = own_lengths, entry.balanced
+        else:  # a table entry no hand meets: read it as showing no shape
+            lengths, balanced = [_ANY] * 4, False
+    return HandConstraint(points, tuple(tuple(r) for r in lengths), balanced)
+
+
+def intersect(first: HandConstraint, second: HandConstraint) -> HandConstraint:
+    """Both constraints at once; where they contradict (an empty HCP or length range, or lengths no 13-card shape
+    meets), ``second``'s own range is kept."""
+    points = _intersect(first.hcp, second.hcp)
+    lengths = [_intersect(a, b) for a, b in zip(first.lengths, second.lengths)]
+    balanced = first.balanced or second.balanced
+    if not _feasible(lengths, balanced):
+        lengths, balanced = list(second.lengths), second.balanced
+    return HandConstraint(points, tuple(tuple(r) for r in lengths), balanced)
+
+
+@dataclass(frozen=True)
+class Rule:
+    call: str
+    hcp: tuple[Bound, Bound] = (0, 37)
+    lengths: tuple[tuple[str, Bound, Bound], ...] = ()
+    balanced: bool = False
+    over: str = "any"
+    order: str = "long"
+    level: tuple[int, int] = (1, 7)
+    tests: tuple[str, ...] = ()
+    points: bool = False
+    name: str = ""
+    total: tuple[Bound, Bound] | None = None
+    by_level: tuple[tuple[int, int, int], ...] = ()
+    illegal: str = "skip"
+
+    @property
+    def free_suit(self) -> bool:
+        """Whether the rule has a free suit x (in its call or its lengths)."""
+        return "x" in self.call or any(ref == "x" for ref, _, _ in self.lengths) or any(
+            t.endswith(":x") for t in self.tests)
+
+
+def R(call: str, hcp: tuple[Bound, Bound] = (0, 37), name: str = "", *, bal: bool = False, over: str = "any",
+      order: str = "long", level: tuple[int, int] = (1, 7), tests: tuple[str, ...] = (), points: bool = False,
+      total: tuple[Bound, Bound] | None = None, by_level: tuple[tuple[int, int, int], ...] = (),
+      illegal: str = "skip", **lengths: tuple[Bound, Bound]) -> Rule:
+    """A rule; suit lengths as keywords (``x=(5, 13)``, ``H=(4, 13)``), the first one the trump suit for points."""
+    if illegal not in ("skip", "pass"):
+        raise ValueError(f"illegal= takes 'skip' or 'pass', got {illegal!r}")
+    return Rule(call, hcp, tuple((ref, lo, hi) for ref, (lo, hi) in lengths.items()), bal, over, order, level, tests,
+                points, name, total, by_level, illegal)
+
+
+FALLBACK = Rule("*", name="the bidder's judgement (reads nothing)")
+"""The last rule of a situation whose fallback (the bidder's code) may make any call: every call there reads as
+showing nothing."""
+
+
+# -- the hand ---------------------------------------------------------------------------------------------------------
+@dataclass
+class TableHand:
+    """What a table reads of a hand: HCP, suit lengths (C D H S), honours (A K Q J T per suit) and aces."""
+
+    hcp: int
+    lengths: np.ndarray
+    honours: np.ndarray
+
+    @classmethod
+    def of(cls, hand_bits) -> TableHand:
+        suits = np.asarray(hand_bits).astype(bool).reshape(4, 13)
+        honours = suits[:, 12:7:-1]
+        hcp = int((honours[:, :4] * np.array([4, 3, 2, 1])).sum())
+        return cls(hcp, suits.sum(1), honours)
+
+    @property
+    def balanced(self) -> bool:
+        return bool(self.lengths.min() >= 2 and (self.lengths == 2).sum() <= 1)
+
+    @property
+    def aces(self) -> int:
+        return int(self.honours[:, 0].sum())
+
+    def shortness(self, trumps: int | None) -> int:
+        """Dummy points for shortness outside the trump suit (none without one)."""
+        if trumps is None or trumps == N:
+            return 0
+        return int(sum({0: 3, 1: 2, 2: 1}.get(int(self.lengths[s]), 0) for s in range(4) if s != trumps))
+
+    def stopper(self, suit: int | None) -> bool:
+        """A, Kx, Qxx or Jxxx (no suit: true)."""
+        if suit is None or suit == N:
+            return True
+        top, length = self.honours[suit], self.lengths[suit]
+        return bool(top[0] or (top[1] and length >= 2) or (top[2] and length >= 3) or (top[3] and length >= 4))
+
+    def good_suit(self, suit: int) -> bool:
+        """Two of the top three honours, or three of the top five."""
+        top = self.honours[suit]
+        return bool(top[:3].sum() >= 2 or top.sum() >= 3)
+
+    def decent_suit(self, suit: int) -> bool:
+        """Two of the top five honours, one of them the ace, king or queen (a weak two's or preempt's suit)."""
+        top = self.honours[suit]
+        return bool(top.sum() >= 2 and top[:3].any())
+
+    def opening_suit(self) -> int:
+        """The suit of a one-level opening: the longest (the higher of two five- or six-card suits); without a
+        five-card suit the longer minor, diamonds with four-four, clubs with three-three (and 4-4-3-2 with three
+        diamonds opens 1D)."""
+        lengths = self.lengths
+        longest = int(lengths.max())
+        if longest >= 5:
+            return max(s for s in range(4) if lengths[s] == longest)
+        clubs, diamonds = int(lengths[C]), int(lengths[D])
+        if diamonds > clubs or (diamonds == clubs and diamonds >= 4):
+            return D
+        return C
+
+
+# -- the situation ----------------------------------------------------------------------------------------------------
+@dataclass
+class Context:
+    """The situation of the next call: its ``name`` (a table key or None), the bound suits, the last bid (-1: none)
+    and who made it, the suits the opponents and anybody have named, whether the last call was not a pass, and the
+    numbers the auction fixes (``values``). ``opening`` and ``showed`` serve the `sayc` situations."""
+
+    history: list
+    name: str | None = None
+    suits: dict = field(default_factory=dict)
+    last_bid: int = -1
+    last_bidder: int | None = None
+    their_suits: frozenset = frozenset()
+    named: frozenset = frozenset()
+    free: bool = False
+    opening: int | None = None
+    showed: int | None = None
+    values: dict = field(default_factory=dict)
+
+    def strain(self, ref: str) -> int | None:
+        if ref in _STRAINS:
+            return _STRAINS[ref]
+        return self.suits.get(ref)
+
+    def bound(self, value: Bound) -> int:
+        """A rule's bound: a number, or the name of one of ``values``."""
+        return value if isinstance(value, int) else self.values[value]
+
+
+@dataclass(frozen=True)
+class System:
+    """A natural system: its situations, its table and its named tests (see the module docstring)."""
+
+    name: str
+    table: Mapping[str, tuple[Rule, ...]]
+    situation: Callable[[list], Context]
+    test: Callable[[str, TableHand, Context, int | None], bool]
+    optional: tuple[str, ...] = ()
+
+
+def bid(level: int, strain: int) -> int:
+    return (level - 1) * 5 + strain
+
+
+def cheapest(last_bid: int, strain: int) -> int:
+    """The lowest bid in ``strain`` above ``last_bid`` (-1: none yet)."""
+    if last_bid < 0:
+        return strain
+    candidate = (last_bid // 5) * 5 + strain
+    return candidate if candidate > last_bid else candidate + 5
+
+
+def legal_calls(history) -> np.ndarray:
+    """bool[38]: the calls the player to act may make after ``history`` (relative seats, 0 the player to act)."""
+    legal = np.zeros(BID_OFFSET + 35, dtype=bool)
+    legal[PASS] = True
+    last_bid = max((c - BID_OFFSET for _, c in history if c >= BID_OFFSET), default=-1)
+    legal[BID_OFFSET + last_bid + 1:] = True
+    last = next(((s, c) for s, c in reversed(history) if c != PASS), None)
+    if last is not None and last[0] not in _OURS:  # the last call that was not a pass is the opponents'
+        legal[DOUBLE] = last[1] >= BID_OFFSET
+        legal[REDOUBLE] = last[1] == DOUBLE
+    return legal
+
+
+# -- the rules --------------------------------------------------------------------------------------------------------
+def _domain(rule: Rule, ctx: Context) -> list[int | None]:
+    if not rule.free_suit:
+        return [None]
+    over = rule.over
+    if over == "major":
+        return [H, S]
+    if over == "minor":
+        return [C, D]
+    if over == "new":
+        return [s for s in range(4) if s not in ctx.named]
+    if over == "unbid":
+        return [s for s in range(4) if s not in ctx.their_suits]
+    return [C, D, H, S]
+
+
+def _ordered(rule: Rule, suits: list, hand: TableHand) -> list:
+    if suits == [None]:
+        return suits
+    if rule.order == "up":
+        return sorted(suits, key=lambda s: (-hand.lengths[s], s if hand.lengths[s] <= 4 else -s))
+    if rule.order == "major":
+        return sorted(suits, key=lambda s: (-(hand.lengths[s] + (0.5 if s >= H else 0)), -s))
+    if rule.order == "rank":
+        return sorted(suits)
+    if rule.order == "longlow":
+        return sorted(suits, key=lambda s: (-hand.lengths[s], s))
+    return sorted(suits, key=lambda s: (-hand.lengths[s], -s))
+
+
+def resolve(template: str, x: int | None, ctx: Context) -> int | None:
+    """The call a rule's template names in ``ctx`` with free suit ``x`` (None when a suit it needs is unbound or the
+    bid would be above 7NT)."""
+    if template in _LITERAL:
+        return _LITERAL[template]
+    if template[0].isdigit():
+        level, ref = int(template[0]), template[1:]
+        at_least = ref.endswith("+")
+        ref = ref.rstrip("+")
+        strain = x if ref == "x" else ctx.strain(ref)
+        if strain is None:
+            return None
+        target = bid(level, strain)
+        if at_least:
+            target = max(target, cheapest(ctx.last_bid, strain))
+        return BID_OFFSET + target if target <= 34 else None
+    ref = template.rstrip("^")
+    jumps = len(template) - len(ref) - 1
+    strain = x if ref == "x" else ctx.strain(ref)
+    if strain is None:
+        return None
+    target = cheapest(ctx.last_bid, strain) + 5 * jumps
+    return BID_OFFSET + target if target <= 34 else None
+
+
+def _level_ok(rule: Rule, call: int) -> bool:
+    if call < BID_OFFSET:
+        return True
+    return rule.level[0] <= (call - BID_OFFSET) // 5 + 1 <= rule.level[1]
+
+
+def _hcp_range(rule: Rule, ctx: Context, call: int | None) -> tuple[int, int]:
+    if call is not None and call >= BID_OFFSET:
+        level = (call - BID_OFFSET) // 5 + 1
+        for at, low, high in rule.by_level:
+            if at == level:
+                return low, high
+    return ctx.bound(rule.hcp[0]), ctx.bound(rule.hcp[1])
+
+
+def _meets(system: System, rule: Rule, hand: TableHand, ctx: Context, x: int | None, call: int | None) -> bool:
+    points = hand.hcp
+    trumps = None
+    if rule.lengths:
+        ref = rule.lengths[0][0]
+        trumps = x if ref == "x" else ctx.strain(ref)
+    if rule.points and rule.lengths:
+        points += hand.shortness(trumps)
+    low, high = _hcp_range(rule, ctx, call)
+    if not low <= points <= high:
+        return False
+    if rule.total is not None:
+        total = hand.hcp + hand.shortness(trumps)
+        if not ctx.bound(rule.total[0]) <= total <= ctx.bound(rule.total[1]):
+            return False
+    for ref, low, high in rule.lengths:
+        strain = x if ref == "x" else ctx.strain(ref)
+        if strain is None:
+            if ref in system.optional:
+                continue  # unbound: the situation or a test states it
+            return False
+        if strain < N and not ctx.bound(low) <= hand.lengths[strain] <= ctx.bound(high):
+            return False
+    if rule.balanced and not hand.balanced:
+        return False
+    return all(system.test(t, hand, ctx, x) for t in rule.tests)
+
+
+def table_call(system: System, hand: TableHand, ctx: Context, mask) -> tuple[int | None, Rule | None]:
+    """The first rule of the situation that ``hand`` meets and whose call is legal (an ``illegal="pass"`` rule: that
+    ``hand`` meets; its call, or a pass where that call cannot be made): (call, rule); (None, None) where no rule
+    applies or the situation leaves the call to the bidder's fallback."""
+    for rule in system.table.get(ctx.name, ()):
+        if rule is FALLBACK:
+            return None, None
+        for x in _ordered(rule, _domain(rule, ctx), hand):
+            call = resolve(rule.call, x, ctx)
+            usable = call is not None and bool(mask[call]) and _level_ok(rule, call)
+            if rule.illegal == "skip" and not usable:
+                continue
+            if _meets(system, rule, hand, ctx, x, call):
+                return (call if usable else PASS), rule
+    return None, None
+
+
+# -- reading calls back -----------------------------------------------------------------------------------------------
+def _rule_shown(rule: Rule, ctx: Context, x: int | None, position: int, call: int | None = None) -> Shown:
+    low, high = _hcp_range(rule, ctx, call)
+    if rule.points:
+        low = max(0, low - 6)  # shortness points: at most six (two voids) beside three+ trumps
+    if rule.total is not None:  # HCP at most the total, at least the total less nine (three voids)
+        low, high = max(low, ctx.bound(rule.total[0]) - 9), min(high, ctx.bound(rule.total[1]))
+    lengths: list = [None] * 4
+    for ref, lo, hi in rule.lengths:
+        strain = x if ref == "x" else ctx.strain(ref)
+        if strain is not None and strain < N:
+            lengths[strain] = (ctx.bound(lo), ctx.bound(hi))
+    return Shown(rule.name, position, low if low > 0 else None, high if high < 37 else None, tuple(lengths),
+                 rule.balanced, 0)
+
+
+def call_reading(system: System, ctx: Context, call: int, position: int) -> Shown | None:
+    """What ``call`` made in ``ctx`` shows: the hull of the rules of the situation that make it (None: no rule, or
+    the situation's fallback may make it)."""
+    found = []
+    legal = None
+    for rule in system.table.get(ctx.name, ()):
+        if rule is FALLBACK:
+            return None
+        for x in _domain(rule, ctx):
+            made = resolve(rule.call, x, ctx)
+            if made == call and _level_ok(rule, call):
+                found.append(_rule_shown(rule, ctx, x, position, call))
+                break
+            if rule.illegal == "pass" and call == PASS:  # each free suit whose call cannot be made
+                if legal is None:
+                    legal = legal_calls(ctx.history)
+                if made is None or not legal[made] or not _level_ok(rule, made):
+                    found.append(_rule_shown(rule, ctx, x, position, made))
+    if not found:
+        return None
+    if len(found) == 1:
+        return found[0]
+    lows = [s.low for s in found]
+    highs = [s.high for s in found]
+    lengths = []
+    for suit in range(4):
+        ranges = [s.lengths[suit] for s in found]
+        lengths.append(None if any(r is None for r in ranges) else (min(r[0] for r in ranges),
+                                                                     max(r[1] for r in ranges)))
+    return Shown(" or ".join(dict.fromkeys(s.key for s in found)), position,
+                 None if any(v is None for v in lows) else min(lows),
+                 None if any(v is None for v in highs) else max(highs), tuple(lengths),
+                 all(s.balanced for s in found), 0)
+
+
+def seat_reading(system: System, history, reader_seat: int) -> list[Shown]:
+    """What the calls of relative seat ``reader_seat`` in ``history`` (relative to the player to act) show."""
+    out = []
+    for i, (seat, call) in enumerate(history):
+        if seat != reader_seat:
+            continue
+        relative = [((s - reader_seat) % 4, c) for s, c in history[:i]]
+        shown = call_reading(system, system.situation(relative), int(call), i)
+        if shown is not None:
+            out.append(shown)
+    return out
+
+
+def constraints(system: System, auction: Auction, seats=None) -> dict[int, HandConstraint]:
+    """Each seat's constraint from its calls read with ``system``'s table (seats N=0 .. W=3; default all four)."""
+    seats = range(4) if seats is None else [int(s) for s in seats]
+    out = {}
+    for seat in seats:
+        if not 0 <= seat <= 3:
+            raise ValueError(f"seat {seat} is outside 0..3 (N, E, S, W)")
+        history = [((auction.dealer + i - seat) % 4, int(call)) for i, call in enumerate(auction.calls)]
+        out[seat] = fold(seat_reading(system, history, _ME))
+    return out
+
+
+__all__ = ["FALLBACK", "Context", "R", "Rule", "Shown", "System", "TableHand", "bid", "call_reading", "cheapest",
+           "constraints", "fold", "intersect", "legal_calls", "resolve", "seat_reading", "table_call"]
