@@ -29,7 +29,7 @@ import time
 import numpy as np
 
 from bridgerl.agents import RuleBidder
-from bridgerl.agents.bidding.agreements import interpret_auction
+from bridgerl.agents.bidding.rules_agreements import interpret_auction
 from bridgerl.agents.play.auction_worlds import SamplingStats, policy_worlds, rules_worlds
 from bridgerl.core import load_dataset
 from bridgerl.core.bridge import CARD_OFFSET, BridgeState

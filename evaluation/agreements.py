@@ -1,5 +1,5 @@
 """How faithful a natural system's agreements are to its own bidder (issue #35): the readings that the world
-samplers use (`bridgerl.agents.bidding.agreements.interpret_auction` for `rules`,
+samplers use (`bridgerl.agents.bidding.rules_agreements.interpret_auction` for `rules`,
 `bridgerl.agents.bidding.sayc.sayc_constraints` for `sayc`) against the hands that made the calls.
 
 The system's bidder bids all four seats of each deal (its own `act_view`). For every call that the system's table
@@ -30,7 +30,7 @@ def _system(name: str):
     positions being call indices of ``auction``."""
     if name == "rules":
         from bridgerl.agents import RuleBidder
-        from bridgerl.agents.bidding.agreements import seat_reading
+        from bridgerl.agents.bidding.rules_agreements import seat_reading
 
         return RuleBidder(competitive=True), seat_reading
     if name == "sayc":
@@ -47,7 +47,7 @@ def _system(name: str):
 
 def reading_fidelity(system: str, data="valid", deals: int | None = None) -> dict:
     """The measures of the module docstring for ``system`` on the first ``deals`` rows of ``data`` (default all)."""
-    from bridgerl.agents.bidding.agreements import fold
+    from bridgerl.agents.bidding.engine import fold
 
     bidder, reading = _system(system)
     dataset = load_dataset(data)

@@ -19,6 +19,14 @@ def test_shares_are_counted_over_the_calls_the_table_reads(system):
     assert failed >= round((1 - result["faithful_share"]) * result["calls_read"])  # a failing call names its entries
 
 
+def test_the_rules_readings_are_what_the_rule_bidders_do():
+    """One engine: the rule bidders bid from the table the sampler reads back, so every call the table reads admits
+    the hand that made it (5,000 `valid` deals in docs/play.md; 300 here)."""
+    result = reading_fidelity("rules", "valid", 300)
+    assert result["calls_read"] > 0.7 * result["calls"]
+    assert result["faithful_share"] == 1.0 and result["seat_readings_admit_hand"] == 1.0
+
+
 def test_a_reading_no_hand_meets_fails_every_call(monkeypatch):
     """The check bites: read every call as '37 HCP and 13 spades' (no hand has both) and no call is faithful."""
     from bridgerl.agents.bidding.agreements import Shown

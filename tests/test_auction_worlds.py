@@ -5,8 +5,9 @@ import numpy as np
 import pytest
 
 from bridgerl.agents import PIMCAgent, RuleBidder
-from bridgerl.agents.bidding.agreements import (AGREEMENTS, PICTURE_KEYS, SAMPLER_ONLY, Meaning, fold,
-                                                interpret_auction, shown)
+from bridgerl.agents.bidding.agreements import AGREEMENTS, fold, shown
+from bridgerl.agents.bidding.engine import Shown
+from bridgerl.agents.bidding.rules_agreements import interpret_auction
 from bridgerl.agents.play.auction_worlds import (SamplingStats, auction_constraints, hidden_seats, policy_worlds,
                                                  replay, rules_worlds)
 from bridgerl.agents.bidding.constructive_rules import ConstructiveRuleBidder
@@ -55,7 +56,9 @@ def rows_where(predicate, limit: int = 60):
 def test_1nt_opener_reads_15_to_17_balanced():
     constraints = interpret_auction(auction(N, "1NT P P P"), "none")
     assert constraints[N] == HandConstraint.notrump_opener(15, 17)
-    assert constraints[E].hcp == (0, 11) == constraints[W].hcp  # no action over their opening
+    # over their 1NT the rule bidder acts only with a good five-card suit (11-17 at the two level): a pass shows
+    # nothing (it passes a balanced 20 too)
+    assert constraints[E] == HandConstraint() == constraints[W]
     assert constraints[S].hcp == (0, 6) and constraints[S].lengths[2:] == ((0, 4), (0, 4))  # pass over 1NT
 
 
@@ -65,38 +68,64 @@ def test_overcalls_read_their_strength_and_suit():
     two = interpret_auction(auction(N, "1S 2H P P P"), "both")[E]
     assert two == HandConstraint.with_lengths(hcp=(11, 17), H=(5, 13))
     double = interpret_auction(auction(N, "1H X P 1S P P P"), "none")
-    assert double[E] == HandConstraint.with_lengths(hcp=(12, 21), C=(3, 13), D=(3, 13), S=(3, 13))
-    assert double[W].hcp == (0, 8)  # the cheapest advance of a takeout double
+    # the takeout double: 12+ with shape, or any 18+, so the hull shows 12+ and no shape
+    assert double[E] == HandConstraint(hcp=(12, 37))
+    # South passed partner's 1H: the constructive bidder does not see a double, 0-5 as without it
+    assert double[S].hcp == (0, 5)
+    # the cheapest advance is made with 0-8 and with 12+ that has no game to bid: it shows nothing
+    assert double[W] == HandConstraint()
 
 
 def test_passes_in_first_seat_and_over_partners_opening():
-    # North passes in first seat (0-13), then answers partner's 1H with 1S (6+, four spades)
+    # North passes in first seat (0-11: 10-11 opens with the rule of 20), then answers partner's 1H with 1S
     assert interpret_auction(auction(N, "P P 1H P 1S P P P"), "none")[N] == HandConstraint.with_lengths(
-        hcp=(6, 13), S=(4, 13))
+        hcp=(6, 11), S=(4, 13))
     assert interpret_auction(auction(N, "P P 1D P P P"), "none")[N].hcp == (0, 5)  # then passed partner's 1D
-    assert interpret_auction(auction(N, "P 1S P P P"), "none")[N].hcp == (0, 11)  # and no action over theirs
+    assert interpret_auction(auction(N, "P 1S P P P"), "none")[N].hcp == (0, 11)
     assert interpret_auction(auction(S, "P P P P"), "none")[E].hcp == (0, 11)
 
 
+def test_a_call_reads_what_its_rules_make_it_from():
+    """Each call reads as the hull of the rules of its situation that make it: a rule that cannot fire in that
+    auction (its auction-only tests fail) is not read; a rule that passes where its call cannot be made reads for a
+    pass."""
+    # over partner's 1D, the "1D over 1C" responses cannot be made: a pass reads only "too weak to respond"
+    assert interpret_auction(auction(N, "1D P P P"), "none")[S].hcp == (0, 5)
+    # over partner's 1C a pass is also 0-5, and 1D reads 6+ with four diamonds (the hull of its two rules)
+    one_diamond = interpret_auction(auction(N, "1C P 1D P P P"), "none")[S]
+    assert one_diamond == HandConstraint.with_lengths(hcp=(6, 37), D=(4, 13))
+    # a pass over their 1H: any 18+ doubles (a rule on HCP alone), so the pass shows at most 17
+    assert interpret_auction(auction(N, "1H P P P"), "none")[E].hcp == (0, 17)
+    # the constructive raise of a major: 6-10 HCP with three+ cards, 11-12 total points for the limit raise
+    assert interpret_auction(auction(N, "1S P 2S P P P"), "none")[S] == HandConstraint.with_lengths(
+        hcp=(6, 10), S=(3, 13))
+    assert interpret_auction(auction(N, "1S P 3S P P P"), "none")[S] == HandConstraint.with_lengths(
+        hcp=(6, 12), S=(3, 13))
+
+
 def test_contradictions_widen_to_the_later_calls_range():
-    # North passes first (0-13), then bids 4NT over partner's 1NT (15-16): the ranges do not meet
+    # North passes first (0-11), then bids 4NT over partner's 1NT (15-16): the ranges do not meet
     assert interpret_auction(auction(N, "P P 1NT P 4NT P P P"), "none")[N].hcp == (15, 16)
-    assert fold([shown("pass over a one-level suit opening", 0), shown("1NT opening", 1)]).hcp == (15, 17)
+    assert fold([Shown("a pass", 0, None, 5, (None,) * 4), Shown("an opening", 1, 15, 17, (None,) * 4)]).hcp == (15, 17)
     # six spades, then a balanced notrump: no balanced shape has six spades, so the later call's shape stands
     c = fold([shown("later rebid of a suit", 0, strain=3), shown("other notrump bid", 1)])
     assert c.balanced and c.lengths[3] == (0, 13)
     assert fold([]) == HandConstraint()
 
 
-def test_table_agrees_with_the_thesis_opening_rules_and_drives_the_bidders(monkeypatch):
+def test_the_table_agrees_with_the_thesis_opening_rules_and_drives_the_bidders(monkeypatch):
+    from bridgerl.agents.bidding import rules_table
+    from bridgerl.agents.bidding.engine import R
+
     points = np.arange(38)
+    openings = {rule.call: rule for rule in rules_table.OPENINGS}
     for shape, balanced in (((4, 3, 3, 3), True), ((5, 4, 3, 1), False)):
         lengths = np.broadcast_to(np.array(shape[::-1]), (38, 4))
         rules = rule_openings_from_features(lengths, points)
-        for key, column in (("1NT opening", 4), ("2NT opening", 9)):
-            meaning = AGREEMENTS[key]
-            assert (rules[:, column] == (balanced & (points >= meaning.low) & (points <= meaning.high))).all()
-    assert SAMPLER_ONLY.isdisjoint(PICTURE_KEYS) and SAMPLER_ONLY | PICTURE_KEYS == set(AGREEMENTS)
+        for call, column in (("1N", 4), ("2N", 9)):
+            low, high = openings[call].hcp
+            assert (rules[:, column] == (balanced & (points >= low) & (points <= high))).all()
+    assert AGREEMENTS["1NT opening"].hcp == openings["1N"].hcp  # the picture of partner keeps the opening's range
     # one source: a responder with 7 HCP bids over partner's 1C, and passes once the table says 0-7 is a pass
     bits = np.zeros(52, np.int8)
     bits[[parse_card(c) for c in ("SQ", "S4", "S3", "S2", "HK", "H4", "H3", "H2", "DQ", "D3", "D2", "C3", "C2")]] = 1
@@ -104,8 +133,10 @@ def test_table_agrees_with_the_thesis_opening_rules_and_drives_the_bidders(monke
     mask = np.zeros(36, np.int8)
     mask[0], mask[2:] = 1, 1
     assert ConstructiveRuleBidder().act(obs, mask) != 0
-    monkeypatch.setitem(AGREEMENTS, "pass over a one-level suit opening", Meaning((0, 7)))
+    respond = rules_table.TABLE["respond suit"]
+    monkeypatch.setitem(rules_table.TABLE, "respond suit", (R("P", (0, 7)),) + respond[1:])
     assert ConstructiveRuleBidder().act(obs, mask) == 0
+    assert interpret_auction(auction(N, "1C P P P"), "none")[S].hcp == (0, 7)
 
 
 # -- rules-constrained worlds -----------------------------------------------------------------------------------

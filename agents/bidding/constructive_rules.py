@@ -10,12 +10,14 @@ slam with 37+, in a known 8-card major fit, else notrump with a balanced hand, e
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 import numpy as np
 
-from bridgerl.agents.bidding.agreements import AGREEMENTS, constructive_reading
-from bridgerl.core.calls import NUM_BIDS
+from bridgerl.agents.bidding.agreements import Picture, constructive_reading
+from bridgerl.agents.bidding.engine import TableHand, table_call
+from bridgerl.agents.bidding.rules_agreements import RULES, constructive_history, situation
+from bridgerl.core.calls import BID_OFFSET, NUM_BIDS, PASS, call_to_uncontested
 from bridgerl.core.hand import HCP_PER_CARD
 from bridgerl.core.uncontested import BIDS_OFFSET, HAND_OFFSET, INITIAL_PASS_BIT, OBSERVATION_SIZE
 
@@ -25,50 +27,6 @@ GAME_POINTS = 25
 
 def bid(level: int, strain: int) -> int:
     return (level - 1) * 5 + strain
-
-
-@dataclass
-class Picture:
-    """What a partner's bids have shown: a points range and minimum lengths per suit (C, D, H, S)."""
-
-    low: int = 0
-    high: int = 37
-    lengths: list[int] = field(default_factory=lambda: [0, 0, 0, 0])
-    balanced: bool = False
-
-    def show(self, low=None, high=None, suit=None, length=0, balanced=None):
-        if low is not None:
-            self.low = max(self.low, low)
-        if high is not None:
-            self.high = min(self.high, high)
-        if self.high < self.low:
-            self.high = self.low
-        if suit is not None:
-            self.lengths[suit] = max(self.lengths[suit], length)
-        if balanced:
-            self.balanced = True
-            self.lengths = [max(x, 2) for x in self.lengths]
-
-    @classmethod
-    def of(cls, showings) -> Picture:
-        """The picture the table entries read for partner's calls (`agreements.Shown`, in call order)
-        draw: each narrows the range and raises the minimum lengths; a range left empty keeps its low end."""
-        picture = cls()
-        for entry in showings:
-            if entry.extra:
-                picture.show(picture.low + entry.extra)
-            picture.show(entry.low, entry.high)
-            for suit, bounds in enumerate(entry.lengths):
-                if bounds is not None and bounds[0] > 0:
-                    picture.show(suit=suit, length=bounds[0])
-            if entry.balanced:
-                picture.show(balanced=True)
-        return picture
-
-    @property
-    def middle(self) -> float:
-        """Expected points: the middle of the range, open-ended ranges read as six points wide."""
-        return (self.low + min(self.high, self.low + 6)) / 2
 
 
 @dataclass
@@ -153,167 +111,19 @@ class ConstructiveRuleBidder:
     # -- the system ------------------------------------------------------------------------------------------
     def _choose(self, observation, mask) -> int:
         hand, bids, initial_pass = decode(observation)
+        calls = np.zeros(BID_OFFSET + NUM_BIDS, dtype=bool)  # the uncontested actions as competitive calls
+        calls[PASS], calls[BID_OFFSET:] = mask[0], mask[1:]
+        ctx = situation(constructive_history(bids))
+        call, rule = table_call(RULES, TableHand.of(np.asarray(observation)[HAND_OFFSET:]), ctx, calls)
+        if rule is not None:  # the table: openings, responses, opener's rebid
+            return call_to_uncontested(call)
         if not bids:
-            return self._open(hand, mask)
+            return 0
         partner_opened = len(bids) % 2 == 1
         # the first call was a pass: by partner if partner did not open (the passer is then the responder)
         partner = read_partner(bids, partner_opened, partner_passed=initial_pass and not partner_opened)
         mine = [b for i, b in enumerate(bids) if (i % 2 == 0) != partner_opened]
-        last = bids[-1]
-        if partner_opened and len(bids) == 1:
-            action = self._respond(hand, last, partner)
-        elif not partner_opened and len(bids) == 2:
-            action = self._opener_rebid(hand, bids[0], last, partner)
-        else:
-            action = None
-        if action is None:
-            action = self._place(hand, partner, bids, mine, partner_opened)
-        return action
-
-    @staticmethod
-    def _open(hand: Hand, mask) -> int:
-        """Open 12+, or 10-11 with the rule of 20 (lighter openings lost IMPs to overbids)."""
-        if mask[0] and (hand.hcp < 12 and hand.hcp + int(np.sort(hand.lengths)[-2:].sum()) < 20):
-            return 0
-        for action in (10, 5):  # 2NT, 1NT when the rules allow
-            if mask[action]:
-                return action
-        suits = [a for a in (4, 3, 2, 1) if mask[a]]
-        return suits[0] if suits else 0
-
-    def _respond(self, hand: Hand, opening: int, partner: Picture):
-        level, strain = opening // 5 + 1, opening % 5
-        points = hand.hcp
-        if strain == NT:
-            return self._respond_nt(hand, level)
-        if AGREEMENTS["pass over a one-level suit opening"].covers(points):
-            return 0
-        major_fit = strain in (HEARTS, SPADES) and hand.lengths[strain] >= 3
-        if major_fit:
-            total = points + hand.shortness(strain)
-            if total <= 10:
-                return 1 + bid(2, strain)
-            if total <= 12:
-                return 1 + bid(3, strain)
-            if total + partner.low >= 33:
-                return 1 + bid(6, strain)
-            return 1 + bid(4, strain)
-        # a new four-card suit at the one level, majors up the line
-        for suit in (HEARTS, SPADES):
-            if suit > strain and hand.lengths[suit] >= 4 and level == 1:
-                if not (suit == SPADES and hand.lengths[HEARTS] >= 4 and hand.lengths[HEARTS] >= hand.lengths[SPADES]
-                        and HEARTS > strain):
-                    return 1 + bid(1, suit)
-                return 1 + bid(1, HEARTS)
-        if strain == CLUBS and hand.lengths[DIAMONDS] >= 4 and points >= 6:
-            if points < 11 or hand.lengths[DIAMONDS] >= 5:
-                return 1 + bid(1, DIAMONDS)
-        if points >= 11:
-            # a new suit at the two level (five hearts, four of a minor), or notrump by strength
-            for suit in (CLUBS, DIAMONDS, HEARTS):
-                need = 5 if suit == HEARTS else 4
-                if suit < strain and hand.lengths[suit] >= need:
-                    return 1 + bid(2, suit)
-            if hand.balanced and AGREEMENTS["2NT response"].covers(points):
-                return 1 + bid(2, NT)
-            if hand.balanced and AGREEMENTS["3NT response"].covers(points):
-                return 1 + bid(3, NT)
-            if strain in (CLUBS, DIAMONDS) and hand.lengths[strain] >= 4:
-                return 1 + bid(3 if points <= 12 else 5 if hand.lengths[strain] >= 5 and not hand.balanced else 3,
-                               strain if points <= 12 or not hand.balanced else NT)
-            return 1 + bid(2, NT) if points <= 15 else 1 + bid(3, NT)
-        if strain in (CLUBS, DIAMONDS) and hand.lengths[strain] >= 5:
-            return 1 + bid(2, strain)
-        return 1 + bid(1, NT)
-
-    @staticmethod
-    def _respond_nt(hand: Hand, level: int):
-        opener_mid = AGREEMENTS["1NT opening" if level == 1 else "2NT opening"].middle
-        points = hand.hcp
-        long_major = max((HEARTS, SPADES), key=lambda s: (hand.lengths[s], s))
-        combined = points + opener_mid
-        if hand.lengths[long_major] >= 6 and combined >= 25:
-            return 1 + bid(4, long_major)
-        if combined >= 37:
-            return 1 + bid(7, NT)
-        if combined >= 33:
-            return 1 + bid(6, NT)
-        if combined >= 31:
-            return 1 + bid(4, NT)
-        if combined >= 25:
-            if hand.lengths[long_major] >= 5:
-                return 1 + bid(3, long_major)
-            return 1 + bid(3, NT)
-        if level == 1 and combined >= 23:
-            return 1 + bid(2, NT)
-        if level == 1 and hand.lengths[long_major] >= 5:
-            return 1 + bid(2, long_major)
-        return 0
-
-    def _opener_rebid(self, hand: Hand, opening: int, response: int, partner: Picture):
-        o_level, o_strain = opening // 5 + 1, opening % 5
-        r_level, r_strain = response // 5 + 1, response % 5
-        points = hand.hcp
-        if o_strain == NT:
-            top = AGREEMENTS["1NT opening" if o_level == 1 else "2NT opening"].high
-            if r_strain in (HEARTS, SPADES) and r_level == 3:  # forcing five-card major: choose the game
-                return 1 + bid(4, r_strain) if hand.lengths[r_strain] >= 3 else 1 + bid(3, NT)
-            if response == bid(2, NT):  # invitation: accept with a maximum
-                return 1 + bid(3, NT) if points >= top - 1 else 0
-            if response == bid(4, NT):  # quantitative: small slam with a maximum
-                return 1 + bid(6, NT) if points >= top else 0
-            if r_strain in (HEARTS, SPADES) and r_level == 2:  # weak sign-off
-                return 0
-            return 0
-        if r_strain == o_strain:  # partner raised us
-            total = points + hand.shortness(o_strain)
-            if r_level == 2:
-                if total >= 19:
-                    return 1 + bid(4, o_strain) if o_strain in (HEARTS, SPADES) else 1 + bid(3, NT)
-                if total >= 16:
-                    return 1 + bid(3, o_strain)
-                return 0
-            if r_level == 3:
-                if total >= 14:
-                    return 1 + bid(4, o_strain) if o_strain in (HEARTS, SPADES) else (
-                        1 + bid(3, NT) if hand.balanced or o_strain < HEARTS else 0)
-                return 0
-            return None
-        if r_strain == NT:
-            if r_level == 1:
-                if hand.balanced:
-                    if points >= 18:
-                        return 1 + bid(3, NT) if points >= 19 else 1 + bid(2, NT)
-                    return 0
-                if hand.lengths[o_strain] >= 6:
-                    return 1 + bid(3 if points >= 16 else 2, o_strain)
-                second = [s for s in range(4) if s != o_strain and hand.lengths[s] >= 4 and s < o_strain]
-                if second:
-                    return 1 + bid(2, max(second, key=lambda s: hand.lengths[s]))
-                return 0
-            return None
-        # partner bid a new suit: forcing
-        if hand.lengths[r_strain] >= 4 and r_strain in (HEARTS, SPADES):
-            total = points + hand.shortness(r_strain)
-            level = 2 if total <= 15 else 3 if total <= 18 else 4
-            return 1 + bid(max(level, r_level + (0 if level > r_level else 1)), r_strain)
-        if r_level == 1:
-            for suit in (HEARTS, SPADES):
-                if suit > r_strain and hand.lengths[suit] >= 4 and suit != o_strain:
-                    return 1 + bid(1, suit)
-            if hand.balanced:
-                jump = AGREEMENTS["jump 2NT rebid"]
-                if points <= AGREEMENTS["1NT rebid"].high:
-                    return 1 + bid(1, NT)
-                if points >= jump.low:
-                    return 1 + bid(2, NT) if points <= jump.high else 1 + bid(3, NT)
-            if hand.lengths[o_strain] >= 6:
-                return 1 + bid(3 if points >= 16 else 2, o_strain)
-            for suit in range(4):
-                if suit < o_strain and hand.lengths[suit] >= 4:
-                    return 1 + bid(2, suit)
-            return 1 + bid(2, o_strain) if o_strain < NT else 1 + bid(1, NT)
-        return None
+        return self._place(hand, partner, bids, mine, partner_opened)
 
     @staticmethod
     def _place(hand: Hand, partner: Picture, bids: list[int], mine: list[int], partner_opened: bool) -> int:

@@ -10,7 +10,11 @@ A `System` names its parts:
   beside partner's shown values);
 - ``table``: situation name -> its `Rule` s in priority order;
 - ``test(name, hand, ctx, x)``: the system's named conditions (a rule's ``tests``), which the sampler does not read;
-- ``optional``: suit references a length may name that are allowed to be unbound (the length then tests nothing).
+- ``optional``: suit references a length may name that are allowed to be unbound (the length then tests nothing);
+- ``context_tests``: the heads of the named tests that read only the auction (called with no hand): the sampler
+  does not read a rule such a test rules out in that auction;
+- ``negative``: whether a call's reading also drops the HCP at the ends of its range where an earlier rule of the
+  situation, which fires on HCP alone, would have made another call (`sayc` reads without it).
 
 The bidder makes the first rule's call that its hand meets (`table_call`). A rule with ``illegal="skip"`` (the
 default) is passed over when its call is not legal or not at an allowed level; one with ``illegal="pass"`` fires
@@ -273,6 +277,13 @@ class System:
     situation: Callable[[list], Context]
     test: Callable[[str, TableHand, Context, int | None], bool]
     optional: tuple[str, ...] = ()
+    context_tests: frozenset[str] = frozenset()
+    negative: bool = False
+
+    def possible(self, rule: Rule, ctx: Context, x: int | None) -> bool:
+        """Whether ``rule`` can fire in ``ctx`` with free suit ``x`` as far as the auction tells: its tests that read
+        only the auction (``context_tests``, by head) hold; the sampler reads no rule that cannot."""
+        return all(self.test(t, None, ctx, x) for t in rule.tests if t.partition(":")[0] in self.context_tests)
 
 
 def bid(level: int, strain: int) -> int:
@@ -435,20 +446,26 @@ def call_reading(system: System, ctx: Context, call: int, position: int) -> Show
     """What ``call`` made in ``ctx`` shows: the hull of the rules of the situation that make it (None: no rule, or
     the situation's fallback may make it)."""
     found = []
-    legal = None
+    legal = legal_calls(ctx.history)
+    before: list[tuple[int, int]] = []  # HCP ranges of earlier rules that fire on HCP alone, with another call
     for rule in system.table.get(ctx.name, ()):
         if rule is FALLBACK:
             return None
         for x in _domain(rule, ctx):
+            if not system.possible(rule, ctx, x):
+                continue
             made = resolve(rule.call, x, ctx)
             if made == call and _level_ok(rule, call):
-                found.append(_rule_shown(rule, ctx, x, position, call))
+                found.append(_cut(_rule_shown(rule, ctx, x, position, call), before))
                 break
             if rule.illegal == "pass" and call == PASS:  # each free suit whose call cannot be made
-                if legal is None:
-                    legal = legal_calls(ctx.history)
                 if made is None or not legal[made] or not _level_ok(rule, made):
-                    found.append(_rule_shown(rule, ctx, x, position, made))
+                    found.append(_cut(_rule_shown(rule, ctx, x, position, made), before))
+        if system.negative and _on_points_alone(system, rule) and system.possible(rule, ctx, None):
+            made = resolve(rule.call, None, ctx)
+            usable = made is not None and bool(legal[made]) and _level_ok(rule, made)
+            if (usable or rule.illegal == "pass") and (made if usable else PASS) != call:
+                before.append(_hcp_range(rule, ctx, made))
     if not found:
         return None
     if len(found) == 1:
@@ -464,6 +481,31 @@ def call_reading(system: System, ctx: Context, call: int, position: int) -> Show
                  None if any(v is None for v in lows) else min(lows),
                  None if any(v is None for v in highs) else max(highs), tuple(lengths),
                  all(s.balanced for s in found), 0)
+
+
+def _on_points_alone(system: System, rule: Rule) -> bool:
+    """Whether ``rule`` fires on every hand in its HCP range (given the auction): no suit, length, shape, points
+    or test of the hand."""
+    return (not rule.free_suit and not rule.lengths and not rule.balanced and not rule.points and rule.total is None
+            and not rule.by_level and all(t.partition(":")[0] in system.context_tests for t in rule.tests))
+
+
+def _cut(entry: Shown, ranges: list[tuple[int, int]]) -> Shown:
+    """``entry`` with the ends of its HCP range that lie in ``ranges`` cut off (hands there made another call)."""
+    own = (entry.low if entry.low is not None else 0, entry.high if entry.high is not None else 37)
+    low, high = own
+    changed = True
+    while changed and low <= high:
+        changed = False
+        for a, b in ranges:
+            if a <= low <= b:
+                low, changed = b + 1, True
+            if a <= high <= b:
+                high, changed = a - 1, True
+    if low > high or (low, high) == own:  # a rule no hand reaches keeps its own range
+        return entry
+    return Shown(entry.key, entry.position, low if low > 0 else None, high if high < 37 else None, entry.lengths,
+                 entry.balanced, entry.extra)
 
 
 def seat_reading(system: System, history, reader_seat: int) -> list[Shown]:

@@ -27,7 +27,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from bridgerl.agents.bidding.agreements import interpret_auction, intersect
+from bridgerl.agents.bidding.engine import intersect
+from bridgerl.agents.bidding.rules_agreements import interpret_auction
 from bridgerl.core.auction import Auction
 from bridgerl.core.board import is_vulnerable
 from bridgerl.core.competitive import HAND_OFFSET, encode
