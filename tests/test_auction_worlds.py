@@ -159,6 +159,28 @@ def test_rules_worlds_meet_the_auction_constraints():
     assert checked >= 10
 
 
+def test_rules_worlds_are_worlds_the_table_would_bid_so():
+    """The rules sampler reads the table back whole: beyond its ranges, each kept world's hidden hands would have made
+    their seats' table-decided calls (`engine.makes_calls`); worlds the table rejects only fill a shortfall."""
+    from bridgerl.agents.bidding.engine import makes_calls, table_checks
+    from bridgerl.agents.bidding.rules_agreements import RULES
+
+    replayed = 0
+    for row in range(8):
+        view = declarer_position(row).view()
+        stats = SamplingStats()
+        worlds = rules_worlds(view, 12, seed=row, stats=stats)
+        checks = {seat: table_checks(RULES, view.auction, seat) for seat in hidden_seats(view)}
+        ok = [all(makes_calls(RULES, found, world == seat) for seat, found in checks.items() if found)
+              for world in worlds]
+        assert len(worlds) == 12 and sum(ok) >= 12 - stats.table_fills
+        replayed += stats.table_candidates
+        # without the replay: the ranges alone (max_candidates=0), which some of these worlds fail
+        plain = rules_worlds(view, 12, seed=row, max_candidates=0)
+        assert len(plain) == 12
+    assert replayed >= 8 * 12
+
+
 def test_rules_worlds_fall_back_when_the_constraints_meet_no_world():
     # East "opened 1NT" (15-17), but South and North hold 27 of the 40 points: West and East have 13 between them
     owner = pbn_to_owner("N:AKQJ.AKQ.432.432 T987.J987.J98.J9 6543.654.AKQ.AKQ 2.T32.T765.T8765")

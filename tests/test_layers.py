@@ -140,7 +140,8 @@ def test_envs_never_name_agents_and_agents_read_what_envs_export():
 AGENT_ROOMS = ("bridgerl.agents.bidding", "bridgerl.agents.play", "bridgerl.agents.learned")
 # what a play agent may read of the bidding room: the agreements engine, the systems' tables, and each system's
 # reading of its own table; never a bidder's internals (nor the rule bidders' picture of partner, `agreements`)
-PLAY_READS_OF_BIDDING = {"bridgerl.agents.bidding.engine": None, "bridgerl.agents.bidding.rules_table": None,
+PLAY_READS_OF_BIDDING = {"bridgerl.agents.bidding.engine": None, "bridgerl.agents.bidding.readings": None,
+                         "bridgerl.agents.bidding.rules_table": None,
                          "bridgerl.agents.bidding.sayc_agreements": None,
                          "bridgerl.agents.bidding.rules_agreements": {"RULES", "interpret_auction", "seat_reading"},
                          "bridgerl.agents.bidding.sayc": {"SAYC", "sayc_constraints"}}

@@ -40,7 +40,7 @@ import itertools
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from bridgerl.agents.bidding.engine import Shown, fold, intersect  # noqa: F401  (fold, intersect: kept importable)
+from bridgerl.agents.bidding.readings import Shown, fold, intersect  # noqa: F401  (fold, intersect: kept importable)
 from bridgerl.core.auction import Auction
 from bridgerl.core.calls import BID_OFFSET, DOUBLE, PASS
 

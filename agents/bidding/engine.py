@@ -24,7 +24,7 @@ lists `FALLBACK` last, and its calls are then read as showing nothing.
 
 The sampler reads each call back as the hull of the rules of its situation that make it (`call_reading`): HCP
 range, suit-length ranges and balance (a rule's ``tests`` are not read; nor is the failure of the rules before it),
-folded call by call (`agreements.fold`) into a seat's `HandConstraint` (`constraints`). A pass reads the rules that
+folded call by call (`readings.fold`) into a seat's `HandConstraint` (`constraints`). A pass reads the rules that
 name a pass and the ``illegal="pass"`` rules whose call cannot be made in that auction.
 
 A `Rule` states:
@@ -50,12 +50,12 @@ Calls are the competitive indices (0 Pass, 1 X, 2 XX, 3 + bid, bid = (level - 1)
 
 from __future__ import annotations
 
-import itertools
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 import numpy as np
 
+from bridgerl.agents.bidding.readings import Shown, fold, intersect  # noqa: F401  (intersect: importable here)
 from bridgerl.core.auction import Auction
 from bridgerl.core.calls import BID_OFFSET, DOUBLE, PASS, REDOUBLE
 from bridgerl.core.constraints import HandConstraint
@@ -65,78 +65,8 @@ _ME, _LHO, _PARTNER, _RHO = 0, 1, 2, 3
 _OURS = (_ME, _PARTNER)
 _STRAINS = {"C": C, "D": D, "H": H, "S": S, "N": N}
 _LITERAL = {"P": PASS, "X": DOUBLE, "XX": REDOUBLE}
-_ANY = (0, 13)
 
 Bound = int | str
-
-
-@dataclass(frozen=True)
-class Shown:
-    """One table entry read for one call: the context ``key``, the call's ``position`` in the history it was read
-    from, the HCP ends (None: not shown), length ranges per suit C D H S (None: not shown), balanced, extra."""
-
-    key: str
-    position: int
-    low: int | None
-    high: int | None
-    lengths: tuple[tuple[int, int] | None, ...]
-    balanced: bool = False
-    extra: int = 0
-
-
-# -- folding readings into a constraint (thesis 3.3.4, InterpretAuction) --------------------------------------------
-_SHAPES = np.array([s for s in itertools.product(range(14), repeat=4) if sum(s) == 13], dtype=np.int64)  # [560, 4]
-_BALANCED_SHAPES = (_SHAPES.min(1) >= 2) & ((_SHAPES == 2).sum(1) <= 1)
-
-
-def _feasible(lengths, balanced: bool) -> bool:
-    """Whether some 13-card shape meets the length ranges (and is balanced when asked)."""
-    lo = np.array([r[0] for r in lengths])
-    hi = np.array([r[1] for r in lengths])
-    ok = ((_SHAPES >= lo) & (_SHAPES <= hi)).all(1)
-    if balanced:
-        ok &= _BALANCED_SHAPES
-    return bool(ok.any())
-
-
-def _intersect(current: tuple[int, int], new: tuple[int, int]) -> tuple[int, int]:
-    """The intersection of two ranges; when empty, ``new`` (the later call's own range)."""
-    low, high = max(current[0], new[0]), min(current[1], new[1])
-    return (low, high) if low <= high else new
-
-
-def fold(showings: Iterable[Shown]) -> HandConstraint:
-    """A `HandConstraint` from the entries read for one seat's calls, intersected in call order. A range that the
-    intersection would leave empty becomes the later call's own range (HCP and each suit alike), and a set of
-    length ranges no 13-card shape meets becomes the later call's own lengths, so the result admits some hand."""
-    points, lengths, balanced = (0, 37), [_ANY] * 4, False
-    for entry in sorted(showings, key=lambda s: s.position):
-        if entry.extra:
-            points = (min(points[0] + entry.extra, 37), max(points[1], min(points[0] + entry.extra, 37)))
-        if entry.low is not None or entry.high is not None:
-            own = (entry.low if entry.low is not None else 0, entry.high if entry.high is not None else 37)
-            points = _intersect(points, own)
-        own_lengths = [r if r is not None else _ANY for r in entry.lengths]
-        merged = [_intersect(current, new) for current, new in zip(lengths, own_lengths)]
-        wanted = balanced or entry.balanced
-        if _feasible(merged, wanted):
-            lengths, balanced = merged, wanted
-        elif _feasible(own_lengths, entry.balanced):
-            lengths, balanced = own_lengths, entry.balanced
-        else:  # a table entry no hand meets: read it as showing no shape
-            lengths, balanced = [_ANY] * 4, False
-    return HandConstraint(points, tuple(tuple(r) for r in lengths), balanced)
-
-
-def intersect(first: HandConstraint, second: HandConstraint) -> HandConstraint:
-    """Both constraints at once; where they contradict (an empty HCP or length range, or lengths no 13-card shape
-    meets), ``second``'s own range is kept."""
-    points = _intersect(first.hcp, second.hcp)
-    lengths = [_intersect(a, b) for a, b in zip(first.lengths, second.lengths)]
-    balanced = first.balanced or second.balanced
-    if not _feasible(lengths, balanced):
-        lengths, balanced = list(second.lengths), second.balanced
-    return HandConstraint(points, tuple(tuple(r) for r in lengths), balanced)
 
 
 @dataclass(frozen=True)
@@ -521,6 +451,31 @@ def seat_reading(system: System, history, reader_seat: int) -> list[Shown]:
     return out
 
 
+def table_checks(system: System, auction: Auction, seat: int) -> list[tuple[Context, int, np.ndarray]]:
+    """The calls of ``seat`` (N=0 .. W=3) in ``auction`` that ``system``'s table decides (a named situation), each
+    with its context and the calls legal there: what `makes_calls` replays on a candidate hand."""
+    history = [((auction.dealer + i - seat) % 4, int(call)) for i, call in enumerate(auction.calls)]
+    out = []
+    for i, (who, call) in enumerate(history):
+        if who != _ME:
+            continue
+        ctx = system.situation(history[:i])
+        if system.table.get(ctx.name):
+            out.append((ctx, call, legal_calls(ctx.history)))
+    return out
+
+
+def makes_calls(system: System, checks: list[tuple[Context, int, np.ndarray]], hand_bits) -> bool:
+    """Whether a hand (its 52 bits) would have made every call of ``checks`` by the table: each situation's first rule
+    it meets names that call (where no rule applies the bidder's fallback decided, which is not checked)."""
+    hand = TableHand.of(hand_bits)
+    for ctx, call, legal in checks:
+        made, rule = table_call(system, hand, ctx, legal)
+        if rule is not None and made != call:
+            return False
+    return True
+
+
 def constraints(system: System, auction: Auction, seats=None) -> dict[int, HandConstraint]:
     """Each seat's constraint from its calls read with ``system``'s table (seats N=0 .. W=3; default all four)."""
     seats = range(4) if seats is None else [int(s) for s in seats]
@@ -534,4 +489,5 @@ def constraints(system: System, auction: Auction, seats=None) -> dict[int, HandC
 
 
 __all__ = ["FALLBACK", "Context", "R", "Rule", "Shown", "System", "TableHand", "bid", "call_reading", "cheapest",
-           "constraints", "fold", "intersect", "legal_calls", "resolve", "seat_reading", "table_call"]
+           "constraints", "fold", "intersect", "legal_calls", "makes_calls", "resolve", "seat_reading", "table_call",
+           "table_checks"]

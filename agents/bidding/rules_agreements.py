@@ -235,7 +235,7 @@ def interpret_auction(auction: Auction, vul: str = "none", seats: Iterable[int] 
                       ) -> dict[int, HandConstraint]:
     """Each seat's constraint (HCP range, suit-length ranges, balanced) from its calls read back through the table
     the rule bidders bid from: each call as the hull of the rules of its situation that make it, intersected call by
-    call (`engine.fold`). A call the table does not name (the later rounds, where the bidders place the contract in
+    call (`readings.fold`). A call the table does not name (the later rounds, where the bidders place the contract in
     code) adds nothing.
 
     Contradictory ranges are widened to the later call's own range rather than producing an empty set, so each

@@ -27,8 +27,8 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from bridgerl.agents.bidding.engine import intersect
-from bridgerl.agents.bidding.rules_agreements import interpret_auction
+from bridgerl.agents.bidding.engine import intersect, makes_calls, table_checks
+from bridgerl.agents.bidding.rules_agreements import RULES, interpret_auction
 from bridgerl.core.auction import Auction
 from bridgerl.core.board import is_vulnerable
 from bridgerl.core.competitive import HAND_OFFSET, encode
@@ -53,6 +53,8 @@ class SamplingStats:
     near_miss_worlds: int = 0
     unconstrained_samples: int = 0  # policy: samples filled up with unconstrained worlds (candidates ran out)
     unconstrained_worlds: int = 0
+    table_candidates: int = 0     # rules: worlds within the readings' ranges replayed through the table
+    table_fills: int = 0          # rules: worlds returned that the table would not have bid so (too few that would)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -102,12 +104,18 @@ def auction_constraints(view: PlayerView, constraints: Mapping[int, HandConstrai
 
 
 def rules_worlds(view: PlayerView, n: int, constraints: Mapping[int, HandConstraint] | None = None, seed=None,
-                 max_tries: int = 200_000, stats: SamplingStats | None = None, draw=None, system: str = "rules"
-                 ) -> np.ndarray:
+                 max_tries: int = 200_000, stats: SamplingStats | None = None, draw=None, system: str = "rules",
+                 max_candidates: int = 400) -> np.ndarray:
     """Up to ``n`` worlds (uint8[k, 52] owner arrays) meeting the auction's constraints on the hidden seats
     (`auction_constraints`, read with ``system``'s agreements); when none can be found (`WorldSamplingError`),
-    worlds without the auction's constraints (counted in ``stats.rules_fallbacks``). ``draw(view, n, constraints, rng, max_tries)`` makes the
-    worlds (default: uniform, `sample_worlds`; the card-location model's sampler plugs in here)."""
+    worlds without the auction's constraints (counted in ``stats.rules_fallbacks``). ``draw(view, n, constraints,
+    rng, max_tries)`` makes the worlds (default: uniform, `sample_worlds`; the card-location model's sampler plugs
+    in here).
+
+    With the `rules` system the worlds are then replayed through the table its bidders bid from: a world is kept
+    when each hidden seat's hand would have made that seat's table-decided calls (`engine.makes_calls`); more are
+    drawn within the ranges until ``n`` pass or ``max_candidates`` were drawn (0: no replay), and worlds the table
+    rejects fill the rest (``stats.table_fills``)."""
     rng = _rng(seed)
     if draw is None:
         def draw(view, n, constraints, rng, max_tries):
@@ -116,13 +124,47 @@ def rules_worlds(view: PlayerView, n: int, constraints: Mapping[int, HandConstra
         return draw(view, n, constraints, rng, max_tries)
     stats = stats if stats is not None else SamplingStats()
     stats.samples += 1
+    read = auction_constraints(view, constraints, system)
     try:
-        owners = draw(view, n, auction_constraints(view, constraints, system), rng, max_tries)
+        owners = draw(view, n, read, rng, max_tries)
     except WorldSamplingError:
         stats.rules_fallbacks += 1
         owners = draw(view, n, constraints, rng, max_tries)
+    else:
+        if system == "rules" and max_candidates > 0:
+            owners = _bid_by_the_table(view, n, owners, read, rng, max_tries, max_candidates, stats, draw)
     stats.worlds += len(owners)
     return owners
+
+
+def _bid_by_the_table(view: PlayerView, n: int, owners: np.ndarray, read, rng, max_tries: int, max_candidates: int,
+                      stats: SamplingStats, draw) -> np.ndarray:
+    """Keep the worlds in which each hidden seat's hand would have made its calls by the rules table (the readings'
+    ranges are the table's hull; this is the table itself); draw more within the ranges, up to ``max_candidates``
+    in all, and fill up with worlds the table rejects when too few pass (`SamplingStats.table_fills`)."""
+    checks = {seat: table_checks(RULES, view.auction, seat) for seat in hidden_seats(view)}
+    checks = {seat: found for seat, found in checks.items() if found}
+    if not checks:
+        return owners
+    kept, rejected, drawn = [], [], 0
+    count = 0
+    while True:
+        drawn += len(owners)
+        ok = np.array([all(makes_calls(RULES, found, owner == seat) for seat, found in checks.items())
+                       for owner in owners], dtype=bool)
+        kept.append(owners[ok])
+        rejected.append(owners[~ok])
+        count += int(ok.sum())
+        if count >= n or drawn >= max_candidates or len(owners) < n:
+            break
+        owners = draw(view, n, read, rng, max_tries)
+    stats.table_candidates += drawn
+    out = np.concatenate(kept)[:n]
+    if len(out) < n:
+        fill = np.concatenate(rejected)[:n - len(out)]
+        stats.table_fills += len(fill)
+        out = np.concatenate([out, fill])
+    return out
 
 
 def _act(bidder, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
