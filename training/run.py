@@ -21,7 +21,8 @@ from flax import nnx, serialization
 from bridgerl.agents.learned.checkpoint import CRITIC_FILE, FORMAT, PPO_FORMAT, checkpoint_file, save_weights
 from bridgerl.core.files import atomic_write_bytes
 from bridgerl.core.stats import mean_ci
-from bridgerl.training.dqn import PRESETS, DQNConfig, DQNTrainer, evaluate_greedy
+from bridgerl.training.dqn import PRESETS, DQNConfig, DQNTrainer
+from bridgerl.training.greedy import evaluate_greedy
 
 if TYPE_CHECKING:
     from bridgerl.training.demonstrations import PretrainConfig
