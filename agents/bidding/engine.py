@@ -188,6 +188,20 @@ class Context:
     showed: int | None = None
     values: dict = field(default_factory=dict)
 
+    @classmethod
+    def of(cls, history) -> Context:
+        """The context's auction facts after ``history`` ([(relative seat, call)], oldest first): the suits the
+        opponents and anybody named, the last bid and its bidder, whether the last call was not a pass (no name)."""
+        history = [(int(s), int(c)) for s, c in history]
+        bids = [(i, s, c - BID_OFFSET) for i, (s, c) in enumerate(history) if c >= BID_OFFSET]
+        ctx = cls(history)
+        ctx.their_suits = frozenset(b % 5 for _, s, b in bids if s not in _OURS and b % 5 < N)
+        ctx.named = frozenset(b % 5 for _, _, b in bids if b % 5 < N)
+        if bids:
+            ctx.last_bid, ctx.last_bidder = bids[-1][2], bids[-1][1]
+        ctx.free = bool(history) and history[-1][1] != PASS
+        return ctx
+
     def strain(self, ref: str) -> int | None:
         if ref in _STRAINS:
             return _STRAINS[ref]

@@ -55,14 +55,9 @@ def constructive_history(bids: list[int]) -> list[tuple[int, int]]:
 
 def situation(history) -> Context:
     """The context of the next call after ``history`` for the rule bidders."""
-    history = [(int(s), int(c)) for s, c in history]
+    ctx = Context.of(history)
+    history = ctx.history
     bids = [(i, s, c - BID_OFFSET) for i, (s, c) in enumerate(history) if c >= BID_OFFSET]
-    ctx = Context(history)
-    ctx.their_suits = frozenset(b % 5 for _, s, b in bids if s not in _OURS and b % 5 < N)
-    ctx.named = frozenset(b % 5 for _, _, b in bids if b % 5 < N)
-    if bids:
-        ctx.last_bid, ctx.last_bidder = bids[-1][2], bids[-1][1]
-    ctx.free = bool(history) and history[-1][1] != PASS
     if not any(s not in _OURS for _, s, _ in bids):
         _constructive(ctx, [b for _, _, b in bids])
     elif bids[0][1] in _OURS:
