@@ -1,6 +1,7 @@
 """How close auction-aware worlds come to the real hidden hands (thesis 3.3.4, InterpretAuction).
 
-On held-out deals the competitive rule bidder (``RuleBidder(competitive=True)``) bids at all four seats
+On held-out deals a natural system's bidder (``--system rules``: ``RuleBidder(competitive=True)``; ``sayc``:
+``SAYCBidder()``) bids at all four seats
 (`bridgerl.core.bridge.BridgeState`, deals from `CompetitiveDealSource`); passed-out deals are skipped. The opening
 lead is a random legal card (seeded); the position measured is declarer's first decision, dummy's card at trick 1,
 where declarer sees its own hand and dummy's and the two defenders are hidden. For each method, ``--worlds`` worlds
@@ -13,10 +14,11 @@ are sampled there and each defender's hand in each world is compared with the re
 - fallbacks: rules, the share of samples where the auction's constraints met no world (sampled without them);
   policy, the share of samples that had to fill up with near misses (or unconstrained worlds).
 
-Methods: none (`sample_worlds`, the auction ignored), rules (`rules_worlds`), policy (`policy_worlds`, the rule
-bidder replayed on unconstrained candidates; what ``PIMCAgent(auction="policy")`` does) and policy-rules (the same
-on candidates from `rules_worlds`, ``prior="rules"``). "real hand in rules constraints" is the share of hidden
-hands the `interpret_auction` constraints admit (the rule bidders' agreements against what the same bidders did).
+Methods: none (`sample_worlds`, the auction ignored), rules (`rules_worlds` with the system's agreements: PIMC's
+``auction=rules``, or ``auction=sayc``), policy (`policy_worlds`, the system's bidder replayed on unconstrained
+candidates; what ``PIMCAgent(auction="policy")`` does) and policy-rules (the same on candidates from
+`rules_worlds` with the rules system's agreements, ``prior="rules"``). "real hand in the system's constraints" is
+the share of hidden hands the system's readings admit (`interpret_auction`, `sayc_constraints`).
 
     python benchmarks/auction_worlds.py --data test --deals 200 --worlds 20 --seed 0
 """
@@ -28,8 +30,9 @@ import time
 
 import numpy as np
 
-from bridgerl.agents import RuleBidder
+from bridgerl.agents import RuleBidder, SAYCBidder
 from bridgerl.agents.bidding.rules_agreements import interpret_auction
+from bridgerl.agents.bidding.sayc import sayc_constraints
 from bridgerl.agents.play.auction_worlds import SamplingStats, policy_worlds, rules_worlds
 from bridgerl.core import load_dataset
 from bridgerl.core.bridge import CARD_OFFSET, BridgeState
@@ -38,13 +41,15 @@ from bridgerl.core.hand import hcp, suit_lengths
 from bridgerl.envs import sample_worlds
 
 METHODS = ("none", "rules", "policy", "policy-rules")
+SYSTEMS = ("rules", "sayc")
 
 
-def positions(data: str, deals: int, seed: int):
-    """(state at declarer's first decision, real owner) for the first ``deals`` deals of ``data`` not passed out."""
+def positions(data: str, deals: int, seed: int, system: str = "rules"):
+    """(state at declarer's first decision, the bidder) for the first ``deals`` deals of ``data`` not passed out,
+    bid by ``system``'s bidder at all four seats."""
     dataset = load_dataset(data)
     source = CompetitiveDealSource(dataset)
-    bidder = RuleBidder(competitive=True)
+    bidder = RuleBidder(competitive=True) if system == "rules" else SAYCBidder()
     rng = np.random.default_rng(seed)
     found = skipped = 0
     for row in range(len(dataset)):
@@ -63,7 +68,7 @@ def positions(data: str, deals: int, seed: int):
     positions.skipped = skipped
 
 
-def measure(states, method: str, worlds: int, seed: int, max_candidates: int) -> dict:
+def measure(states, method: str, worlds: int, seed: int, max_candidates: int, system: str = "rules") -> dict:
     rng = np.random.default_rng(seed)
     stats = SamplingStats()
     seconds, within, hcp_err, len_err, shape, count, samples = 0.0, 0, 0.0, 0.0, 0, 0, 0
@@ -74,7 +79,7 @@ def measure(states, method: str, worlds: int, seed: int, max_candidates: int) ->
         if method == "none":
             owners = sample_worlds(view, worlds, seed=rng)
         elif method == "rules":
-            owners = rules_worlds(view, worlds, seed=rng, stats=stats)
+            owners = rules_worlds(view, worlds, seed=rng, stats=stats, system=system)
         else:
             owners = policy_worlds(view, worlds, {s: bidder for s in range(4)}, seed=rng,
                                    prior="rules" if method == "policy-rules" else "none",
@@ -104,13 +109,15 @@ def measure(states, method: str, worlds: int, seed: int, max_candidates: int) ->
             "fallbacks": fallbacks, "samples": samples, "stats": stats}
 
 
-def admitted(states) -> float:
-    """Share of hidden hands that the `interpret_auction` constraints admit."""
+def admitted(states, system: str = "rules") -> float:
+    """Share of hidden hands that the system's constraints (`interpret_auction`, `sayc_constraints`) admit."""
     ok = total = 0
     for state, _ in states:
         view = state.view()
         hidden = [s for s in range(4) if s not in view.known_hands()]
-        for seat, constraint in interpret_auction(state.auction, state.deal.vul, hidden).items():
+        read = (interpret_auction(state.auction, state.deal.vul, hidden) if system == "rules" else
+                sayc_constraints(state.auction, hidden))
+        for seat, constraint in read.items():
             ok += int(constraint.accepts(state.deal.owner[None], seat)[0])
             total += 1
     return ok / max(total, 1)
@@ -125,21 +132,24 @@ def main(argv=None) -> None:
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument("--max-candidates", type=int, default=2000, help="policy: candidates per sample (2000)")
     parser.add_argument("--methods", default=",".join(METHODS), help=f"comma-separated, of {', '.join(METHODS)}")
+    parser.add_argument("--system", default="rules", choices=SYSTEMS,
+                        help="the natural system that bids and whose agreements the rules method reads (rules)")
     args = parser.parse_args(argv)
     methods = [m.strip() for m in args.methods.split(",") if m.strip()]
     unknown = [m for m in methods if m not in METHODS]
     if unknown:
         parser.error(f"unknown methods {unknown}; choose from {METHODS}")
-    states = list(positions(args.data, args.deals, args.seed))
+    states = list(positions(args.data, args.deals, args.seed, args.system))
     print(f"{len(states)} positions (declarer's first decision) from {args.data}, "
           f"{positions.skipped} passed-out deals skipped; {args.worlds} worlds each; seed {args.seed}")
-    print(f"real hand in rules constraints: {admitted(states):.1%} of hidden hands")
+    print(f"bid by {args.system}; real hand in {args.system} constraints: {admitted(states, args.system):.1%} "
+          f"of hidden hands")
     print()
     print("| method | HCP within 2 | HCP error | length error | shape within 1 | worlds/s | fallbacks |")
     print("| --- | --- | --- | --- | --- | --- | --- |")
     results = []
     for method in methods:
-        r = measure(states, method, args.worlds, args.seed, args.max_candidates)
+        r = measure(states, method, args.worlds, args.seed, args.max_candidates, args.system)
         results.append(r)
         print(f"| {method} | {r['hcp_within_2']:.1%} | {r['hcp_error']:.2f} | {r['length_error']:.2f} | "
               f"{r['shape_within_1']:.1%} | {r['worlds_per_second']:,.0f} | {r['fallbacks']:.1%} |", flush=True)
