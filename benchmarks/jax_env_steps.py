@@ -1,16 +1,27 @@
-"""Steps/s of jit(vmap(step)) for the JAX bidding envs at batch 1k, 8k and 64k, beside pgx's bridge_bidding in the
-same run (pgx's DD lookup table is built from our dataset, since pgx's own file cannot be downloaded here).
+"""Steps/s of jit(vmap(step)) for the JAX envs at batch 1k, 8k and 64k, each beside an anchor in the same run:
 
-    python benchmarks/jax_env_steps.py [--dataset train] [--batches 1024 8192 65536] [--steps 200]
+- ``bidding``: the two bidding envs beside pgx's ``bridge_bidding`` (pgx's DD lookup table is built from our
+  dataset, since pgx's own file cannot be downloaded here);
+- ``deal``: the whole deal (``jaxenv.make("bridge")``, ``play="agents"`` and ``"double_dummy"``) beside OpenSpiel's
+  C++ ``bridge`` (``use_double_dummy_result=False``: the auction and the 52 cards) stepped from Python on one core,
+  dealing by its 52 chance moves included and not counted, as ``benchmarks/game_steps.py`` measures it.
 
-Each timed call runs ``--steps`` steps inside one jitted ``lax.fori_loop``: random legal actions (categorical over
-the legal mask), and terminated episodes re-initialised in place, for both envs alike.
+    python benchmarks/jax_env_steps.py [--tables bidding deal] [--dataset train] [--batches 1024 8192 65536]
+                                       [--steps 200] [--anchor-seconds 3]
+
+Each timed call runs ``--steps`` steps inside one jitted ``lax.fori_loop``: uniformly random legal actions
+(bidding: a categorical draw over the legal mask, as pgx's examples; the deal: the k-th legal action for one uniform
+integer k, as the anchor draws from its list, `uniform_legal`), and terminated episodes re-initialised in place, for
+every JAX env alike (the observation, 802
+bits for the whole deal, is worked out on every step). The anchor is measured between the JAX rows, so a slow
+moment of a shared machine hits both.
 """
 
 from __future__ import annotations
 
 import argparse
 import os
+import sys
 import tempfile
 import time
 
@@ -36,13 +47,27 @@ def pgx_lookup_table(dataset) -> np.ndarray:
     return np.stack([keys, values]).astype(np.int32)
 
 
-def rollout_fn(init, step, steps):
+def categorical_legal(key, mask):
+    """A uniformly random legal action per row: a categorical draw over the legal mask (one Gumbel draw per action;
+    the bidding table's sampler, as pgx's examples draw)."""
+    return jax.random.categorical(key, jnp.where(mask, 0.0, -jnp.inf))
+
+
+def uniform_legal(key, mask):
+    """A uniformly random legal action per row from one integer draw: the k-th legal action, k uniform below the
+    number of legal actions (the deal table's sampler: the same distribution as `categorical_legal`, and the same
+    draw as the anchor's loop makes from its list of legal actions, at 1/90 of the random numbers)."""
+    count = mask.sum(-1)
+    k = jax.random.randint(key, count.shape, 0, count)
+    return jnp.argmax(mask & (jnp.cumsum(mask, -1) - 1 == k[..., None]), -1)
+
+
+def rollout_fn(init, step, steps, sample=categorical_legal):
     def run(state, key):
         def body(_, carry):
             state, key = carry
             key, act_key, reset_key = jax.random.split(key, 3)
-            logits = jnp.where(state.legal_action_mask, 0.0, -jnp.inf)
-            actions = jax.random.categorical(act_key, logits)
+            actions = sample(act_key, state.legal_action_mask)
             state = step(state, actions)
             fresh = init(jax.random.split(reset_key, actions.shape[0]))
             state = jax.tree.map(lambda a, b: jnp.where(
@@ -52,10 +77,10 @@ def rollout_fn(init, step, steps):
     return jax.jit(run)
 
 
-def measure(init, step, batch, steps, repeats=3) -> float:
+def measure(init, step, batch, steps, repeats=3, sample=categorical_legal) -> float:
     key = jax.random.key(0)
     state = init(jax.random.split(key, batch))
-    run = rollout_fn(init, step, steps)
+    run = rollout_fn(init, step, steps, sample)
     state, key = run(state, key)  # compile
     jax.block_until_ready(state)
     best = float("inf")
@@ -72,13 +97,54 @@ def main() -> None:
     parser.add_argument("--dataset", default="train")
     parser.add_argument("--batches", type=int, nargs="+", default=[1024, 8192, 65536])
     parser.add_argument("--steps", type=int, default=200)
+    parser.add_argument("--tables", nargs="+", choices=("bidding", "deal"), default=["bidding", "deal"])
+    parser.add_argument("--anchor-seconds", type=float, default=3.0,
+                        help="seconds of OpenSpiel's C++ bridge per measurement (the deal table's anchor)")
     args = parser.parse_args()
+    dataset = load_dataset(args.dataset)
+    print(f"device: {jax.devices()[0].device_kind} ({jax.default_backend()}), {len(jax.devices())} device(s), "
+          f"{os.cpu_count()} CPU core(s), XLA_FLAGS={os.environ.get('XLA_FLAGS', '')!r}; dataset {dataset.source} "
+          f"({len(dataset)} deals), {args.steps} steps per call")
+    if "bidding" in args.tables:
+        bidding_table(dataset, args)
+    if "deal" in args.tables:
+        deal_table(dataset, args)
 
+
+def openspiel_bridge_steps(seconds: float) -> float:
+    """Random legal steps/s of OpenSpiel's C++ ``bridge`` (the whole deal, played out), one Python loop."""
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from env_steps import openspiel_steps
+
+    return openspiel_steps("bridge", seconds, {"use_double_dummy_result": False})
+
+
+def deal_table(dataset, args) -> None:
+    from bridgerl.envs import jaxenv
+
+    envs = {f"bridgerl bridge, play={play}": jaxenv.make("bridge", dataset=dataset, play=play)
+            for play in ("agents", "double_dummy")}
+    anchors, results = [], {}
+    for name, env in envs.items():
+        anchors.append(openspiel_bridge_steps(args.anchor_seconds))
+        init = lambda keys, env=env: jax.vmap(env.init)(keys)  # noqa: E731
+        results[name] = [measure(init, jax.vmap(env.step), b, args.steps, sample=uniform_legal)
+                          for b in args.batches]
+    anchors.append(openspiel_bridge_steps(args.anchor_seconds))
+    anchor = float(np.median(anchors))
+    print(f"\nthe whole deal: anchor OpenSpiel C++ bridge (use_double_dummy_result=False), one core from Python: "
+          f"{anchor:.3g} steps/s (median of {len(anchors)}: {', '.join(f'{a:.3g}' for a in anchors)})")
+    print(f"{'env':32s} " + " ".join(f"{'batch ' + str(b):>14s}" for b in args.batches)
+          + "   (steps/s; ratio to the anchor)")
+    for name, rates in results.items():
+        print(f"{name:32s} " + " ".join(f"{r:9.3g} {r / anchor:4.1f}x" for r in rates))
+
+
+def bidding_table(dataset, args) -> None:
     from pgx.bridge_bidding import BridgeBidding
 
     from bridgerl.envs import jaxenv
 
-    dataset = load_dataset(args.dataset)
     with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "dds_results.npy")
         np.save(path, pgx_lookup_table(dataset))
@@ -86,8 +152,7 @@ def main() -> None:
     envs = {"pgx bridge_bidding (anchor)": pgx_env,
             "bridgerl competitive_bidding": jaxenv.make("competitive_bidding", dataset=dataset),
             "bridgerl uncontested_bidding": jaxenv.make("uncontested_bidding", dataset=dataset)}
-    print(f"device: {jax.devices()[0].device_kind} ({jax.default_backend()}), dataset {dataset.source} "
-          f"({len(dataset)} deals), {args.steps} steps per call")
+    print("\nbidding: anchor pgx bridge_bidding at the same batch")
     print(f"{'env':32s} " + " ".join(f"{'batch ' + str(b):>14s}" for b in args.batches) + "   (steps/s; ratio to pgx)")
     results = {}
     for name, env in envs.items():

@@ -3,9 +3,12 @@ swapped (duplicate, thesis 2.1.6). Pair A sits North-South at table 1 and East-W
 imps(NS score at table 1 - NS score at table 2) on the board.
 
 A pair is a bidder (``act(observation, action_mask)`` / ``act_batch``, the competitive agents) and a card player
-(``act(view)``). The auctions of all boards are bid first, in batches; then each table is played card by card with
+(``act(view)``). The auctions of all boards are bid first, in batches (network bidders through ``act_fixed``: one
+batch shape, so a board's calls do not depend on the other boards); then each table is played card by card with
 the players reseeded from (seed, row, table, side), so a board's result does not depend on which boards came before
-and a match written to a JSON-lines file resumes where it stopped. Declarer's tricks are compared with the DD
+and a match written to a JSON-lines file resumes where it stopped. Tables where both card players act on many
+views at once (`batchable`: ``act_views``, a network) are played in lockstep, ``batch`` boards at a time, each
+player's decisions at all those tables in one call; the boards are the same as one board at a time. Declarer's tricks are compared with the DD
 tricks of the same contract: the differential of thesis tables 3.3-3.4 is DD tricks - declarer's tricks (negative
 when declarer beats double dummy).
 """
@@ -68,7 +71,7 @@ def bid_auctions(states: list[BridgeState], pairs: list[tuple[Pair, Pair]], rows
             observations = np.stack([states[i].auction_observation() for i in members])
             masks = np.stack([states[i].auction.legal_mask().astype(np.int8) for i in members])
             views = [states[i].view() for i in members]
-            calls = act_batch(pair.bidder, observations, masks, views)
+            calls = act_batch(pair.bidder, observations, masks, views, fixed=True)
             for i, mask, call in zip(members, masks, calls):
                 call = int(call)
                 if not (0 <= call < NUM_CALLS and mask[call]):
@@ -89,6 +92,21 @@ def see_table(player, state: BridgeState, ns: Pair, ew: Pair) -> None:
         player.see_bidders({seat: (ns if seat % 2 == 0 else ew).bidder for seat in range(4)})
 
 
+def batchable(player) -> bool:
+    """Whether a card player's card is a function of the view alone that it can give for many views at once:
+    it has ``act_views(views) -> cards`` and nothing a table tells it or reseeds (``see_deal``, ``see_bidders``,
+    ``reseed``). Such players (networks) play in lockstep across tables."""
+    return callable(getattr(player, "act_views", None)) and not any(
+        hasattr(player, name) for name in ("see_deal", "see_bidders", "reseed"))
+
+
+def _check_card(pair: Pair, state: BridgeState, view, card: int) -> None:
+    if not (0 <= card < 52 and state.legal_mask()[CARD_OFFSET + card]):
+        name = card_name(card) if 0 <= card < 52 else f"#{card}"
+        raise GameError(f"{pair.name} ({SEATS[state.player]} for {SEATS[state.seat]}) played an illegal card "
+                        f"{name}; legal: {' '.join(card_name(c) for c in view.legal)}")
+
+
 def play_out(state: BridgeState, ns: Pair, ew: Pair, trace: Callable | None = None,
              stop: Callable[[BridgeState], bool] | None = None) -> tuple[BridgeState, list]:
     """Play the cards of a state whose auction is over (until ``stop(state)`` is true, when given); returns the
@@ -102,14 +120,40 @@ def play_out(state: BridgeState, ns: Pair, ew: Pair, trace: Callable | None = No
         card = int(pair.player.act(view))
         seconds[side] += time.perf_counter() - start
         cards[side] += 1
-        if not (0 <= card < 52 and state.legal_mask()[CARD_OFFSET + card]):
-            name = card_name(card) if 0 <= card < 52 else f"#{card}"
-            raise GameError(f"{pair.name} ({SEATS[state.player]} for {SEATS[state.seat]}) played an illegal card "
-                            f"{name}; legal: {' '.join(card_name(c) for c in view.legal)}")
+        _check_card(pair, state, view, card)
         if trace is not None:
             trace(state, CARD_OFFSET + card, pair)
         state = state.apply(CARD_OFFSET + card)
     return state, [seconds, cards]
+
+
+def play_lockstep(states: list[BridgeState], seatings: list[tuple[Pair, Pair]]) -> list[tuple[BridgeState, list]]:
+    """`play_out` of many tables at once, for `batchable` card players: at each round, every player's decisions
+    at all the tables where it is to choose go to one ``act_views`` call. The seconds of a call are shared equally
+    among its decisions. Returns (final state, timing) per table."""
+    states = list(states)
+    timing = [[[0.0, 0.0], [0, 0]] for _ in states]
+    active = [i for i, state in enumerate(states) if state.phase == "play"]
+    while active:
+        groups: dict[tuple[int, str], list[int]] = {}
+        for i in active:
+            pair = seatings[i][states[i].player % 2]
+            groups.setdefault((id(pair.player), pair.name), []).append(i)
+        for members in groups.values():
+            pair = seatings[members[0]][states[members[0]].player % 2]
+            views = [states[i].view() for i in members]
+            start = time.perf_counter()
+            cards = np.asarray(pair.player.act_views(views))
+            share = (time.perf_counter() - start) / len(members)
+            for i, view, card in zip(members, views, cards):
+                card = int(card)
+                side = states[i].player % 2
+                timing[i][0][side] += share
+                timing[i][1][side] += 1
+                _check_card(pair, states[i], view, card)
+                states[i] = states[i].apply(CARD_OFFSET + card)
+        active = [i for i in active if states[i].phase == "play"]
+    return list(zip(states, timing))
 
 
 def table_record(state: BridgeState, timing) -> dict:
@@ -134,10 +178,14 @@ def declaring_pair(record: dict, table: int) -> str | None:
 
 
 def game_match(a: Pair, b: Pair, data="test", deals: int = 100, start: int = 0, seed: int = 0, out=None,
-               progress: bool = False) -> list[dict]:
+               progress: bool = False, batch: int = 64) -> list[dict]:
     """Boards ``start`` .. ``start + deals - 1`` of ``data`` at two tables (A North-South at table 1). With
     ``out`` (JSON lines) finished boards are kept and skipped when the same match runs again. One dict per board:
-    ``row``, ``board``, ``dealer``, ``vul``, ``par_ns``, ``tables`` (two `table_record` dicts) and ``imps`` for A."""
+    ``row``, ``board``, ``dealer``, ``vul``, ``par_ns``, ``tables`` (two `table_record` dicts) and ``imps`` for A.
+    ``batch``: boards played at once where both card players are `batchable` (1: one board at a time; the boards
+    are the same either way, only the seconds differ)."""
+    if int(batch) < 1:
+        raise ValueError(f"batch must be at least 1 board, got {batch}")
     dataset = load_dataset(data)
     source = CompetitiveDealSource(dataset)
     rows = list(range(start, min(len(dataset), start + deals)))
@@ -160,31 +208,46 @@ def game_match(a: Pair, b: Pair, data="test", deals: int = 100, start: int = 0, 
         starts = [BridgeState.start(source.deal_at(row)) for row in todo for _ in tables]
         seating = [tables[t] for _ in todo for t in range(2)]
         auctions = bid_auctions(starts, seating, [row for row in todo for _ in tables])
-        iterator = range(len(todo))
+        bar = None
         if progress:
             from tqdm import tqdm
 
-            iterator = tqdm(iterator, desc="boards", unit="board", initial=len(rows) - len(todo), total=len(rows))
-        for k in iterator:
-            row = todo[k]
-            records = []
-            for t, (ns, ew) in enumerate(tables):
-                state = auctions[2 * k + t]
-                for side, pair in enumerate((ns, ew)):
-                    if hasattr(pair.player, "reseed"):
-                        pair.player.reseed(agent_seed(seed, row, 2 * t + side))
-                    see_table(pair.player, state, ns, ew)
-                state, timing = play_out(state, ns, ew)
-                record = table_record(state, timing)
-                record["declaring_pair"] = declaring_pair(record, t)
-                records.append(record)
-            deal = auctions[2 * k].deal
-            item = {"row": row, "board": deal.board, "dealer": SEATS[deal.dealer], "vul": deal.vul,
-                    "par_ns": int(deal.par_ns), "tables": records,
-                    "imps": int(imps(records[0]["score_ns"] - records[1]["score_ns"]))}
-            done[row] = item
-            if out is not None:
-                append_line(out, item)
+            bar = tqdm(desc="boards", unit="board", initial=len(rows) - len(todo), total=len(rows))
+        for first in range(0, len(todo), int(batch)):
+            chunk = range(first, min(len(todo), first + int(batch)))
+            played: dict[tuple[int, int], tuple[BridgeState, list]] = {}
+            lockstep = []
+            for k in chunk:
+                for t, (ns, ew) in enumerate(tables):
+                    if batch > 1 and batchable(ns.player) and batchable(ew.player):
+                        lockstep.append((k, t))
+                        continue
+                    state = auctions[2 * k + t]
+                    for side, pair in enumerate((ns, ew)):
+                        if hasattr(pair.player, "reseed"):
+                            pair.player.reseed(agent_seed(seed, todo[k], 2 * t + side))
+                        see_table(pair.player, state, ns, ew)
+                    played[k, t] = play_out(state, ns, ew)
+            results = play_lockstep([auctions[2 * k + t] for k, t in lockstep], [tables[t] for _, t in lockstep])
+            played.update(zip(lockstep, results))
+            for k in chunk:
+                row = todo[k]
+                records = []
+                for t in range(2):
+                    record = table_record(*played[k, t])
+                    record["declaring_pair"] = declaring_pair(record, t)
+                    records.append(record)
+                deal = auctions[2 * k].deal
+                item = {"row": row, "board": deal.board, "dealer": SEATS[deal.dealer], "vul": deal.vul,
+                        "par_ns": int(deal.par_ns), "tables": records,
+                        "imps": int(imps(records[0]["score_ns"] - records[1]["score_ns"]))}
+                done[row] = item
+                if out is not None:
+                    append_line(out, item)
+                if bar is not None:
+                    bar.update(1)
+        if bar is not None:
+            bar.close()
     return [done[row] for row in rows]
 
 

@@ -7,9 +7,13 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 
-def act_batch(agent, observations: np.ndarray, masks: np.ndarray, views: Sequence | None = None) -> np.ndarray:
-    """The agent's ``act_batch`` when it has one; else ``act_view`` on each of ``views`` (the envs' ``info["view"]``)
-    when the agent has it and views are given; else ``act`` call by call."""
+def act_batch(agent, observations: np.ndarray, masks: np.ndarray, views: Sequence | None = None,
+              fixed: bool = False) -> np.ndarray:
+    """The agent's ``act_batch`` when it has one (``fixed``: its ``act_fixed`` when it has that, a network run in
+    batches of one shape, so each position's call does not depend on the others); else ``act_view`` on each of
+    ``views`` (the envs' ``info["view"]``) when the agent has it and views are given; else ``act`` call by call."""
+    if fixed and getattr(agent, "act_fixed", None) is not None:
+        return np.asarray(agent.act_fixed(observations, masks))
     batch = getattr(agent, "act_batch", None)
     if batch is not None:
         return np.asarray(batch(observations, masks))

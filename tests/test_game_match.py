@@ -166,3 +166,70 @@ def test_outputs_of_the_wrong_kind_are_refused_before_the_match(tmp_path, capsys
         assert err.startswith("bridgerl: error:") and message in err and err.count("\n") == 1
     assert main(["evaluate", "records", str(tmp_path / "missing.pbn")]) == 2
     assert "no such hand-record file" in capsys.readouterr().err
+
+
+def _without_seconds(boards: list[dict]) -> list[dict]:
+    return [{**board, "tables": [{k: v for k, v in t.items() if k != "seconds"} for t in board["tables"]]}
+            for board in boards]
+
+
+def test_batched_matches_give_the_boards_of_the_unbatched_run(tmp_path):
+    """Network card players (`act_views`) play tables in lockstep; network bidders bid through one batch shape:
+    the boards are those of one board at a time, for any batch, and a resumed batched match completes them."""
+    from bridgerl.evaluation.game import batchable
+
+    specs = [("bid=dqn:models/competitive-dqn,play=issn", "bid=sayc,play=issn"),  # both tables in lockstep
+             ("bid=rules,play=issn", "bid=rules,play=random")]  # a reseeded player: played one table at a time
+    for ns, ew in specs:
+        runs = {}
+        for batch in (1, 5, 64):
+            a, b = load_pair(ns, seed=0), load_pair(ew, seed=1)
+            runs[batch] = _without_seconds(game_match(a, b, "valid", deals=12, start=3, seed=2, batch=batch))
+        assert runs[1] == runs[5] == runs[64]
+        assert all(len(t["play"]) == 52 for board in runs[1] for t in board["tables"] if t["contract"] != "Pass")
+    a, b = load_pair(specs[0][0], seed=0), load_pair(specs[0][1], seed=1)
+    assert batchable(a.player) and not batchable(load_pair(specs[1][1], seed=1).player)
+    out = tmp_path / "game.jsonl"
+    game_match(a, b, "valid", deals=5, start=3, seed=2, batch=3, out=out)  # boards 3-7, then the rest resumes
+    resumed = _without_seconds(game_match(a, b, "valid", deals=12, start=3, seed=2, batch=4, out=out))
+    assert resumed == _without_seconds(game_match(load_pair(specs[0][0], seed=0), load_pair(specs[0][1], seed=1),
+                                                  "valid", deals=12, start=3, seed=2, batch=1))
+    with pytest.raises(ValueError, match="batch must be at least 1"):
+        game_match(a, b, "valid", deals=2, batch=0)
+
+
+def test_network_decisions_do_not_depend_on_their_batch():
+    """`act_fixed` (bidders) and `act_views` (the ISSN card player) run their networks in one batch shape: a
+    position's action is the same alone and among others."""
+    from bridgerl.agents.learned.dqn import DQNAgent
+    from bridgerl.agents.play.simulation import PolicyAgent
+    from bridgerl.core.bridge import BridgeState
+    from bridgerl.core.competitive import CompetitiveDealSource
+
+    agent = DQNAgent.load("models/competitive-dqn")
+    source = CompetitiveDealSource(load_dataset("valid"))
+    rng = np.random.default_rng(0)
+    observations, masks = [], []
+    for row in range(40):  # positions of random auctions
+        state = BridgeState.start(source.deal_at(row))
+        while state.phase == "auction":
+            observations.append(state.auction_observation())
+            masks.append(state.auction.legal_mask().astype(np.int8))
+            calls = state.legal_actions()
+            state = state.apply(calls[0] if rng.random() < 0.6 else int(rng.choice(calls)))
+    observations, masks = np.stack(observations), np.stack(masks)
+    together = agent.act_fixed(observations, masks)
+    assert len(observations) > 100
+    assert all(agent.act_fixed(observations[i:i + 1], masks[i:i + 1])[0] == together[i]
+               for i in range(0, len(observations), 7))
+    views = []
+    for row in range(30):
+        state = BridgeState.start(source.deal_at(row))
+        while state.phase != "over":
+            if state.phase == "play" and len(state.play.history) % 9 == 1:
+                views.append(state.view())
+            state = state.apply(state.legal_actions()[0] if state.phase == "play" else 0 if state.auction.calls
+                                else 3 + 14)
+    player = PolicyAgent()
+    cards = player.act_views(views)
+    assert len(views) > 64 and all(player.act(view) == card for view, card in zip(views[::5], cards[::5]))

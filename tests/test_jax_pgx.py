@@ -11,10 +11,11 @@ from bridgerl.envs import jaxenv
 from bridgerl.envs.jaxenv.api import ILLEGAL_PENALTY
 
 ENVS = [("uncontested_bidding", {}, 36, 89), ("competitive_bidding", {}, 38, 231),
-        ("uncontested_bidding", {"reward": "points"}, 36, 89), ("competitive_bidding", {"reward": "points"}, 38, 231)]
+        ("uncontested_bidding", {"reward": "points"}, 36, 89), ("competitive_bidding", {"reward": "points"}, 38, 231),
+        ("bridge", {}, 90, 802)]
 
 
-@pytest.mark.parametrize("name,options,actions,bits", ENVS[:2])
+@pytest.mark.parametrize("name,options,actions,bits", [*ENVS[:2], ENVS[4]])
 def test_pgx_attributes_and_readme_loop(name, options, actions, bits):
     env = jaxenv.make(name, dataset="test", **options)
     assert (env.id, env.version, env.num_players, env.num_actions, env.observation_shape) == \
@@ -59,7 +60,7 @@ def test_an_illegal_action_ends_the_game_with_the_penalty(name, options, actions
         assert not np.asarray(env.step(over, 0).rewards).any()
 
 
-@pytest.mark.parametrize("name", ["uncontested_bidding", "competitive_bidding"])
+@pytest.mark.parametrize("name", ["uncontested_bidding", "competitive_bidding", "bridge"])
 def test_pgx_auto_reset_runs_our_envs(name):
     from pgx.experimental import auto_reset
 
@@ -68,7 +69,7 @@ def test_pgx_auto_reset_runs_our_envs(name):
     state = jax.jit(jax.vmap(env.init))(jax.random.split(jax.random.PRNGKey(1), 32))
     key = jax.random.PRNGKey(2)
     finished, reward_sum = 0, 0.0
-    for _ in range(60):
+    for _ in range(60 if name != "bridge" else 240):  # a whole deal is an auction and 52 cards
         key, act_key, step_key = jax.random.split(key, 3)
         action = jax.random.categorical(act_key, jnp.where(state.legal_action_mask, 0.0, -jnp.inf))
         state = step(state, action, jax.random.split(step_key, 32))

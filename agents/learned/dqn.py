@@ -17,7 +17,7 @@ import numpy as np
 from flax import nnx
 
 from bridgerl.agents.learned.checkpoint import PPO_FORMAT, checkpoint_file, load_weights
-from bridgerl.agents.learned.networks import ActorCritic, QNetwork, masked_argmax
+from bridgerl.agents.learned.networks import ActorCritic, QNetwork, apply_fixed, masked_argmax
 from bridgerl.agents.bidding.silent import SilentOpponents
 
 
@@ -42,6 +42,7 @@ class DQNAgent:
         self._graphdef, self._params = nnx.split(network)
         self._q = jax.jit(lambda params, obs: nnx.merge(self._graphdef, params)(obs))
         self._greedy = jax.jit(lambda params, obs, mask: masked_argmax(nnx.merge(self._graphdef, params)(obs), mask))
+        self._fixed = False  # `act_fixed` in progress: the network runs in batches of one shape
 
     @classmethod
     def load(cls, path, env_id: str | None = None) -> "DQNAgent":
@@ -86,6 +87,20 @@ class DQNAgent:
             return self._greedy_batch(observations, action_masks)
         return self._composite.act_batch(observations, action_masks)
 
+    def act_fixed(self, observations, action_masks) -> np.ndarray:
+        """`act_batch` with the network run in batches of one fixed shape
+        (`bridgerl.agents.learned.networks.DECISION_ROWS`): each position's call is the same whatever positions are
+        asked with it (`evaluate game` bids through this, so a board's auction does not depend on the other boards).
+        `act_batch` keeps its shapes (a power of two), which the released figures were measured with."""
+        helpers = [self] + ([self.constructive] if self.constructive is not None else [])
+        for agent in helpers:
+            agent._fixed = True
+        try:
+            return self.act_batch(observations, action_masks)
+        finally:
+            for agent in helpers:
+                agent._fixed = False
+
     def act_view(self, view) -> int:
         """The call for an `AuctionView` (competitive DQNs)."""
         if self.env_id != "competitive_bidding":
@@ -93,6 +108,8 @@ class DQNAgent:
         return self.act(view.observation(), view.legal_mask)
 
     def _greedy_batch(self, observations, action_masks) -> np.ndarray:
+        if self._fixed:
+            return apply_fixed(self._greedy, self._params, (observations, action_masks))
         # pad to a power of two: lockstep evaluation sends every batch size once, and each new shape would compile
         n = len(observations)
         size = 1 << max(n - 1, 0).bit_length()

@@ -93,3 +93,27 @@ def apply_padded(fn, params, arrays, batch: int = 4096):
         outs.append(np.asarray(fn(params, *chunk))[:m])
         batches += 1
     return np.concatenate(outs), batches
+
+
+DECISION_ROWS = 64
+"""The one batch shape of the decisions a network agent makes while playing (`apply_fixed`): a row's output then
+never depends on how many positions were asked at once (XLA on a CPU sums a matrix product in an order that depends
+on the number of rows, so a position's scores differ in the last bits between a batch of 1 and a batch of 64)."""
+
+
+def apply_fixed(fn, params, arrays, rows: int = DECISION_ROWS) -> np.ndarray:
+    """numpy output of the jitted ``fn(params, *chunks)`` over the rows of ``arrays`` in chunks of exactly ``rows``
+    (the last padded by repeating its first row): one compiled shape, and every row's output the same whatever else
+    is in its batch."""
+    n = len(arrays[0])
+    outs = []
+    for start in range(0, n, rows):
+        stop = min(n, start + rows)
+        chunk = []
+        for a in arrays:
+            part = np.asarray(a[start:stop])
+            if stop - start < rows:
+                part = np.concatenate([part, np.repeat(part[:1], rows - (stop - start), axis=0)])
+            chunk.append(jnp.asarray(part))
+        outs.append(np.asarray(fn(params, *chunk))[:stop - start])
+    return np.concatenate(outs) if outs else np.zeros((0,))

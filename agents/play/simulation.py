@@ -293,14 +293,23 @@ class PolicyModel(_Model):
         """float32[P, 52]: log-probability of each legal card (0 elsewhere)."""
         return self._apply(np.asarray(x, np.int8), np.asarray(legal, bool))
 
-    def view_log_probs(self, view) -> np.ndarray:
-        """float32[52] for the player to act in ``view`` (its legal cards)."""
+    def decision_log_probs(self, views) -> np.ndarray:
+        """float32[V, 52] for the players to act in ``views``, in batches of one fixed shape
+        (`bridgerl.agents.learned.networks.apply_fixed`): a view's scores do not depend on the others asked with it."""
         from bridgerl.agents.learned.card_location import view_inputs
+        from bridgerl.agents.learned.networks import DECISION_ROWS, apply_fixed
 
-        x, _, _ = encode(**view_inputs(view))
-        legal = np.zeros((1, 52), bool)
-        legal[0, list(view.legal)] = True
-        return self.log_probs(x, legal)[0]
+        x = np.concatenate([encode(**view_inputs(view))[0] for view in views]).astype(np.int8)
+        legal = np.zeros((len(views), 52), bool)
+        for i, view in enumerate(views):
+            legal[i, list(view.legal)] = True
+        self.calls += -(-len(views) // DECISION_ROWS)
+        self.rows += len(views)
+        return apply_fixed(self._forward, self._params, (x, legal))
+
+    def view_log_probs(self, view) -> np.ndarray:
+        """float32[52] for the player to act in ``view`` (its legal cards; `decision_log_probs` of one view)."""
+        return self.decision_log_probs([view])[0]
 
     def world_log_weights(self, view, owners: np.ndarray, T: int) -> np.ndarray:
         """float[k]: the log-likelihood, in each world (uint8[k, 52]), of the other players' last ``T`` choices
@@ -354,10 +363,17 @@ class PolicyAgent:
         return self.network.rows
 
     def act(self, view) -> int:
-        log_p = self.network.view_log_probs(view)
-        groups = view.equivalent_groups()
-        best = max(groups, key=lambda g: max(log_p[c] for c in g))
-        return best[0]
+        return int(self.act_views([view])[0])
+
+    def act_views(self, views) -> np.ndarray:
+        """The cards for many views in one network call (`evaluate game` plays tables in lockstep through this):
+        the same card for a view whatever views come with it (one fixed batch shape)."""
+        cards = []
+        for view, log_p in zip(views, self.network.decision_log_probs(views)):
+            groups = view.equivalent_groups()
+            best = max(groups, key=lambda g: max(log_p[c] for c in g))
+            cards.append(best[0])
+        return np.array(cards, dtype=np.int64)
 
     def __repr__(self) -> str:
         return f"PolicyAgent(model={self.model!r})"

@@ -113,7 +113,7 @@ def _evaluate_game(args) -> int:
         refuse_overwrite(args.pbn, args.force, "PBN file")
     a, b = load_pair(args.ns, seed=args.seed), load_pair(args.ew, seed=args.seed + 1)
     boards = game_match(a, b, args.data, deals=args.deals, start=args.start, seed=args.seed, out=args.out,
-                        progress=not args.quiet)
+                        progress=not args.quiet, batch=args.batch)
     summary = {**summarize_game(boards, args.ns, args.ew), "data": str(args.data), "seed": args.seed}
     print("\n".join(summary_lines(summary)))
     _write_outputs(args, {**summary, "board_results": boards}, boards, "Whole deal")
@@ -309,6 +309,10 @@ def add_parser(commands) -> None:
     game.add_argument("--start", type=non_negative_int, default=0, help="first dataset row (default 0)")
     game.add_argument("--seed", type=non_negative_int, default=0,
                       help="seed of the agents (--ns gets S, --ew S + 1; card players reseeded per board and table)")
+    game.add_argument("--batch", type=positive_int, default=64,
+                      help="boards played at once where both card players are networks (act_views): their "
+                           "decisions at all those tables go to one call; the boards are the same for any value "
+                           "(default 64)")
     game.add_argument("--out", help="JSON lines, one per board; running again resumes")
     game.add_argument("--json", help="write the summary and every board as JSON (atomic)")
     game.add_argument("--report", help="write a Markdown report with PNG plots into this directory")

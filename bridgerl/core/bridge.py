@@ -23,7 +23,7 @@ from typing import NamedTuple
 import numpy as np
 
 from .auction import Auction
-from .calls import NUM_CALLS, call_name
+from .calls import BID_OFFSET, NUM_CALLS, call_name
 from .card_play import OBSERVATION_SIZE as PLAY_OBSERVATION_SIZE
 from .card_play import PlayEncoder, PlayerView, view_of
 from .cards import NUM_CARDS, SEATS, card_name
@@ -41,6 +41,7 @@ PLAY_MODES = ("agents", "double_dummy")
 REWARDS = ("score", "par_imps")
 REWARD_ALIASES = {"imps_vs_par": "par_imps"}
 OPENSPIEL_PASS = 52
+PASS, DOUBLE, REDOUBLE = 0, 1, 2
 
 
 def check_modes(play: str, reward: str = "score") -> tuple[str, str]:
@@ -53,6 +54,16 @@ def check_modes(play: str, reward: str = "score") -> tuple[str, str]:
         aliases = ", ".join(repr(a) for a in REWARD_ALIASES)
         raise ValueError(f"reward must be one of {REWARDS} (or {aliases}), got {reward!r}")
     return play, canonical
+
+
+def opening_lead_calls(dealer: int, contract: Contract) -> list[int]:
+    """The canonical auction that reaches ``contract`` (with its declarer and penalty) from ``dealer``, the one
+    start at the opening lead that card-play training, tables of played tricks and tests share: passes round from
+    the dealer to declarer, declarer bids the contract, then (doubled) its left-hand opponent doubles and
+    (redoubled) declarer's partner redoubles, then three passes. Calls as actions (0 Pass, 1 X, 2 XX, 3 + bid)."""
+    calls = [PASS] * ((contract.declarer - int(dealer)) % 4) + [BID_OFFSET + contract.bid]
+    calls += [DOUBLE, REDOUBLE][:contract.penalty]
+    return calls + [PASS] * 3
 
 
 def to_openspiel_action(action: int) -> int:
@@ -138,6 +149,15 @@ class BridgeState(_BridgeFields):
     def start(cls, deal: CompetitiveDeal, play: str = "agents") -> "BridgeState":
         check_modes(play)
         return cls(deal, Auction(deal.dealer), None, play)
+
+    @classmethod
+    def at_opening_lead(cls, deal: CompetitiveDeal, contract: Contract) -> "BridgeState":
+        """The canonical start of the play of ``contract`` on ``deal``: the state after `opening_lead_calls` (the
+        opening lead is due)."""
+        state = cls.start(deal)
+        for call in opening_lead_calls(deal.dealer, contract):
+            state = state.apply(call)
+        return state
 
     # -- where the game stands ------------------------------------------------------------------------------------
     def turn(self) -> tuple[str, int, int]:
@@ -355,4 +375,4 @@ def render_text(state: BridgeState, outcome: BridgeResult | None = None) -> str:
 
 
 __all__ = ["NUM_ACTIONS", "CARD_OFFSET", "OBSERVATION_SIZE", "PLAY_MODES", "REWARDS", "REWARD_ALIASES", "check_modes",
-           "BridgeState", "BridgeResult", "to_openspiel_action", "from_openspiel_action", "action_name", "render_text"]
+           "BridgeState", "BridgeResult", "opening_lead_calls", "to_openspiel_action", "from_openspiel_action", "action_name", "render_text"]

@@ -36,6 +36,13 @@ class PgxEnv:
         return (self.observation_size,)
 
 
+def pick_row(key, index, rows: int):
+    """The dataset row an ``init`` deals: ``index`` when given, else one drawn uniformly with ``key``."""
+    if index is None:
+        index = jax.random.randint(key, (), 0, rows)
+    return jnp.asarray(index, jnp.int32)
+
+
 def step_like_pgx(state, action, play, penalty):
     """The next state under pgx's rules: ``play(state, action)`` for a legal action of a running game;
     ``penalty(state)`` (float32[4]) ends the game on an illegal one; a finished game only has its rewards zeroed."""

@@ -13,7 +13,7 @@ from flax import struct
 
 from bridgerl.core.calls import NUM_CALLS as NUM_ACTIONS
 from bridgerl.core.competitive import OBSERVATION_SIZE
-from bridgerl.envs.jaxenv.api import ILLEGAL_PENALTY, PgxEnv, step_like_pgx
+from bridgerl.envs.jaxenv.api import ILLEGAL_PENALTY, PgxEnv, pick_row, step_like_pgx
 from bridgerl.envs.jaxenv.rules import imps, score
 
 _SHIFTS = jnp.array([4, 3, 2, 1, 0])
@@ -60,9 +60,7 @@ class CompetitiveBidding(PgxEnv):
     observation_size: int = struct.field(pytree_node=False, default=OBSERVATION_SIZE)
 
     def init(self, key: jax.Array, index=None) -> State:
-        if index is None:
-            index = jax.random.randint(key, (), 0, self.owner.shape[0])
-        index = jnp.asarray(index, jnp.int32)
+        index = pick_row(key, index, self.owner.shape[0])
         dealer = self.dealer[index]
         state = State(
             current_player=dealer, observation=jnp.zeros(OBSERVATION_SIZE, jnp.int8),
@@ -91,33 +89,43 @@ class CompetitiveBidding(PgxEnv):
 def observation_of(state: State, seat) -> jnp.ndarray:
     """int8[231]: what ``seat`` sees of the auction so far (its own hand, the calls, the vulnerability): its
     observation if it were to call now. The state's ``observation`` is this for the player to act."""
-    leading = jnp.minimum(state._leading, 3)
+    return auction_bits(state._values, state._leading, state.vulnerable, state._owner, seat)
+
+
+# -- the auction's rules on its fields, shared with the whole deal (`bridgerl.envs.jaxenv.bridge`) -----------------
+def auction_bits(values, leading, vulnerable, owner, seat) -> jnp.ndarray:
+    """int8[231]: ``seat``'s competitive auction encoding from the auction fields (``values`` int32[35] bid fields,
+    ``leading`` passes before the first bid), the vulnerability code and the deal's owner array."""
+    leading = jnp.minimum(leading, 3)
     auction = jnp.concatenate([jnp.stack([(leading >> 1) & 1, leading & 1]),
-                               ((state._values[:, None] >> _SHIFTS) & 1).reshape(-1)])
-    vul = jnp.stack([(state.vulnerable >> (seat % 2)) & 1, (state.vulnerable >> ((seat + 1) % 2)) & 1])
-    return jnp.concatenate([vul, auction, (state._owner == seat).astype(jnp.int32)]).astype(jnp.int8)
+                               ((values[:, None] >> _SHIFTS) & 1).reshape(-1)])
+    vul = jnp.stack([(vulnerable >> (seat % 2)) & 1, (vulnerable >> ((seat + 1) % 2)) & 1])
+    return jnp.concatenate([vul, auction, (owner == seat).astype(jnp.int32)]).astype(jnp.int8)
 
 
-def _refresh(state: State) -> State:
-    seat = state.current_player
-    opponents_bid = (state._last_bidder - seat) % 2 == 1
-    can_double = (state._last_bid >= 0) & (state._penalty == 0) & opponents_bid
-    can_redouble = (state._last_bid >= 0) & (state._penalty == 1) & ~opponents_bid
-    mask = jnp.arange(NUM_ACTIONS) - 3 > state._last_bid
-    mask = mask.at[0].set(True).at[1].set(can_double).at[2].set(can_redouble) | state.terminated
-    return state.replace(observation=observation_of(state, seat), legal_action_mask=mask)
+def call_mask(seat, last_bid, last_bidder, penalty) -> jnp.ndarray:
+    """bool[38]: the calls ``seat`` may make after the last bid (``-1``: none yet) by ``last_bidder`` with
+    ``penalty`` (0, X 1, XX 2) on it."""
+    opponents_bid = (last_bidder - seat) % 2 == 1
+    can_double = (last_bid >= 0) & (penalty == 0) & opponents_bid
+    can_redouble = (last_bid >= 0) & (penalty == 1) & ~opponents_bid
+    mask = jnp.arange(NUM_ACTIONS) - 3 > last_bid
+    return mask.at[0].set(True).at[1].set(can_double).at[2].set(can_redouble)
 
 
-def _step(state: State, action, reward_points: bool) -> State:
-    seat = state.current_player
+def advance_auction(fields: dict, seat, action) -> tuple[dict, jnp.ndarray]:
+    """The auction fields (``_values``, ``_leading``, ``_trailing``, ``_first_namer``, ``_last_bid``,
+    ``_last_bidder``, ``_penalty``) after ``seat`` calls ``action`` (legal), and whether that call ends the
+    auction. The one copy of the auction's rules in JAX."""
     is_pass, is_double, is_redouble = action == 0, action == 1, action == 2
     is_bid = action >= 3
     bid = action - 3
-    trailing = jnp.where(is_pass, state._trailing + 1, 0)
-    ends = is_pass & jnp.where(state._last_bid < 0, trailing >= 4, trailing >= 3)
+    last_bid = fields["_last_bid"]
+    trailing = jnp.where(is_pass, fields["_trailing"] + 1, 0)
+    ends = is_pass & jnp.where(last_bid < 0, trailing >= 4, trailing >= 3)
 
-    last = jnp.maximum(state._last_bid, 0)
-    value = state._values[last]
+    last = jnp.maximum(last_bid, 0)
+    value = fields["_values"][last]
     code, passes = value % 8, value // 8
     # pass: one more leading pass, or one more pass after the last bid's doubling part (not written at the end)
     pass_value = jnp.where(ends, value, value + 8)
@@ -125,29 +133,56 @@ def _step(state: State, action, reward_points: bool) -> State:
     double_value = jnp.where(passes == 0, 2, 5)
     redouble_value = jnp.where(code == 2, jnp.where(passes == 0, 3, 4), jnp.where(passes == 0, 6, 7))
     new_value = jnp.where(is_pass, pass_value, jnp.where(is_double, double_value, redouble_value))
-    values = jnp.where(is_bid | (state._last_bid < 0), state._values, state._values.at[last].set(new_value))
+    values = fields["_values"]
+    values = jnp.where(is_bid | (last_bid < 0), values, values.at[last].set(new_value))
     values = jnp.where(is_bid, values.at[jnp.maximum(bid, 0)].set(1), values)
-    leading = state._leading + (is_pass & (state._last_bid < 0) & ~ends).astype(jnp.int32)
+    leading = fields["_leading"] + (is_pass & (last_bid < 0) & ~ends).astype(jnp.int32)
 
     side, strain = seat % 2, jnp.maximum(bid, 0) % 5
-    namer = jnp.where(is_bid & (state._first_namer[side, strain] < 0),
-                      state._first_namer.at[side, strain].set(seat), state._first_namer)
-    state = state.replace(
-        _values=values, _leading=leading, _trailing=trailing, _first_namer=namer,
-        _last_bid=jnp.where(is_bid, bid, state._last_bid), _last_bidder=jnp.where(is_bid, seat, state._last_bidder),
-        _penalty=jnp.where(is_bid, 0, jnp.where(is_double, 1, jnp.where(is_redouble, 2, state._penalty))),
-        current_player=(seat + 1) % 4, terminated=ends)
+    first_namer = fields["_first_namer"]
+    namer = jnp.where(is_bid & (first_namer[side, strain] < 0), first_namer.at[side, strain].set(seat), first_namer)
+    penalty = fields["_penalty"]
+    return {"_values": values, "_leading": leading, "_trailing": trailing, "_first_namer": namer,
+            "_last_bid": jnp.where(is_bid, bid, last_bid),
+            "_last_bidder": jnp.where(is_bid, seat, fields["_last_bidder"]),
+            "_penalty": jnp.where(is_bid, 0, jnp.where(is_double, 1, jnp.where(is_redouble, 2, penalty)))}, ends
+
+
+def declarer_of(first_namer, last_bid, last_bidder) -> jnp.ndarray:
+    """The declarer of the auction's last bid: the first of its side to name the strain (0 when no bid)."""
+    return jnp.maximum(first_namer[last_bidder % 2, jnp.maximum(last_bid, 0) % 5], 0)
+
+
+def score_ns(bid, penalty, declarer, tricks, vulnerable) -> jnp.ndarray:
+    """NS's duplicate score of contract ``bid`` (``-1``: passed out, 0) with ``penalty`` by ``declarer`` taking
+    ``tricks``, under the vulnerability code."""
+    points = score(jnp.maximum(bid, 0), penalty, (vulnerable >> (declarer % 2)) & 1, tricks)
+    return jnp.where(bid < 0, 0, jnp.where(declarer % 2 == 0, points, -points))
+
+
+_AUCTION_FIELDS = ("_values", "_leading", "_trailing", "_first_namer", "_last_bid", "_last_bidder", "_penalty")
+
+
+def auction_fields(state) -> dict:
+    return {name: getattr(state, name) for name in _AUCTION_FIELDS}
+
+
+def _refresh(state: State) -> State:
+    mask = call_mask(state.current_player, state._last_bid, state._last_bidder, state._penalty) | state.terminated
+    return state.replace(observation=observation_of(state, state.current_player), legal_action_mask=mask)
+
+
+def _step(state: State, action, reward_points: bool) -> State:
+    seat = state.current_player
+    fields, ends = advance_auction(auction_fields(state), seat, action)
+    state = state.replace(**fields, current_player=(seat + 1) % 4, terminated=ends)
     rewards = jax.lax.cond(ends, lambda s: _rewards(s, reward_points), lambda s: jnp.zeros(4, jnp.float32), state)
     return _refresh(state.replace(rewards=rewards))
 
 
 def _rewards(state: State, reward_points: bool) -> jnp.ndarray:
-    last = jnp.maximum(state._last_bid, 0)
-    strain = last % 5
-    declarer = jnp.maximum(state._first_namer[state._last_bidder % 2, strain], 0)
-    tricks = state._dd[declarer, strain].astype(jnp.int32)
-    vulnerable = (state.vulnerable >> (declarer % 2)) & 1
-    points = score(last, state._penalty, vulnerable, tricks)
-    score_ns = jnp.where(state._last_bid < 0, 0, jnp.where(declarer % 2 == 0, points, -points))
-    ns = (score_ns if reward_points else imps(score_ns - state._par)).astype(jnp.float32)
+    declarer = declarer_of(state._first_namer, state._last_bid, state._last_bidder)
+    tricks = state._dd[declarer, jnp.maximum(state._last_bid, 0) % 5].astype(jnp.int32)
+    ns = score_ns(state._last_bid, state._penalty, declarer, tricks, state.vulnerable)
+    ns = (ns if reward_points else imps(ns - state._par)).astype(jnp.float32)
     return jnp.array([1.0, -1.0, 1.0, -1.0]) * ns
