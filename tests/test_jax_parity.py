@@ -97,4 +97,4 @@ def test_make_rejects_python_only_options():
     with pytest.raises(ValueError, match="self-play"):
         jaxenv.make("competitive_bidding", dataset="test", agent_seats="NS")
     with pytest.raises(ValueError, match="unknown JAX env"):
-        jaxenv.make("bridge", dataset="test")
+        jaxenv.make("card_play", dataset="test")
