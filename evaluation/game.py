@@ -215,25 +215,23 @@ def game_match(a: Pair, b: Pair, data="test", deals: int = 100, start: int = 0, 
             bar = tqdm(desc="boards", unit="board", initial=len(rows) - len(todo), total=len(rows))
         for first in range(0, len(todo), int(batch)):
             chunk = range(first, min(len(todo), first + int(batch)))
-            played: dict[tuple[int, int], tuple[BridgeState, list]] = {}
-            lockstep = []
-            for k in chunk:
-                for t, (ns, ew) in enumerate(tables):
-                    if batch > 1 and batchable(ns.player) and batchable(ew.player):
-                        lockstep.append((k, t))
-                        continue
-                    state = auctions[2 * k + t]
-                    for side, pair in enumerate((ns, ew)):
-                        if hasattr(pair.player, "reseed"):
-                            pair.player.reseed(agent_seed(seed, todo[k], 2 * t + side))
-                        see_table(pair.player, state, ns, ew)
-                    played[k, t] = play_out(state, ns, ew)
+            # the chunk's tables of batchable players first, in lockstep; then board by board, each written as it
+            # finishes (a match of players without act_views runs, and is kept, one board at a time as ever)
+            lockstep = [(k, t) for k in chunk for t, (ns, ew) in enumerate(tables)
+                        if batch > 1 and batchable(ns.player) and batchable(ew.player)]
             results = play_lockstep([auctions[2 * k + t] for k, t in lockstep], [tables[t] for _, t in lockstep])
-            played.update(zip(lockstep, results))
+            played: dict[tuple[int, int], tuple[BridgeState, list]] = dict(zip(lockstep, results))
             for k in chunk:
                 row = todo[k]
                 records = []
-                for t in range(2):
+                for t, (ns, ew) in enumerate(tables):
+                    if (k, t) not in played:
+                        state = auctions[2 * k + t]
+                        for side, pair in enumerate((ns, ew)):
+                            if hasattr(pair.player, "reseed"):
+                                pair.player.reseed(agent_seed(seed, row, 2 * t + side))
+                            see_table(pair.player, state, ns, ew)
+                        played[k, t] = play_out(state, ns, ew)
                     record = table_record(*played[k, t])
                     record["declaring_pair"] = declaring_pair(record, t)
                     records.append(record)

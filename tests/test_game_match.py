@@ -179,7 +179,8 @@ def test_batched_matches_give_the_boards_of_the_unbatched_run(tmp_path):
     from bridgerl.evaluation.game import batchable
 
     specs = [("bid=dqn:models/competitive-dqn,play=issn", "bid=sayc,play=issn"),  # both tables in lockstep
-             ("bid=rules,play=issn", "bid=rules,play=random")]  # a reseeded player: played one table at a time
+             ("bid=rules+dqn:models/uncontested-dqn,play=issn", "bid=rules,play=random")]  # a reseeded player:
+    # its tables are played one at a time
     for ns, ew in specs:
         runs = {}
         for batch in (1, 5, 64):
@@ -196,6 +197,30 @@ def test_batched_matches_give_the_boards_of_the_unbatched_run(tmp_path):
                                                   "valid", deals=12, start=3, seed=2, batch=1))
     with pytest.raises(ValueError, match="batch must be at least 1"):
         game_match(a, b, "valid", deals=2, batch=0)
+
+
+def test_boards_of_players_without_act_views_are_kept_as_they_finish(tmp_path):
+    """A match whose card players cannot batch writes each board when it is played, whatever ``batch``: a player
+    breaking the rules on a later board leaves the boards before it in the file."""
+    from bridgerl.agents import RandomAgent
+
+    class RevokeOnThird:
+        def __init__(self):
+            self.cards = 0
+
+        def act(self, view):
+            self.cards += 1
+            if self.cards > 100:  # some 26 cards a table: during the second or third board
+                return next(c for c in range(52) if c not in view.legal)
+            return view.legal[0]
+
+    out = tmp_path / "m.jsonl"
+    with pytest.raises(GameError, match="illegal card"):
+        game_match(Pair("bad", RuleBidder(competitive=True), RevokeOnThird()),
+                   Pair("rules", RuleBidder(competitive=True), RandomAgent(seed=0)), "valid", deals=6, batch=64,
+                   out=out)
+    boards = len(out.read_text().splitlines()) - 1  # the first line names the match
+    assert 1 <= boards < 6
 
 
 def test_network_decisions_do_not_depend_on_their_batch():

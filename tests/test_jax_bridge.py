@@ -166,6 +166,39 @@ def test_the_canonical_start_replays_into_the_same_state(data, source, penalty):
     compare(py, jax_games(env, states, py["action"]))
 
 
+def test_observation_of_any_player_is_the_rules_modules(data, source):
+    """`env.observation_of(state, p)` is `BridgeState.observation(p)` for all four players at every step (on
+    dummy's turn, declarer's is the chooser's, read with dummy's hand to play)."""
+    env = jaxenv.make("bridge", dataset=data)
+    observe = jax.jit(jax.vmap(env.observation_of, in_axes=(None, 0)))
+    step = jax.jit(env.step)
+    rng = np.random.default_rng(7)
+    dummy_turns = 0
+    for row in rng.choice(len(data), 6).tolist():
+        state = BridgeState.start(source.deal_at(row))
+        js = env.init(jax.random.key(0), row)
+        while True:
+            got = np.asarray(observe(js, jnp.arange(4)))
+            for player in range(4):
+                np.testing.assert_array_equal(got[player], state.observation(player), err_msg=f"row {row}")
+            if state.is_over:
+                break
+            dummy_turns += state.phase == "play" and state.seat != state.player
+            action = int(rng.choice(state.legal_actions()))
+            state, js = state.apply(action), step(js, action)
+    assert dummy_turns > 20
+
+
+def test_opening_lead_checks_its_contract(data):
+    env = jaxenv.make("bridge", dataset=data)
+    with pytest.raises(ValueError, match="penalty must be in 0..2"):
+        env.opening_lead(0, 14, 3, 0)
+    with pytest.raises(ValueError, match="contract must be in 0..34"):
+        env.opening_lead(0, np.array([14, 35]), 0, 0)
+    with pytest.raises(ValueError, match="play='agents'"):
+        jaxenv.make("bridge", dataset=data, play="double_dummy").opening_lead(0, 14, 0, 0)
+
+
 def test_the_canonical_auction_is_documented_and_checked():
     assert opening_lead_calls(0, Contract(3, 4, 0, 0)) == [3 + 14, 0, 0, 0]  # N deals and bids 3NT
     assert opening_lead_calls(0, Contract(4, 3, 1, 1)) == [0, 3 + 18, 1, 0, 0, 0]  # 4S by E, S doubles
@@ -185,7 +218,7 @@ def test_pgx_conventions(data):
     bad = env.step(state, 38 + 5, jax.random.key(0))
     penalty = ILLEGAL_PENALTY["points"]
     side = int(state.current_player) % 2
-    assert bool(bad.terminated) and bool(bad.legal_action_mask.all())
+    assert bool(bad.terminated) and bool(bad.legal_action_mask.all()) and int(bad.phase) == jbridge.OVER
     np.testing.assert_array_equal(np.asarray(bad.rewards), [-penalty if s % 2 == side else penalty for s in range(4)])
     # stepping a finished game changes nothing but zeroes the rewards
     again = env.step(bad, 0)

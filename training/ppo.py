@@ -218,7 +218,7 @@ class PPOTrainer:
                  mesh=None):
         """``mesh`` (`training.sharding.data_mesh`): data parallel over its devices (auctions, minibatches and
         the teacher's batch split over them; the sizes are global); None: one device, as before."""
-        if not hasattr(env, "observation_of"):
+        if getattr(env, "name", "") != "competitive_bidding":
             raise ValueError("PPO trains on the competitive env (self-play over all four seats)")
         rows = config.num_envs * config.rollout
         if rows % config.minibatches:

@@ -15,15 +15,17 @@ from bridgerl.core.calls import PASS, uncontested_to_call
 from bridgerl.envs import AuctionView
 
 
-def constructive_calls(constructive, views: list[AuctionView]) -> np.ndarray:
+def constructive_calls(constructive, views: list[AuctionView], fixed: bool = False) -> np.ndarray:
     """The competitive calls (int64) ``constructive`` (an uncontested bidder: ``act``/``act_batch`` on 89 bits and
     36 actions) makes on the uncontested view of each auction. Where the opening rules leave no legal action, the
-    call is a pass."""
+    call is a pass. ``fixed``: through its ``act_fixed`` when it has one (a network in batches of one shape)."""
     pairs = [view.uncontested() for view in views]
     observations = np.stack([obs for obs, _ in pairs])
     masks = np.stack([mask for _, mask in pairs])
     masks[~masks.any(1), 0] = True  # the opening rules leave only a pass
-    if hasattr(constructive, "act_batch"):
+    if fixed and hasattr(constructive, "act_fixed"):
+        chosen = np.asarray(constructive.act_fixed(observations, masks.astype(np.int8)))
+    elif hasattr(constructive, "act_batch"):
         chosen = np.asarray(constructive.act_batch(observations, masks.astype(np.int8)))
     else:
         chosen = np.array([constructive.act(o, m.astype(np.int8)) for o, m in zip(observations, masks)])
@@ -36,6 +38,8 @@ class SilentOpponents:
     on 231 bits and 38 calls, ``act_view`` on an `AuctionView`, or ``act``) once they have.
 
     A subclass may leave ``competitive`` out and define ``contested_call(view) -> call`` instead."""
+
+    _fixed = False  # `act_fixed` in progress
 
     def __init__(self, constructive, competitive=None):
         if not callable(getattr(constructive, "act", None)):
@@ -56,11 +60,21 @@ class SilentOpponents:
         views = [AuctionView.from_observation(o, m) for o, m in zip(observations, action_masks)]
         return self._calls(views, observations, action_masks)
 
+    def act_fixed(self, observations, action_masks) -> np.ndarray:
+        """`act_batch` with the bidders that have ``act_fixed`` (networks) asked through it: each position's call
+        the same whatever positions come with it (`bridgerl.evaluation.game` bids through this)."""
+        self._fixed = True
+        try:
+            return self.act_batch(observations, action_masks)
+        finally:
+            self._fixed = False
+
     def _calls(self, views, observations, action_masks) -> np.ndarray:
         calls = np.zeros(len(views), dtype=np.int64)
         silent = np.array([not view.opponents_have_bid for view in views], dtype=bool)
         if silent.any():
-            calls[silent] = constructive_calls(self.constructive, [v for v, s in zip(views, silent) if s])
+            calls[silent] = constructive_calls(self.constructive, [v for v, s in zip(views, silent) if s],
+                                               fixed=self._fixed)
         if (~silent).any():
             contested = [v for v, s in zip(views, silent) if not s]
             calls[~silent] = self._contested_calls(contested, None if observations is None else observations[~silent],
@@ -77,6 +91,8 @@ class SilentOpponents:
             if observations is None:
                 observations = np.stack([view.observation() for view in views])
                 action_masks = np.stack([view.legal_mask for view in views]).astype(np.int8)
+            if self._fixed and hasattr(competitive, "act_fixed"):
+                return np.asarray(competitive.act_fixed(observations, action_masks))
             return np.asarray(competitive.act_batch(observations, action_masks))
         if hasattr(competitive, "act_view"):
             return [int(competitive.act_view(view)) for view in views]

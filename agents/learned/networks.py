@@ -106,6 +106,9 @@ def apply_fixed(fn, params, arrays, rows: int = DECISION_ROWS) -> np.ndarray:
     (the last padded by repeating its first row): one compiled shape, and every row's output the same whatever else
     is in its batch."""
     n = len(arrays[0])
+    if n == 0:  # the output's shape from one row of zeros
+        return apply_fixed(fn, params, [np.zeros((1, *np.shape(a)[1:]), np.asarray(a).dtype) for a in arrays],
+                           rows)[:0]
     outs = []
     for start in range(0, n, rows):
         stop = min(n, start + rows)
@@ -116,4 +119,4 @@ def apply_fixed(fn, params, arrays, rows: int = DECISION_ROWS) -> np.ndarray:
                 part = np.concatenate([part, np.repeat(part[:1], rows - (stop - start), axis=0)])
             chunk.append(jnp.asarray(part))
         outs.append(np.asarray(fn(params, *chunk))[:stop - start])
-    return np.concatenate(outs) if outs else np.zeros((0,))
+    return np.concatenate(outs)

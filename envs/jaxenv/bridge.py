@@ -16,11 +16,13 @@ from __future__ import annotations
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 from flax import struct
 
-from bridgerl.core.bridge import NUM_ACTIONS, OBSERVATION_SIZE
-from bridgerl.core.calls import NUM_CALLS
+from bridgerl.core.bridge import NUM_ACTIONS, OBSERVATION_SIZE, opening_lead_calls
+from bridgerl.core.calls import BID_OFFSET, NUM_CALLS
 from bridgerl.core.competitive import OBSERVATION_SIZE as AUCTION_BITS
+from bridgerl.core.contract import Contract
 from bridgerl.core.play_features import OFFSETS as FEATURE_OFFSETS
 from bridgerl.core.play_features import feature_size
 from bridgerl.envs.jaxenv.api import ILLEGAL_PENALTY, PgxEnv, pick_row, step_like_pgx
@@ -117,21 +119,31 @@ class Bridge(PgxEnv):
 
     def step(self, state: State, action, key=None) -> State:
         """The state after the seat choosing takes ``action`` (``key``: pgx's argument, unused: the deal is fixed
-        once dealt). A terminated state only has its rewards zeroed; an illegal action ends the game with the
-        chooser's side at ``-ILLEGAL_PENALTY`` (7,600 points for "score", 24 IMPs for "par_imps") and the other
-        side at ``+ILLEGAL_PENALTY``."""
+        once dealt). A terminated state only has its rewards zeroed; an illegal action ends the game (``phase``
+        OVER; the observation, contract and tricks stay as they were) with the chooser's side at
+        ``-ILLEGAL_PENALTY`` (7,600 points for "score", 24 IMPs for "par_imps") and the other side at
+        ``+ILLEGAL_PENALTY``."""
         penalty = ILLEGAL_PENALTY["points" if self.reward_points else "imps"]
-        return step_like_pgx(state, action, self._step,
-                             lambda s: jnp.where(_SEATS4 % 2 == s.current_player % 2, -penalty,
-                                                 penalty).astype(jnp.float32))
+        state = step_like_pgx(state, action, self._step,
+                              lambda s: jnp.where(_SEATS4 % 2 == s.current_player % 2, -penalty,
+                                                  penalty).astype(jnp.float32))
+        return state.replace(phase=jnp.where(state.terminated, OVER, state.phase))  # an illegal action ends it too
 
     def opening_lead(self, index, contract, penalty, declarer) -> State:
-        """Row ``index`` at the opening lead of ``contract`` (bid 0..34) with ``penalty`` by ``declarer``, reached
-        by the canonical auction of `bridgerl.core.bridge.opening_lead_calls` (the same calls `BridgeState.
-        at_opening_lead` makes)."""
+        """Row ``index`` at the opening lead of ``contract`` (bid 0..34) with ``penalty`` (0, 1 X, 2 XX) by
+        ``declarer``, reached by the canonical auction of `bridgerl.core.bridge.opening_lead_calls` (the calls
+        `BridgeState.at_opening_lead` makes, read from a table that function builds). Values out of range raise
+        ValueError when given as Python or numpy numbers; inside ``jit`` they are the caller's to check."""
+        if self.double_dummy:
+            raise ValueError("opening_lead starts the play: make the env with play='agents' (a double_dummy deal "
+                             "ends with its auction)")
+        for name, value, top in (("contract", contract, 34), ("penalty", penalty, 2), ("declarer", declarer, 3)):
+            if not isinstance(value, jax.core.Tracer) and not (0 <= np.min(value) and np.max(value) <= top):
+                raise ValueError(f"opening_lead: {name} must be in 0..{top}, got {value}")
         state = self.init(jax.random.key(0), index)
-        calls = _opening_lead_calls(state.dealer, jnp.asarray(contract, jnp.int32),
-                                    jnp.asarray(penalty, jnp.int32), jnp.asarray(declarer, jnp.int32))
+        contract = jnp.asarray(contract, jnp.int32)
+        calls = _LEAD_CALLS[state.dealer, jnp.asarray(declarer, jnp.int32), jnp.asarray(penalty, jnp.int32)]
+        calls = jnp.where(calls == _BID, 3 + contract, calls)
 
         def body(i, s):
             call = calls[i]
@@ -141,9 +153,11 @@ class Bridge(PgxEnv):
         return jax.lax.fori_loop(0, MAX_LEAD_CALLS, body, state)
 
     def observation_of(self, state: State, player) -> jnp.ndarray:
-        """int8[802]: ``player``'s observation of ``state`` as the chooser would see it if it were ``player``
-        (module function `observation_of`)."""
-        return observation_of(state, player, player)
+        """int8[802]: ``player``'s observation of ``state``, `BridgeState.observation(player)`: the state's
+        ``observation`` for the player choosing (declarer reading dummy's hand to play on dummy's turn), any other
+        player's view of the table with its own hand as the hand to play."""
+        choosing = (player == state.current_player) & (state.phase == PLAY)
+        return observation_of(state, player, jnp.where(choosing, state.seat, player))
 
     def play_features(self, state: State, auction: bool = False) -> jnp.ndarray:
         return play_features(state, auction)
@@ -302,11 +316,18 @@ def play_features(state: State, auction: bool = False) -> jnp.ndarray:
     return out
 
 
-def _opening_lead_calls(dealer, contract, penalty, declarer) -> jnp.ndarray:
-    """int32[MAX_LEAD_CALLS]: `bridgerl.core.bridge.opening_lead_calls`, padded with -1 (no call)."""
-    passes = (declarer - dealer) % 4
-    slots = jnp.arange(MAX_LEAD_CALLS)
-    after = slots - passes - 1  # 0: the first call after the bid
-    calls = jnp.where(slots < passes, 0, jnp.where(slots == passes, 3 + contract,
-                      jnp.where(after < penalty, 1 + after, jnp.where(after < penalty + 3, 0, -1))))
-    return calls.astype(jnp.int32)
+def _lead_calls_table() -> np.ndarray:
+    """int32[dealer, declarer, penalty, MAX_LEAD_CALLS]: `opening_lead_calls` for every case, the bid written as
+    `_BID` (the contract's bid goes there) and -1 after the last call."""
+    table = np.full((4, 4, 3, MAX_LEAD_CALLS), -1, np.int32)
+    for dealer in range(4):
+        for declarer in range(4):
+            for penalty in range(3):
+                calls = opening_lead_calls(dealer, Contract(7, 4, penalty, declarer))
+                calls = [_BID if call >= BID_OFFSET else call for call in calls]
+                table[dealer, declarer, penalty, :len(calls)] = calls
+    return table
+
+
+_BID = 99
+_LEAD_CALLS = jnp.asarray(_lead_calls_table())
