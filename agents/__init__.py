@@ -5,7 +5,8 @@ also implement ``act_view(view: AuctionView)``, which evaluation prefers to ``ac
 fast path, comes first); play agents implement
 ``act(view: PlayerView) -> card``. ``RuleBidder`` is a factory: ``RuleBidder()`` is a `ConstructiveRuleBidder`,
 ``RuleBidder(competitive=True)`` a `CompetitiveRuleBidder`.
-JAX-dependent agents (``DQNAgent``, ``PPOAgent``) load on first use.
+JAX-dependent agents (``DQNAgent``, ``PPOAgent``, the learned card player ``CardPlayer`` and its play-spec loader
+``CardPlayerAgent``) load on first use.
 """
 
 from bridgerl.agents.bidding.baselines import PassAgent, RandomBidder
@@ -21,7 +22,7 @@ from bridgerl.agents.play.simulation import PolicyAgent
 
 __all__ = ["PassAgent", "RandomBidder", "RuleBidder", "ConstructiveRuleBidder", "CompetitiveRuleBidder",
            "SAYCBidder", "SilentOpponents", "DQNAgent", "PPOAgent", "RandomAgent", "DoubleDummyAgent", "PIMCAgent",
-           "AlphaMuAgent", "PolicyAgent", "best_defence_values"]
+           "AlphaMuAgent", "PolicyAgent", "CardPlayer", "CardPlayerAgent", "best_defence_values"]
 
 
 def __getattr__(name):
@@ -29,4 +30,8 @@ def __getattr__(name):
         from bridgerl.agents.learned import dqn
 
         return getattr(dqn, name)
+    if name in ("CardPlayer", "CardPlayerAgent"):
+        from bridgerl.agents.learned import card_player
+
+        return getattr(card_player, name)
     raise AttributeError(f"module 'bridgerl.agents' has no attribute {name!r}")

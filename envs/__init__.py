@@ -4,7 +4,8 @@ AEC env (``bridgerl.envs.pettingzoo``) and the pure-JAX envs (``bridgerl.envs.ja
 loads none of those frameworks.
 
 What agents read is exported here: the `AuctionView` of a bidding seat (and ``decode_auction`` for the 231 bits),
-the `PlayerView` of a card player (``view_of``), and world sampling for play agents (``sample_worlds``).
+the `PlayerView` of a card player (``view_of``), world sampling for play agents (``sample_worlds``), and the JAX
+twin of the play features over the whole deal's JAX state (``jax_play_features``, loaded on first use: JAX).
 """
 
 from bridgerl.core.card_play import PlayerView, view_of
@@ -12,4 +13,12 @@ from bridgerl.core.competitive import AuctionView, decode_auction
 from bridgerl.envs.worlds import WorldSamplingError, known_owner, sample_worlds
 
 __all__ = ["AuctionView", "decode_auction", "PlayerView", "view_of", "sample_worlds", "WorldSamplingError",
-           "known_owner"]
+           "known_owner", "jax_play_features"]
+
+
+def __getattr__(name):
+    if name == "jax_play_features":
+        from bridgerl.envs.jaxenv.bridge import play_features
+
+        return play_features
+    raise AttributeError(f"module 'bridgerl.envs' has no attribute {name!r}")

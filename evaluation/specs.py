@@ -117,11 +117,13 @@ PLAY_SPEC_HELP = ("random | dd | pimc[:worlds=N,objective=tricks|make,max_tries=
                   "the other players' last T cards; solver=ssn: worlds valued by the SSN, no DDS) | "
                   "alphamu[:max_moves=M,worlds=N,transposition=true|false,early_cut=true|false,root_cut=true|false,"
                   "max_tries=T,sampler=uniform|auction|network,model=PATH] (defaults max_moves=3, worlds=20, all "
-                  "true) | issn[:model=PATH] (the ISSN's most likely card, default models/issn) | module:attr (an "
+                  "true) | issn[:model=PATH] (the ISSN's most likely card, default models/issn) | cardnet[:model=PATH] "
+                  "(the learned card player, default models/card-player; a bare model path loads it too) | "
+                  "module:attr (an "
                   "object, or a class to instantiate, with act(view); the module may be a .py file in the current "
                   "directory)")
 _PLAY_CLASSES = {"random": "RandomAgent", "dd": "DoubleDummyAgent", "pimc": "PIMCAgent", "alphamu": "AlphaMuAgent",
-                 "issn": "PolicyAgent"}
+                 "issn": "PolicyAgent", "cardnet": "CardPlayerAgent"}
 
 
 def spec_keywords(cls) -> dict:
@@ -174,6 +176,8 @@ def load_play_agent(spec: str, seed: int = 0):
         kind = checkpoint_kind(spec)
         if kind == "ISSN":
             return load_play_agent(f"issn:model={spec}", seed=seed)
+        if kind == "card-player":
+            return load_play_agent(f"cardnet:model={spec}", seed=seed)
         if kind in ("DQN", "PPO"):
             raise ValueError(f"play agent spec {spec!r}: a {kind} model bids, it does not play cards (use "
                              f"bid={spec} in a game spec)")

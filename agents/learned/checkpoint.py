@@ -99,11 +99,12 @@ def cached_load(cls, path):
 
 KINDS = {"bridgerl-dqn-1": "DQN", "bridgerl-ppo-1": "PPO", "bridgerl-card-location-1": "card-location",
          "bridgerl-issn-1": "ISSN",
-         "bridgerl-ssn-1": "SSN"}
+         "bridgerl-ssn-1": "SSN", "bridgerl-card-player-1": "card-player"}
 
 
 def checkpoint_kind(path: str | os.PathLike) -> str:
-    """The kind of model a checkpoint holds ("DQN", "PPO", "card-location", "ISSN", "SSN"), read from its format field;
+    """The kind of model a checkpoint holds ("DQN", "PPO", "card-location", "ISSN", "SSN", "card-player"), read from
+    its format field;
     a file that is not a bridgerl checkpoint raises ValueError in one line."""
     path = checkpoint_file(path)
     payload = _payload(path, "bridgerl")

@@ -67,12 +67,14 @@ def _train_competitive(args) -> int:
 
 
 def _train_network(args) -> int:
-    """`bridgerl train card-location | issn | ssn`: one supervised loop (`bridgerl.training.supervised`)."""
+    """`bridgerl train card-location | issn | ssn | card-player`: one supervised loop
+    (`bridgerl.training.supervised`)."""
     from ..training.supervised import SupervisedConfig, train_supervised
 
     kind = args.train_command
     defaults = {"card-location": {}, "issn": {"hidden": (512, 512), "learning_rate": 3e-4},
-                "ssn": {"hidden": (512, 512, 512), "learning_rate": 3e-4}}[kind]
+                "ssn": {"hidden": (512, 512, 512), "learning_rate": 3e-4},
+                "card-player": {"hidden": (512, 512, 512), "learning_rate": 3e-4}}[kind]
     given = {k: v for k, v in (("hidden", tuple(args.hidden) if args.hidden else None),
                                ("learning_rate", args.learning_rate), ("epochs", args.epochs),
                                ("batch_size", args.batch_size), ("weight_decay", args.weight_decay))
@@ -84,6 +86,10 @@ def _train_network(args) -> int:
         from ..training.simulation import issn_task
 
         task = issn_task(args.target)
+    elif kind == "card-player":
+        from ..training.card_player import card_player_task
+
+        task = card_player_task(args.auction, not args.no_relabel)
     else:
         from ..training.simulation import ssn_task
 
@@ -244,7 +250,10 @@ def add_parser(commands) -> None:
                  "cards) in positions files; keeps the best validation epoch; resumable", "512 512", "3e-4"),
         "ssn": ("the SSN (seed 004): double-dummy values of every legal card from the full position, by regression "
                 "on positions files, side suits relabelled at random; keeps the best validation epoch; resumable",
-                "512 512 512", "3e-4")}
+                "512 512 512", "3e-4"),
+        "card-player": ("the learned card player (issue #37): a policy from the play features of the player's own "
+                        "view toward the DD-best cards of positions files, suits relabelled at random; keeps the "
+                        "best validation epoch; resumable; released as models/card-player", "512 512 512", "3e-4")}
     for kind, (text, hidden, rate) in network_help.items():
         net = train_commands.add_parser(kind, help=text)
         net.add_argument("--train", required=True, nargs="+",
@@ -265,8 +274,12 @@ def add_parser(commands) -> None:
         if kind == "issn":
             net.add_argument("--target", choices=["recorded", "dd"], default="recorded",
                              help="learn the card each player chose (recorded, default) or the DD-best cards (dd)")
-        if kind == "ssn":
+        if kind in ("ssn", "card-player"):
             net.add_argument("--no-relabel", action="store_true", help="no random relabelling of the side suits")
+        if kind == "card-player":
+            net.add_argument("--auction", action="store_true",
+                             help="the features carry the auction's 231 bits (then pass --no-relabel: relabelling "
+                                  "is exact only without the auction)")
         net.set_defaults(func=_train_network)
     export = train_commands.add_parser("export", help="copy a run's weights (e.g. as bfloat16) for release")
     export.add_argument("run", help="run directory or model.msgpack")

@@ -1,0 +1,141 @@
+"""The learned card player (issue #37): a policy network that chooses a card from the play features of the
+player's own view (`bridgerl.core.play_features`), one forward pass per card, batched over many tables.
+
+Checkpoint kind ``bridgerl-card-player-1`` (`bridgerl.agents.learned.checkpoint`), metadata: ``features`` (759, or
+990 with the auction bits), ``auction`` (whether it reads them), ``hidden`` (the MLP's sizes) and how it was
+trained. Play spec ``cardnet[:model=PATH]`` (default ``models/card-player``), or the bare path.
+
+The card: the legal card with the highest logit (the lowest such card on a tie), the same on the numpy path
+(`CardPlayer.act`, `act_views`: over `PlayerView` objects, in batches of one fixed shape, so a view's card never
+depends on the views asked with it) and the JAX path (`jax_cards`: over the whole deal's JAX states, for self-play
+in `jaxenv.make("bridge")`).
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from flax import nnx
+
+from bridgerl.agents.learned.checkpoint import checkpoint_file, load_network, save_weights
+from bridgerl.agents.learned.networks import apply_fixed
+from bridgerl.core.play_features import feature_size, play_features
+
+FORMAT = "bridgerl-card-player-1"
+WHAT = "card-player"
+DEFAULT_MODEL = "models/card-player"
+_NEG = -1e9
+
+
+class CardPlayerNetwork(nnx.Module):
+    """An MLP over the play features: ReLU hidden layers, a logit per card and a value head (the tricks the
+    hand's side takes from here on, as a share of those left: a training signal; acting reads the logits only)."""
+
+    def __init__(self, inputs: int, hidden: tuple[int, ...], *, seed: int = 0):
+        rngs = nnx.Rngs(seed)
+        sizes = (inputs, *hidden)
+        self.layers = nnx.List([nnx.Linear(a, b, rngs=rngs) for a, b in zip(sizes[:-1], sizes[1:])])
+        self.head = nnx.Linear(sizes[-1], 52, rngs=rngs)
+        self.value = nnx.Linear(sizes[-1], 1, rngs=rngs)
+
+    def torso(self, x: jax.Array) -> jax.Array:
+        x = x.astype(jnp.float32)
+        for layer in self.layers:
+            x = jax.nn.relu(layer(x))
+        return x
+
+    def policy_value(self, x: jax.Array) -> tuple[jax.Array, jax.Array]:
+        h = self.torso(x)
+        return self.head(h), jax.nn.sigmoid(self.value(h)[..., 0])
+
+    def __call__(self, x: jax.Array) -> jax.Array:
+        return self.head(self.torso(x))
+
+
+def masked_choice(logits: jax.Array, legal: jax.Array) -> jax.Array:
+    """The legal card with the highest logit (the lowest card on a tie)."""
+    return jnp.argmax(jnp.where(legal, logits, _NEG), axis=-1)
+
+
+def build(inputs: int, hidden, seed: int = 0) -> CardPlayerNetwork:
+    return CardPlayerNetwork(int(inputs), tuple(int(h) for h in hidden), seed=seed)
+
+
+def save(path, network: CardPlayerNetwork, metadata: dict) -> None:
+    """Write the network's weights with ``metadata`` (which must name ``auction`` and ``hidden``)."""
+    metadata = {**metadata, "features": feature_size(bool(metadata["auction"]))}
+    save_weights(path, nnx.to_pure_dict(nnx.state(network)), metadata, format=FORMAT)
+
+
+class CardPlayer:
+    """A trained card player (`load`): ``act(view)``, ``act_views(views)`` (`evaluate game` plays its tables in
+    lockstep through it) and `jax_cards` for JAX states. Deterministic: the card is a function of the view."""
+
+    def __init__(self, network: CardPlayerNetwork, metadata: dict, model: str = "<network>"):
+        self.metadata = dict(metadata)
+        self.model = str(model)
+        self.auction = bool(self.metadata.get("auction", False))
+        self.calls = self.rows = 0
+        graphdef, self._params = nnx.split(network)
+        self._graphdef = graphdef
+        self._choose = jax.jit(lambda params, x, legal: masked_choice(nnx.merge(graphdef, params)(x), legal))
+
+    @classmethod
+    def load(cls, path=DEFAULT_MODEL) -> "CardPlayer":
+        """A checkpoint of kind ``card-player``; any other file is refused in one line."""
+        probe = checkpoint_file(path)
+        from bridgerl.agents.learned.checkpoint import load_weights
+
+        metadata, _ = load_weights(probe, format=FORMAT, what=WHAT)
+        auction = bool(metadata.get("auction", False))
+        network, metadata = load_network(probe, FORMAT, WHAT, feature_size(auction),
+                                         lambda hidden: build(feature_size(auction), hidden))
+        return cls(network, metadata, str(path))
+
+    # -- numpy path ------------------------------------------------------------------------------------------
+    def features(self, views) -> np.ndarray:
+        return np.stack([play_features(view, auction=self.auction) for view in views])
+
+    def act(self, view) -> int:
+        return int(self.act_views([view])[0])
+
+    def act_views(self, views) -> np.ndarray:
+        """The cards for many views, the network run in batches of one fixed shape."""
+        views = list(views)
+        legal = np.zeros((len(views), 52), bool)
+        for i, view in enumerate(views):
+            legal[i, list(view.legal)] = True
+        self.calls += 1
+        self.rows += len(views)
+        return apply_fixed(self._choose, self._params, (self.features(views), legal)).astype(np.int64)
+
+    def network_rows(self) -> int:
+        return self.rows
+
+    # -- JAX path --------------------------------------------------------------------------------------------
+    def jax_cards(self, states) -> jax.Array:
+        """The card (0..51) for each of a batch of `bridgerl.envs.jaxenv.bridge.State` in the play (add
+        ``CARD_OFFSET`` for the env's action)."""
+        from bridgerl.envs import jax_play_features as jax_features
+
+        features = jax.vmap(lambda s: jax_features(s, self.auction))(states)
+        legal = states.legal_action_mask[..., -52:]
+        return self._choose(self._params, features, legal)
+
+    def __repr__(self) -> str:
+        return f"CardPlayer(model={self.model!r})"
+
+
+class CardPlayerAgent(CardPlayer):
+    """The play spec ``cardnet[:model=PATH]``: `CardPlayer.load` of the model (default ``models/card-player``),
+    loaded once per process."""
+
+    def __new__(cls, model: str = DEFAULT_MODEL, seed=None):
+        from bridgerl.agents.learned.checkpoint import cached_load
+
+        return cached_load(CardPlayer, str(model))
+
+
+__all__ = ["CardPlayerNetwork", "CardPlayer", "CardPlayerAgent", "masked_choice", "build", "save", "FORMAT",
+           "DEFAULT_MODEL"]

@@ -1,0 +1,202 @@
+"""The learned card player (issue #37): it reads its own view only (numpy and JAX paths), never plays an illegal card,
+trains seeded and resumably from positions files, relabels suits exactly, loads by path and by spec, and refuses a
+checkpoint of another kind or shape in one line."""
+
+from __future__ import annotations
+
+import itertools
+import shutil
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bridgerl.agents.learned.card_player import CardPlayer, build, save
+from bridgerl.cli import main
+from bridgerl.core import load_dataset
+from bridgerl.core.bridge import CARD_OFFSET, BridgeState
+from bridgerl.core.competitive import CompetitiveDeal, CompetitiveDealSource
+from bridgerl.core.contract import Contract
+from bridgerl.core.play_features import feature_size, play_features
+from bridgerl.core.positions import load_positions
+from bridgerl.envs import jaxenv
+from bridgerl.evaluation.specs import load_play_agent
+from bridgerl.training.card_player import card_player_task, positions_examples, relabel_suits
+from bridgerl.training.supervised import SupervisedConfig, train_supervised
+from helper_games import small_positions
+
+FAST = "bid=rules,play=issn"
+
+
+@pytest.fixture(scope="module")
+def positions_file(tmp_path_factory):
+    return small_positions(tmp_path_factory, "train", 6, 100, FAST, 1)
+
+
+@pytest.fixture(scope="module")
+def valid_file(tmp_path_factory):
+    return small_positions(tmp_path_factory, "valid", 3, 0, FAST, 1)
+
+
+@pytest.fixture(scope="module")
+def player(tmp_path_factory):
+    """An untrained card player (a seeded random network): what these tests check holds for any weights."""
+    path = tmp_path_factory.mktemp("card-player") / "model.msgpack"
+    save(path, build(feature_size(False), (64, 64), seed=3), {"auction": False, "hidden": [64, 64]})
+    return CardPlayer.load(path)
+
+
+def _play_states(rows, cards_played=(0, 1, 5, 14, 27, 40)):
+    """Whole-deal states at a few points of the play: rule-free auctions (the canonical start), cards by a
+    fixed policy."""
+    source = CompetitiveDealSource(load_dataset("valid"))
+    states = []
+    for row in rows:
+        contract = Contract(1 + row % 7, row % 5, row % 3, row % 4)
+        state = BridgeState.at_opening_lead(source.deal_at(row), contract)
+        for n in range(52):
+            if n in cards_played:
+                states.append(state)
+            legal = state.legal_actions()
+            state = state.apply(legal[(n * 7 + row) % len(legal)])
+    return states
+
+
+def _swap_hidden(state: BridgeState, rng) -> BridgeState:
+    """The same position with the unseen cards dealt again at random between the hidden hands (each keeps its
+    number of cards and its shown voids)."""
+    view = state.view()
+    hidden = [s for s in range(4) if s not in view.known_hands()]  # two, or three before dummy is shown
+    unseen = view.unseen_cards()
+    owner = state.deal.owner.copy()
+    counts = [sum(1 for c in unseen if owner[c] == s) for s in hidden]
+    for _ in range(1000):
+        cards = list(rng.permutation(unseen))
+        parts = np.split(np.array(cards, dtype=np.int64), np.cumsum(counts)[:-1])
+        if all(not view.voids[s, c // 13] for s, part in zip(hidden, parts) for c in part):
+            break
+    for s, part in zip(hidden, parts):
+        owner[part] = s
+    deal = state.deal
+    new = BridgeState.start(CompetitiveDeal(owner, deal.dd, deal.dealer, deal.vul, deal.board, deal.index))
+    for call in state.auction.calls:
+        new = new.apply(call)
+    for card in state.play.history:
+        new = new.apply(CARD_OFFSET + card)
+    return new
+
+
+def test_the_player_reads_its_own_view_only(player):
+    """Unseen cards dealt again between the hidden hands, all the view shows kept: the same card, on the numpy path
+    and on the JAX path (the whole deal in JAX, replayed to the same point)."""
+    rng = np.random.default_rng(0)
+    states = _play_states(range(12))
+    env = jaxenv.make("bridge", dataset="valid")
+    step = jax.jit(env.step)
+
+    def jax_state(state: BridgeState):
+        js = env.init(jax.random.key(0), state.deal.index)
+        owner = jnp.asarray(state.deal.owner.astype(np.int8))
+        js = js.replace(_owner=owner)  # the deal as dealt in this position (swapped hands included)
+        for action in list(state.auction.calls) + [CARD_OFFSET + c for c in state.play.history]:
+            js = step(js, action)
+        return js
+
+    changed = 0
+    for state in states:
+        swapped = _swap_hidden(state, rng)
+        changed += not (swapped.deal.owner == state.deal.owner).all()
+        assert swapped.view().legal == state.view().legal
+        np.testing.assert_array_equal(play_features(swapped.view()), play_features(state.view()))
+        assert player.act(swapped.view()) == player.act(state.view())
+        one, two = jax_state(state), jax_state(swapped)
+        cards = player.jax_cards(jax.tree.map(lambda a, b: jnp.stack([a, b]), one, two))
+        assert int(cards[0]) == int(cards[1]) == player.act(state.view())
+    assert changed > len(states) // 2
+
+
+@settings(max_examples=25, deadline=None)
+@given(row=st.integers(0, 4999), seed=st.integers(0, 2**31 - 1))
+def test_the_player_never_plays_an_illegal_card(player, row, seed):
+    rng = np.random.default_rng(seed)
+    source = CompetitiveDealSource(load_dataset("valid"))
+    contract = Contract(int(rng.integers(1, 8)), int(rng.integers(5)), int(rng.integers(3)), int(rng.integers(4)))
+    state = BridgeState.at_opening_lead(source.deal_at(row), contract)
+    while state.phase == "play":
+        view = state.view()
+        card = player.act(view)
+        assert card in view.legal
+        state = state.apply(CARD_OFFSET + card)
+    assert state.is_over and len(state.play.history) == 52
+
+
+def test_batches_give_the_cards_of_one_view_at_a_time(player):
+    views = [s.view() for s in _play_states(range(20))]
+    together = player.act_views(views)
+    assert len(views) > 64  # more than one fixed batch
+    assert [player.act(v) for v in views] == together.tolist()
+
+
+def test_suit_relabelling_is_exact(positions_file):
+    """Each relabelled example is the example of the deal with its suits permuted (the trump suit kept): the
+    features of that deal's position, its legal cards and its DD-best cards."""
+    positions = load_positions(positions_file)
+    x, legal, target, index = positions_examples(positions)
+    batch = tuple(jnp.asarray(a[:40]) for a in (x, legal, target))
+    rx, rlegal, rtarget = (np.asarray(a) for a in relabel_suits(jax.random.key(1), batch))
+    for k in range(40):
+        state = positions.state(int(index[k]))
+        contract = state.contract
+        options = []
+        for perm in itertools.permutations(range(4)):
+            if contract.strain < 4 and perm[contract.strain] != contract.strain:
+                continue
+            moved = np.array([perm[c // 13] * 13 + c % 13 for c in range(52)])
+            owner = np.empty(52, np.uint8)
+            owner[moved] = state.deal.owner
+            deal = CompetitiveDeal(owner, state.deal.dd, state.deal.dealer, state.deal.vul, state.deal.board, 0)
+            relabelled = BridgeState.at_opening_lead(deal, contract)
+            for card in state.play.history:
+                relabelled = relabelled.apply(CARD_OFFSET + int(moved[card]))
+            options.append((play_features(relabelled.view()), moved))
+        matches = [moved for features, moved in options if (features == rx[k]).all()]
+        assert matches, f"example {k}: no suit order gives the relabelled features"
+        moved = matches[0]
+        np.testing.assert_array_equal(rlegal[k][moved], legal[k])
+        np.testing.assert_array_equal(rtarget[k][moved], target[k])
+
+
+def test_training_is_seeded_resumable_and_loads_checked(positions_file, valid_file, tmp_path, capsys):
+    task = card_player_task()
+    config = SupervisedConfig(hidden=(32,), epochs=3, batch_size=32)
+    train_supervised(task, tmp_path / "a", positions_file, valid_file, config, seed=4, progress=False)
+    train_supervised(task, tmp_path / "b", positions_file, valid_file, config, seed=4, progress=False)
+    assert (tmp_path / "a" / "model.msgpack").read_bytes() == (tmp_path / "b" / "model.msgpack").read_bytes()
+    two = SupervisedConfig(hidden=(32,), epochs=2, batch_size=32)
+    train_supervised(task, tmp_path / "c", positions_file, valid_file, two, seed=4, progress=False)
+    train_supervised(task, tmp_path / "c", positions_file, valid_file, config, seed=4, resume=True, progress=False)
+    assert (tmp_path / "a" / "log.jsonl").read_text() == (tmp_path / "c" / "log.jsonl").read_text()
+    # the command line, the bare path and the explicit spec
+    assert main(["train", "card-player", "--train", str(positions_file), "--valid", str(valid_file), "--out",
+                 str(tmp_path / "cli"), "--hidden", "16", "--epochs", "1", "--batch-size", "32", "--quiet"]) == 0
+    for spec in (str(tmp_path / "cli"), f"cardnet:model={tmp_path / 'cli'}"):
+        agent = load_play_agent(spec)
+        assert isinstance(agent, CardPlayer) and agent.metadata["features"] == feature_size(False)
+    with pytest.raises(ValueError, match="relabelling is exact only without the auction"):
+        card_player_task(auction=True, augment=True)
+    # a checkpoint of another kind, or of another shape, is refused in one line
+    with pytest.raises(ValueError, match="not a bridgerl card-player checkpoint"):
+        CardPlayer.load("models/issn")
+    from bridgerl.agents.learned.card_player import FORMAT
+    from bridgerl.agents.learned.checkpoint import load_weights, save_weights
+
+    metadata, params = load_weights(tmp_path / "cli", format=FORMAT)
+    save_weights(tmp_path / "bad.msgpack", params, {**metadata, "hidden": [32]}, format=FORMAT)
+    with pytest.raises(ValueError, match="do not fit"):
+        CardPlayer.load(tmp_path / "bad.msgpack")
+    with pytest.raises(ValueError, match="play agent spec"):
+        load_play_agent(f"cardnet:model={tmp_path / 'missing'}")
+    shutil.rmtree(tmp_path / "b")

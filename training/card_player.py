@@ -1,0 +1,115 @@
+"""Training the learned card player (issue #37) by imitation of double dummy: a `Task` of the supervised loop
+(`bridgerl.training.supervised`) on positions files (`bridgerl data positions`).
+
+Each position where the player has a real choice (more than one group of equal cards) is one example: the play
+features of the chooser's view (`bridgerl.core.play_features`, built on the fly by replaying each deal once; the
+files keep only the deals, the actions and the DD values) and, as the target, the legal cards that are best double
+dummy in the true deal, shared equally (seed 004, table 5: the indicator of the best moves trains sharper than
+counts over sampled worlds). Cross-entropy of the network's softmax over the legal cards.
+
+Augmentation (``relabel_suits``, on by default): each training batch has its suits permuted at random, the trump
+suit kept (any order of the four in notrump, of the three side suits otherwise): exact for the play and its DD
+values, and for these features, which then leave the auction out. With ``auction=True`` the features carry the
+auction bits, for which no relabelling is exact (the bidders treat suits differently), so none is done.
+"""
+
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from bridgerl.agents.learned.card_player import FORMAT, build
+from bridgerl.agents.play.simulation import policy_loss
+from bridgerl.core.bridge import CARD_OFFSET, BridgeState
+from bridgerl.core.board import VULS
+from bridgerl.core.competitive import CompetitiveDeal
+from bridgerl.core.play_features import OFFSETS, feature_size, play_features
+from bridgerl.core.positions import auction_of, load_positions
+from bridgerl.training.simulation import _PERMUTATIONS
+from bridgerl.training.supervised import SupervisedConfig, Task, train_supervised
+
+DEFAULTS = {"hidden": (512, 512, 512), "learning_rate": 3e-4}
+_CARD_BLOCKS = OFFSETS["trick"].stop // 52  # remaining, unseen, played, led, trick: 13 blocks of 52 cards first
+
+
+def positions_examples(positions, auction: bool = False, which=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(features int8[P, F], legal bool[P, 52], target float32[P, 52], index int64[P]) of the positions with a
+    real choice (or those of ``which``), in the order of their deals and steps (``index``: the positions' rows):
+    the chooser's play features and its DD-best legal cards, shared equally."""
+    pos, deals = positions.positions, positions.deals
+    index = np.flatnonzero(pos["choices"] > 1) if which is None else np.asarray(which, np.int64)
+    order = index[np.lexsort((pos["step"][index], pos["deal"][index]))]
+    features = np.zeros((len(index), feature_size(auction)), np.int8)
+    k = 0
+    while k < len(order):
+        d = int(pos["deal"][order[k]])
+        deal = CompetitiveDeal(deals["owner"][d], deals["dd"][d], int(deals["dealer"][d]), VULS[int(deals["vul"][d])],
+                               int(deals["board"][d]), int(deals["row"][d]))
+        state = BridgeState.start(deal)
+        for call in auction_of(positions, int(order[k])).calls:
+            state = state.apply(call)
+        played = 0
+        while k < len(order) and int(pos["deal"][order[k]]) == d:
+            step = int(pos["step"][order[k]])
+            for card in deals["play"][d][played:step]:
+                state = state.apply(CARD_OFFSET + int(card))
+            played = step
+            features[k] = play_features(state.view(), auction=auction)
+            k += 1
+    legal = pos["legal"][order].astype(bool)
+    dd = pos["dd"][order].astype(np.float32)
+    best = legal & (dd == np.where(legal, dd, -1).max(1, keepdims=True))
+    return features, legal, (best / best.sum(1, keepdims=True)).astype(np.float32), order
+
+
+def examples(path, auction: bool = False):
+    return positions_examples(load_positions(path), auction)[:3]
+
+
+def relabel_suits(key, batch):
+    """The batch (play features without the auction, legal, target) with each position's suits permuted at
+    random, the trump suit kept: the 13 card blocks and the voids' suit axis follow the permutation; the strain,
+    level and counts do not change."""
+    import jax
+    import jax.numpy as jnp
+
+    x, legal, target = batch
+    n = x.shape[0]
+    strain = jnp.argmax(x[:, OFFSETS["strain"]], axis=1)
+    perms = jnp.asarray(_PERMUTATIONS)
+    keeps = perms[None, :, :] == jnp.arange(4)[None, None, :]
+    trump = jax.nn.one_hot(strain, 5)[:, None, :4] > 0  # all False in notrump
+    ok = jnp.all(keeps | ~trump, axis=2)
+    choice = jax.random.categorical(key, jnp.where(ok, 0.0, -jnp.inf), axis=1)
+    inverse = jnp.argsort(perms[choice], axis=1)  # [n, 4]: the old suit of each new suit
+    card = jnp.arange(52)
+    source = inverse[:, card // 13] * 13 + card % 13
+    blocks = x[:, :52 * _CARD_BLOCKS].reshape(n, _CARD_BLOCKS, 52)
+    blocks = jnp.take_along_axis(blocks, source[:, None, :], axis=2).reshape(n, -1)
+    voids = x[:, OFFSETS["voids"]].reshape(n, 4, 4)
+    voids = jnp.take_along_axis(voids, inverse[:, None, :], axis=2).reshape(n, 16)
+    x = jnp.concatenate([blocks, x[:, 52 * _CARD_BLOCKS:OFFSETS["voids"].start], voids,
+                         x[:, OFFSETS["voids"].stop:]], axis=1)
+    return x, jnp.take_along_axis(legal, source, 1), jnp.take_along_axis(target, source, 1)
+
+
+def card_player_task(auction: bool = False, augment: bool = True) -> Task:
+    if auction and augment:
+        raise ValueError("suit relabelling is exact only without the auction: pass augment=False (--no-relabel) "
+                         "with auction=True (--auction)")
+    size = feature_size(auction)
+    return Task(kind="card-player", format=FORMAT, features=size,
+                build=lambda hidden, seed=0: build(size, hidden, seed=seed),
+                examples=functools.partial(examples, auction=auction), loss=policy_loss, metric="log_loss",
+                augment=relabel_suits if augment else None,
+                settings={"auction": bool(auction), "relabel_suits": bool(augment), "target": "dd"})
+
+
+def train_card_player(out, train, valid, config: SupervisedConfig = SupervisedConfig(**DEFAULTS), auction=False,
+                      augment=True, seed: int = 0, **kwargs) -> dict:
+    """Train the card player on ``train`` positions file(s), select the epoch on ``valid`` (`train_supervised`)."""
+    return train_supervised(card_player_task(auction, augment), out, train, valid, config, seed, **kwargs)
+
+
+__all__ = ["DEFAULTS", "positions_examples", "relabel_suits", "card_player_task", "train_card_player"]
