@@ -201,6 +201,8 @@ def load_play_agent(spec: str, seed: int = 0):
 
 def _play_model_hint(path: str, kind: str) -> str:
     """What a model of card play (not a bidder, not a player by itself) is for, as a play spec."""
+    if kind == "card-player":
+        return f"the card-player model plays cards, it does not bid (use play={path} in a game spec)"
     use = {"ISSN": f"issn:model={path}", "card-location": f"pimc:sampler=network,model={path}",
            "SSN": f"pimc:solver=ssn,ssn={path}"}[kind]
     return f"the {kind} model serves card play; use it as {use}"

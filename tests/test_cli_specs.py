@@ -95,7 +95,7 @@ def test_every_released_model_loads_as_a_bare_path_by_its_kind(capsys):
 
     released = sorted(p.parent for p in Path("models").glob("*/model.msgpack"))
     kinds = {path.name: checkpoint_kind(path) for path in released}
-    assert {"DQN", "PPO", "card-location", "ISSN", "SSN"} <= set(kinds.values())
+    assert {"DQN", "PPO", "card-location", "ISSN", "SSN", "card-player"} <= set(kinds.values())
     for path in released:
         spec = str(path)
         if kinds[path.name] == "DQN":
@@ -115,6 +115,11 @@ def test_every_released_model_loads_as_a_bare_path_by_its_kind(capsys):
                 load_play_agent(spec)
         elif kinds[path.name] == "ISSN":
             assert type(load_play_agent(spec)).__name__ == "PolicyAgent"
+        elif kinds[path.name] == "card-player":  # the learned card player: bare path and explicit spec
+            for name in (spec, f"cardnet:model={spec}"):
+                assert type(load_play_agent(name)).__name__ == "CardPlayer"
+            with pytest.raises(ValueError, match="serves card play|plays cards"):
+                load_agent(spec, env_id="competitive_bidding")
         else:
             with pytest.raises(ValueError, match="serves card play; use it as pimc:"):
                 load_play_agent(spec)

@@ -250,10 +250,11 @@ def test_a_board_of_ones_own_from_pbn(client, server):
 def test_request_specs(tmp_path):
     models = Path("models")
     for spec in ("rules", "sayc", "pass", "random", "bid=sayc,play=dd", "play=alphamu:worlds=5",
-                 "dqn:models/competitive-dqn", "models/competitive-ppo", "bid=rules,play=pimc:worlds=10,auction=rules"):
+                 "dqn:models/competitive-dqn", "models/competitive-ppo", "bid=rules,play=pimc:worlds=10,auction=rules",
+                 "bid=rules,play=models/card-player", "play=cardnet:model=models/card-player"):
         assert check_request_spec(spec, models) == spec
     for spec in ("tests.helper_agents:Agent", "bid=rules,play=my.module:Player", "dqn:models/../runs/x",
-                 "bid=rules,play=issn:model=/tmp/x"):
+                 "bid=rules,play=issn:model=/tmp/x", "bid=rules,play=models/../runs/x"):
         with pytest.raises(ValueError):
             check_request_spec(spec, models)
 

@@ -70,7 +70,13 @@ def save(path, network: CardPlayerNetwork, metadata: dict) -> None:
 
 class CardPlayer:
     """A trained card player (`load`): ``act(view)``, ``act_views(views)`` (`evaluate game` plays its tables in
-    lockstep through it) and `jax_cards` for JAX states. Deterministic: the card is a function of the view."""
+    lockstep through it) and `jax_cards` for JAX states. Deterministic: the card is a function of the view.
+
+    The numpy path runs the network in batches of exactly `ROWS` views (padded): a view's card is then the same alone
+    and among others (on a CPU a row's logits differ in the last bits between batch sizes). 8 rows keep a single
+    decision cheap (the unbatched cost the goals count) at little cost to large batches."""
+
+    ROWS = 8
 
     def __init__(self, network: CardPlayerNetwork, metadata: dict, model: str = "<network>"):
         self.metadata = dict(metadata)
@@ -108,7 +114,7 @@ class CardPlayer:
             legal[i, list(view.legal)] = True
         self.calls += 1
         self.rows += len(views)
-        return apply_fixed(self._choose, self._params, (self.features(views), legal)).astype(np.int64)
+        return apply_fixed(self._choose, self._params, (self.features(views), legal), self.ROWS).astype(np.int64)
 
     def network_rows(self) -> int:
         return self.rows

@@ -49,7 +49,7 @@ from bridgerl.evaluation.specs import load_pair, split_game_spec
 STATIC = Path(__file__).with_name("static")
 BIDDERS = ("pass", "random", "rules", "sayc")
 MODEL_BIDDERS = ("dqn:", "ppo:", "rules+dqn:")
-PLAYERS = ("random", "dd", "pimc", "alphamu", "issn")
+PLAYERS = ("random", "dd", "pimc", "alphamu", "issn", "cardnet")
 _PATH_OPTIONS = ("model", "issn", "ssn")
 
 
@@ -84,6 +84,9 @@ def check_request_spec(spec: str, models: Path) -> str:
         else:
             raise SpecError(f"spec {spec!r}: bidder {bid!r} is not a built-in agent ({', '.join(BIDDERS)}) or a "
                             f"model under models/")
+    if play.startswith("models/"):  # a released card player by its path (models/card-player)
+        model_path(play)
+        return spec
     name, _, options = play.partition(":")
     if name not in PLAYERS:
         raise SpecError(f"spec {spec!r}: player {name!r} is not a built-in card player ({', '.join(PLAYERS)})")
