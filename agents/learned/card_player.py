@@ -19,7 +19,7 @@ import numpy as np
 from flax import nnx
 
 from bridgerl.agents.learned.checkpoint import checkpoint_file, load_network, save_weights
-from bridgerl.agents.learned.networks import apply_fixed
+from bridgerl.agents.learned.networks import apply_fixed, dense_layers, relu_torso
 from bridgerl.core.play_features import feature_size, play_features
 
 FORMAT = "bridgerl-card-player-1"
@@ -34,16 +34,12 @@ class CardPlayerNetwork(nnx.Module):
 
     def __init__(self, inputs: int, hidden: tuple[int, ...], *, seed: int = 0):
         rngs = nnx.Rngs(seed)
-        sizes = (inputs, *hidden)
-        self.layers = nnx.List([nnx.Linear(a, b, rngs=rngs) for a, b in zip(sizes[:-1], sizes[1:])])
-        self.head = nnx.Linear(sizes[-1], 52, rngs=rngs)
-        self.value = nnx.Linear(sizes[-1], 1, rngs=rngs)
+        self.layers = dense_layers(inputs, hidden, rngs)
+        self.head = nnx.Linear(hidden[-1], 52, rngs=rngs)
+        self.value = nnx.Linear(hidden[-1], 1, rngs=rngs)
 
     def torso(self, x: jax.Array) -> jax.Array:
-        x = x.astype(jnp.float32)
-        for layer in self.layers:
-            x = jax.nn.relu(layer(x))
-        return x
+        return relu_torso(self.layers, x)
 
     def policy_value(self, x: jax.Array) -> tuple[jax.Array, jax.Array]:
         h = self.torso(x)

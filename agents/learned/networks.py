@@ -8,6 +8,21 @@ import numpy as np
 from flax import nnx
 
 
+def dense_layers(inputs: int, hidden: tuple[int, ...], rngs: nnx.Rngs) -> nnx.List:
+    """The hidden layers of the project's MLPs: Linear ``inputs`` -> hidden[0] -> ... (their parameter tree is
+    ``layers.0``, ``layers.1``, ...)."""
+    sizes = (inputs, *hidden)
+    return nnx.List([nnx.Linear(a, b, rngs=rngs) for a, b in zip(sizes[:-1], sizes[1:])])
+
+
+def relu_torso(layers, x: jax.Array) -> jax.Array:
+    """The input as float32 through ``layers``, each followed by a ReLU."""
+    x = x.astype(jnp.float32)
+    for layer in layers:
+        x = jax.nn.relu(layer(x))
+    return x
+
+
 class QNetwork(nnx.Module):
     """MLP with ReLU hidden layers; optional dueling head (value + centred advantages)."""
 
@@ -17,7 +32,7 @@ class QNetwork(nnx.Module):
         the shared torso; `training.run` drops it from the saved model, which then loads without it."""
         rngs = nnx.Rngs(seed)
         sizes = (inputs, *hidden)
-        self.layers = nnx.List([nnx.Linear(a, b, rngs=rngs) for a, b in zip(sizes[:-1], sizes[1:])])
+        self.layers = dense_layers(inputs, hidden, rngs)
         self.dueling = dueling
         self.head = nnx.Linear(sizes[-1], actions, rngs=rngs)
         self.value = nnx.Linear(sizes[-1], 1, rngs=rngs) if dueling else None
@@ -25,10 +40,7 @@ class QNetwork(nnx.Module):
             self.auxiliary = nnx.Linear(sizes[-1], auxiliary, rngs=rngs)
 
     def torso(self, observation: jax.Array) -> jax.Array:
-        x = observation.astype(jnp.float32)
-        for layer in self.layers:
-            x = jax.nn.relu(layer(x))
-        return x
+        return relu_torso(self.layers, observation)
 
     def auxiliary_outputs(self, observation: jax.Array) -> jax.Array:
         return self.auxiliary(self.torso(observation))
@@ -49,16 +61,13 @@ class ActorCritic(nnx.Module):
     def __init__(self, inputs: int, hidden: tuple[int, ...], actions: int, *, seed: int = 0):
         rngs = nnx.Rngs(seed)
         sizes = (inputs, *hidden)
-        self.layers = nnx.List([nnx.Linear(a, b, rngs=rngs) for a, b in zip(sizes[:-1], sizes[1:])])
+        self.layers = dense_layers(inputs, hidden, rngs)
         # small initial logits: the untrained policy is close to uniform over the legal calls (as in PPO practice)
         self.head = nnx.Linear(sizes[-1], actions, kernel_init=nnx.initializers.orthogonal(0.01), rngs=rngs)
         self.value = nnx.Linear(sizes[-1], 1, kernel_init=nnx.initializers.orthogonal(1.0), rngs=rngs)
 
     def torso(self, observation: jax.Array) -> jax.Array:
-        x = observation.astype(jnp.float32)
-        for layer in self.layers:
-            x = jax.nn.relu(layer(x))
-        return x
+        return relu_torso(self.layers, observation)
 
     def policy_value(self, observation: jax.Array) -> tuple[jax.Array, jax.Array]:
         x = self.torso(observation)
