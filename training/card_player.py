@@ -21,12 +21,10 @@ import numpy as np
 
 from bridgerl.agents.learned.card_player import FORMAT, build
 from bridgerl.agents.play.simulation import policy_loss
-from bridgerl.core.bridge import CARD_OFFSET, BridgeState
-from bridgerl.core.board import VULS
-from bridgerl.core.competitive import CompetitiveDeal
+from bridgerl.core.bridge import CARD_OFFSET
 from bridgerl.core.play_features import OFFSETS, feature_size, play_features
-from bridgerl.core.positions import auction_of, load_positions
-from bridgerl.training.simulation import _PERMUTATIONS
+from bridgerl.core.positions import load_positions
+from bridgerl.training.simulation import suit_relabelling
 from bridgerl.training.supervised import SupervisedConfig, Task, train_supervised
 
 DEFAULTS = {"hidden": (512, 512, 512), "learning_rate": 3e-4}
@@ -44,11 +42,7 @@ def positions_examples(positions, auction: bool = False, which=None) -> tuple[np
     k = 0
     while k < len(order):
         d = int(pos["deal"][order[k]])
-        deal = CompetitiveDeal(deals["owner"][d], deals["dd"][d], int(deals["dealer"][d]), VULS[int(deals["vul"][d])],
-                               int(deals["board"][d]), int(deals["row"][d]))
-        state = BridgeState.start(deal)
-        for call in auction_of(positions, int(order[k])).calls:
-            state = state.apply(call)
+        state = positions.auction_state(int(order[k]))
         played = 0
         while k < len(order) and int(pos["deal"][order[k]]) == d:
             step = int(pos["step"][order[k]])
@@ -71,20 +65,11 @@ def relabel_suits(key, batch):
     """The batch (play features without the auction, legal, target) with each position's suits permuted at
     random, the trump suit kept: the 13 card blocks and the voids' suit axis follow the permutation; the strain,
     level and counts do not change."""
-    import jax
     import jax.numpy as jnp
 
     x, legal, target = batch
     n = x.shape[0]
-    strain = jnp.argmax(x[:, OFFSETS["strain"]], axis=1)
-    perms = jnp.asarray(_PERMUTATIONS)
-    keeps = perms[None, :, :] == jnp.arange(4)[None, None, :]
-    trump = jax.nn.one_hot(strain, 5)[:, None, :4] > 0  # all False in notrump
-    ok = jnp.all(keeps | ~trump, axis=2)
-    choice = jax.random.categorical(key, jnp.where(ok, 0.0, -jnp.inf), axis=1)
-    inverse = jnp.argsort(perms[choice], axis=1)  # [n, 4]: the old suit of each new suit
-    card = jnp.arange(52)
-    source = inverse[:, card // 13] * 13 + card % 13
+    inverse, source = suit_relabelling(key, jnp.argmax(x[:, OFFSETS["strain"]], axis=1))
     blocks = x[:, :52 * _CARD_BLOCKS].reshape(n, _CARD_BLOCKS, 52)
     blocks = jnp.take_along_axis(blocks, source[:, None, :], axis=2).reshape(n, -1)
     voids = x[:, OFFSETS["voids"]].reshape(n, 4, 4)

@@ -32,23 +32,31 @@ def ssn_examples(path):
     return x, legal, left.astype(np.float32), dd
 
 
-def relabel_suits(key, batch):
-    """The SSN batch (features, legal, tricks left, DD values) with each position's suits permuted at random,
-    the trump suit kept (all 24 orders in notrump, the 6 of the side suits otherwise)."""
+def suit_relabelling(key, strain):
+    """A random order of the suits per position that keeps the trump suit (``strain`` int[n], 4 = notrump: any of
+    the 24): (``inverse`` int[n, 4], the old suit of each new suit; ``source`` int[n, 52], the old card at each new
+    card). The one draw of both relabellings (the SSN's inputs, the card player's features)."""
     import jax
     import jax.numpy as jnp
 
-    x, legal, left, target = batch
-    n = x.shape[0]
-    strain = jnp.argmax(x[:, -5:], axis=1)
     perms = jnp.asarray(_PERMUTATIONS)
     keeps = perms[None, :, :] == jnp.arange(4)[None, None, :]  # [1, 24, 4]: perm keeps suit s
     trump = jax.nn.one_hot(strain, 5)[:, None, :4] > 0  # [n, 1, 4] (all False in notrump)
     ok = jnp.all(keeps | ~trump, axis=2)  # [n, 24]
     choice = jax.random.categorical(key, jnp.where(ok, 0.0, -jnp.inf), axis=1)
-    inverse = jnp.argsort(perms[choice], axis=1)  # [n, 4]: old suit of each new suit
+    inverse = jnp.argsort(perms[choice], axis=1)
     card = jnp.arange(52)
-    source = inverse[:, card // 13] * 13 + card % 13  # [n, 52]: the old card at each new card
+    return inverse, inverse[:, card // 13] * 13 + card % 13
+
+
+def relabel_suits(key, batch):
+    """The SSN batch (features, legal, tricks left, DD values) with each position's suits permuted at random,
+    the trump suit kept (all 24 orders in notrump, the 6 of the side suits otherwise)."""
+    import jax.numpy as jnp
+
+    x, legal, left, target = batch
+    n = x.shape[0]
+    _, source = suit_relabelling(key, jnp.argmax(x[:, -5:], axis=1))
     blocks = x[:, :-5].reshape(n, -1, 52)
     blocks = jnp.take_along_axis(blocks, source[:, None, :], axis=2)
     x = jnp.concatenate([blocks.reshape(n, -1), x[:, -5:]], axis=1)
@@ -81,4 +89,4 @@ def train_ssn(out, train, valid, config: SupervisedConfig = SupervisedConfig(), 
     return train_supervised(ssn_task(augment), out, train, valid, config, seed, **kwargs)
 
 
-__all__ = ["relabel_suits", "issn_task", "ssn_task", "train_issn", "train_ssn"]
+__all__ = ["suit_relabelling", "relabel_suits", "issn_task", "ssn_task", "train_issn", "train_ssn"]

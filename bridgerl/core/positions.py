@@ -56,6 +56,14 @@ class Positions:
 
     def state(self, i: int) -> BridgeState:
         """The whole-deal state of position ``i`` (its auction and the cards played before it), rebuilt by replay."""
+        state = self.auction_state(i)
+        for card in self.deals["play"][int(self.positions["deal"][i])][:int(self.positions["step"][i])]:
+            state = state.apply(CARD_OFFSET + int(card))
+        return state
+
+    def auction_state(self, i: int) -> BridgeState:
+        """The whole-deal state of position ``i``'s deal at the end of its auction (before any card): what `state`
+        replays the cards onto, and what a reader of every position of a deal replays once."""
         if not 0 <= i < len(self):
             raise IndexError(f"{self.source}: position {i} out of range (0..{len(self) - 1})")
         d = int(self.positions["deal"][i])
@@ -64,8 +72,6 @@ class Positions:
         state = BridgeState.start(deal)
         for call in auction_of(self, i).calls:
             state = state.apply(call)
-        for card in self.deals["play"][d][:int(self.positions["step"][i])]:
-            state = state.apply(CARD_OFFSET + int(card))
         return state
 
 
