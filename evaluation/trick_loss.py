@@ -4,6 +4,10 @@ Every position of a positions file where the player to act has a real choice (tw
 is put to each play agent: it chooses from the chooser's view (the real auction and the cards played so far), and
 its *trick loss* is the DD value of the best legal card less that of the card chosen (the file's `pos_dd`, tricks
 of the side to play). The agents are reseeded per position, so a position's result does not depend on the others.
+
+Reported per agent: the mean with its 95% CI, by trick, declaring and defending apart (the chooser's side),
+unbatched seconds per decision (one `act` at a time, as a table asks) and, for agents that take many views at once
+(``act_views``: the networks), batched decisions per second (every position in one call, features included).
 """
 
 from __future__ import annotations
@@ -70,7 +74,16 @@ def trick_loss_study(agents: dict, positions_file, limit: int | None = None, see
             if not p["legal"][i][card]:
                 raise ValueError(f"{name} played an illegal card at position {i}")
             losses[name][k] = best - int(p["dd"][i][card])
+    batched = {}
+    for name, agent in agents.items():  # the networks' throughput over every view at once
+        if hasattr(agent, "act_views"):
+            views = [positions.state(int(i)).view() for i in chosen]
+            start = time.perf_counter()
+            agent.act_views(views)
+            batched[name] = len(views) / (time.perf_counter() - start)
     by_trick = (p["step"][chosen].astype(np.int64) // 4) + 1
+    declarer = positions.deals["contract"][p["deal"][chosen], 3].astype(np.int64)
+    declaring = (p["player"][chosen].astype(np.int64) - declarer) % 2 == 0
     out = {"positions": int(len(chosen)), "source": positions.meta["source"],
            "players": [positions.meta["ns"], positions.meta["ew"]], "agents": {}}
     for name in agents:
@@ -80,7 +93,10 @@ def trick_loss_study(agents: dict, positions_file, limit: int | None = None, see
             "seconds_per_decision": seconds[name] / len(chosen),
             "dds_positions_per_decision": solved[name] / len(chosen),
             "network_positions_per_decision": rows[name] / len(chosen),
-            "by_trick": {int(t): float(losses[name][by_trick == t].mean()) for t in np.unique(by_trick)}}
+            "by_trick": {int(t): float(losses[name][by_trick == t].mean()) for t in np.unique(by_trick)},
+            "declaring": _part(losses[name][declaring]), "defending": _part(losses[name][~declaring])}
+        if name in batched:
+            out["agents"][name]["batched_decisions_per_second"] = batched[name]
     names = list(agents)
     if len(names) > 1:  # paired against the first agent, on the same positions
         out["paired"] = {}
@@ -90,14 +106,25 @@ def trick_loss_study(agents: dict, positions_file, limit: int | None = None, see
     return out
 
 
+def _part(losses: np.ndarray) -> dict:
+    mean, ci = mean_ci(losses)
+    return {"positions": int(len(losses)), "trick_loss": mean, "ci95": ci}
+
+
 def trick_loss_lines(result: dict) -> list[str]:
     lines = [f"{result['positions']} positions with a choice ({result['source']}, played by "
              f"{result['players'][0]} / {result['players'][1]})",
              f"{'agent':60s} {'trick loss':>17s} {'losing':>7s} {'s/decision':>11s} {'DDS/dec':>8s} {'NN/dec':>7s}"]
     for name, row in result["agents"].items():
         lines.append(f"{name:60s} {row['trick_loss']:8.4f} +/- {row['ci95']:.4f} {row['share_losing']:7.1%} "
-                     f"{row['seconds_per_decision']:11.3f} {row['dds_positions_per_decision']:8.1f} "
+                     f"{row['seconds_per_decision']:11.4f} {row['dds_positions_per_decision']:8.1f} "
                      f"{row['network_positions_per_decision']:7.1f}")
+    for name, row in result["agents"].items():
+        d, f = row["declaring"], row["defending"]
+        lines.append(f"  {name}: declaring {d['trick_loss']:.4f} +/- {d['ci95']:.4f} ({d['positions']}), defending "
+                     f"{f['trick_loss']:.4f} +/- {f['ci95']:.4f} ({f['positions']})"
+                     + (f"; batched {row['batched_decisions_per_second']:,.0f} decisions/s"
+                        if "batched_decisions_per_second" in row else ""))
     for name, row in result.get("paired", {}).items():
         lines.append(f"paired {name}: {row['mean']:+.4f} +/- {row['ci95']:.4f} tricks per decision")
     return lines

@@ -136,7 +136,7 @@ def test_the_player_never_plays_an_illegal_card(player, row, seed):
 def test_batches_give_the_cards_of_one_view_at_a_time(player):
     views = [s.view() for s in _play_states(range(20))]
     together = player.act_views(views)
-    assert len(views) > 64  # more than one fixed batch
+    assert len(views) > 64
     assert [player.act(v) for v in views] == together.tolist()
 
 
@@ -200,3 +200,33 @@ def test_training_is_seeded_resumable_and_loads_checked(positions_file, valid_fi
     with pytest.raises(ValueError, match="play agent spec"):
         load_play_agent(f"cardnet:model={tmp_path / 'missing'}")
     shutil.rmtree(tmp_path / "b")
+
+
+def test_tricks_target_and_the_kept_epoch_by_valid_trick_loss(positions_file, valid_file, tmp_path):
+    """``--target tricks`` regresses each legal card's DD tricks less the best's; every run keeps the epoch of the
+    lowest validation trick loss, the figure `evaluate trick-loss` gives for the saved model on those positions."""
+    from bridgerl.evaluation.trick_loss import trick_loss_study
+
+    positions = load_positions(positions_file)
+    x, legal, target, index = positions_examples(positions, target="tricks")
+    dd = positions.positions["dd"][index].astype(np.float32)
+    for k in range(len(index)):
+        best = dd[k][legal[k]].max()
+        np.testing.assert_array_equal(target[k][legal[k]], dd[k][legal[k]] - best)
+        assert (target[k][~legal[k]] == 0).all() and (target[k] == 0).sum() >= 1
+    with pytest.raises(ValueError, match="card-player target 'worlds'"):
+        card_player_task(target="worlds")
+    out = tmp_path / "tricks"
+    assert main(["train", "card-player", "--train", str(positions_file), "--valid", str(valid_file), "--out",
+                 str(out), "--hidden", "32", "--epochs", "3", "--batch-size", "32", "--target", "tricks",
+                 "--quiet"]) == 0
+    import json
+
+    log = [json.loads(line) for line in (out / "log.jsonl").read_text().splitlines()]
+    assert all("valid_mse" in r and "valid_trick_loss" in r for r in log)
+    kept = min(log, key=lambda r: (r["valid_trick_loss"], r["epoch"]))
+    player = CardPlayer.load(out)
+    assert player.metadata["target"] == "tricks" and player.metadata["epoch"] == kept["epoch"]
+    study = trick_loss_study({"net": player}, valid_file)
+    assert study["agents"]["net"]["trick_loss"] == pytest.approx(kept["valid_trick_loss"], abs=1e-6)
+    assert study["agents"]["net"]["batched_decisions_per_second"] > 0

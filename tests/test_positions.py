@@ -154,4 +154,11 @@ def test_trick_loss_of_play_agents_on_positions(played, tmp_path, capsys):
     assert result["paired"]["random - dd"]["mean"] == result["agents"]["random"]["trick_loss"]
     assert result["agents"]["dd"]["dds_positions_per_decision"] == 1  # the oracle solves the real deal once
     assert result["agents"]["random"]["dds_positions_per_decision"] == 0
+    for name in ("dd", "random"):  # declaring and defending split the positions
+        row = result["agents"][name]
+        d, f = row["declaring"], row["defending"]
+        assert d["positions"] + f["positions"] == 40 and min(d["positions"], f["positions"]) > 0
+        assert d["trick_loss"] * d["positions"] + f["trick_loss"] * f["positions"] == pytest.approx(
+            row["trick_loss"] * 40)
+    assert result["agents"]["dd"]["declaring"]["trick_loss"] == 0
     assert "40 positions with a choice" in capsys.readouterr().out

@@ -7,6 +7,14 @@ files keep only the deals, the actions and the DD values) and, as the target, th
 dummy in the true deal, shared equally (seed 004, table 5: the indicator of the best moves trains sharper than
 counts over sampled worlds). Cross-entropy of the network's softmax over the legal cards.
 
+``target="tricks"`` instead regresses every legal card's DD tricks in the true deal, relative to the best card
+(0 for the best, -1 for a card that loses a trick, ...): squared error of the logits on the legal cards. Over
+positions drawn as the play draws them, the least-squares fit of a view is the card's *expected* DD loss given
+what the view shows, so the card with the highest output is the one a perfect PIMC (worlds from the true
+posterior of the training play) would choose; the cross-entropy target instead learns how often a card is among
+the best. Either way the epoch kept is the one with the lowest *trick loss* of the chosen cards on the
+validation positions (`trick_loss`, seed 004's metric).
+
 Augmentation (``relabel_suits``, on by default): each training batch has its suits permuted at random, the trump
 suit kept (any order of the four in notrump, of the three side suits otherwise): exact for the play and its DD
 values, and for these features, which then leave the auction out. With ``auction=True`` the features carry the
@@ -19,7 +27,7 @@ import functools
 
 import numpy as np
 
-from bridgerl.agents.learned.card_player import FORMAT, build
+from bridgerl.agents.learned.card_player import FORMAT, build, masked_choice
 from bridgerl.agents.play.simulation import policy_loss
 from bridgerl.core.bridge import CARD_OFFSET
 from bridgerl.core.play_features import OFFSETS, feature_size, play_features
@@ -31,10 +39,14 @@ DEFAULTS = {"hidden": (512, 512, 512), "learning_rate": 3e-4}
 _CARD_BLOCKS = OFFSETS["trick"].stop // 52  # remaining, unseen, played, led, trick: 13 blocks of 52 cards first
 
 
-def positions_examples(positions, auction: bool = False, which=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def positions_examples(positions, auction: bool = False, which=None,
+                       target: str = "best") -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(features int8[P, F], legal bool[P, 52], target float32[P, 52], index int64[P]) of the positions with a
     real choice (or those of ``which``), in the order of their deals and steps (``index``: the positions' rows):
-    the chooser's play features and its DD-best legal cards, shared equally."""
+    the chooser's play features and, as ``target``, its DD-best legal cards shared equally (``best``) or each legal
+    card's DD tricks less the best card's (``tricks``, 0 off the legal cards)."""
+    if target not in TARGETS:
+        raise ValueError(f"card-player target {target!r}: choose one of {', '.join(TARGETS)}")
     pos, deals = positions.positions, positions.deals
     index = np.flatnonzero(pos["choices"] > 1) if which is None else np.asarray(which, np.int64)
     order = index[np.lexsort((pos["step"][index], pos["deal"][index]))]
@@ -53,21 +65,52 @@ def positions_examples(positions, auction: bool = False, which=None) -> tuple[np
             k += 1
     legal = pos["legal"][order].astype(bool)
     dd = pos["dd"][order].astype(np.float32)
-    best = legal & (dd == np.where(legal, dd, -1).max(1, keepdims=True))
+    top = np.where(legal, dd, -1).max(1, keepdims=True)
+    if target == "tricks":
+        return features, legal, np.where(legal, dd - top, 0).astype(np.float32), order
+    best = legal & (dd == top)
     return features, legal, (best / best.sum(1, keepdims=True)).astype(np.float32), order
 
 
-def examples(path, auction: bool = False):
-    return positions_examples(load_positions(path), auction)[:3]
+def examples(path, auction: bool = False, target: str = "best"):
+    """(features, legal, target, tricks lost by each legal card) of a positions file's positions with a choice."""
+    positions = load_positions(path)
+    x, legal, aim, order = positions_examples(positions, auction, target=target)
+    dd = positions.positions["dd"][order].astype(np.float32)
+    lost = np.where(legal, np.where(legal, dd, -1).max(1, keepdims=True) - dd, 0).astype(np.float32)
+    return x, legal, aim, lost
+
+
+def best_loss(logits, legal, target, lost):
+    return policy_loss(logits, legal, target)
+
+
+def tricks_loss(logits, legal, target, lost):
+    """(summed squared error in tricks over the legal cards, positions) of a batch."""
+    import jax.numpy as jnp
+
+    error = jnp.where(legal, logits - target, 0.0)
+    return (error ** 2).sum(), target.shape[0]
+
+
+def trick_loss(logits, legal, target, lost):
+    """(summed DD tricks lost by the chosen cards, positions): the player's own choice (`masked_choice`)."""
+    import jax.numpy as jnp
+
+    card = masked_choice(logits, legal)
+    return jnp.take_along_axis(lost, card[:, None], axis=1).sum(), target.shape[0]
+
+
+TARGETS = {"best": (best_loss, "log_loss"), "tricks": (tricks_loss, "mse")}
 
 
 def relabel_suits(key, batch):
-    """The batch (play features without the auction, legal, target) with each position's suits permuted at
-    random, the trump suit kept: the 13 card blocks and the voids' suit axis follow the permutation; the strain,
-    level and counts do not change."""
+    """The batch (play features without the auction, then arrays over the 52 cards: legal, target, ...) with each
+    position's suits permuted at random, the trump suit kept: the 13 card blocks and the voids' suit axis follow the
+    permutation; the strain, level and counts do not change."""
     import jax.numpy as jnp
 
-    x, legal, target = batch
+    x, cards = batch[0], batch[1:]
     n = x.shape[0]
     inverse, source = suit_relabelling(key, jnp.argmax(x[:, OFFSETS["strain"]], axis=1))
     blocks = x[:, :52 * _CARD_BLOCKS].reshape(n, _CARD_BLOCKS, 52)
@@ -76,25 +119,29 @@ def relabel_suits(key, batch):
     voids = jnp.take_along_axis(voids, inverse[:, None, :], axis=2).reshape(n, 16)
     x = jnp.concatenate([blocks, x[:, 52 * _CARD_BLOCKS:OFFSETS["voids"].start], voids,
                          x[:, OFFSETS["voids"].stop:]], axis=1)
-    return x, jnp.take_along_axis(legal, source, 1), jnp.take_along_axis(target, source, 1)
+    return (x, *(jnp.take_along_axis(a, source, 1) for a in cards))
 
 
-def card_player_task(auction: bool = False, augment: bool = True) -> Task:
+def card_player_task(auction: bool = False, augment: bool = True, target: str = "best") -> Task:
     if auction and augment:
         raise ValueError("suit relabelling is exact only without the auction: pass augment=False (--no-relabel) "
                          "with auction=True (--auction)")
+    if target not in TARGETS:
+        raise ValueError(f"card-player target {target!r}: choose one of {', '.join(TARGETS)}")
     size = feature_size(auction)
+    loss, metric = TARGETS[target]
     return Task(kind="card-player", format=FORMAT, features=size,
                 build=lambda hidden, seed=0: build(size, hidden, seed=seed),
-                examples=functools.partial(examples, auction=auction), loss=policy_loss, metric="log_loss",
-                augment=relabel_suits if augment else None,
-                settings={"auction": bool(auction), "relabel_suits": bool(augment), "target": "dd"})
+                examples=functools.partial(examples, auction=auction, target=target), loss=loss, metric=metric,
+                augment=relabel_suits if augment else None, select=trick_loss, select_metric="trick_loss",
+                settings={"auction": bool(auction), "relabel_suits": bool(augment), "target": target})
 
 
 def train_card_player(out, train, valid, config: SupervisedConfig = SupervisedConfig(**DEFAULTS), auction=False,
-                      augment=True, seed: int = 0, **kwargs) -> dict:
+                      augment=True, target: str = "best", seed: int = 0, **kwargs) -> dict:
     """Train the card player on ``train`` positions file(s), select the epoch on ``valid`` (`train_supervised`)."""
-    return train_supervised(card_player_task(auction, augment), out, train, valid, config, seed, **kwargs)
+    return train_supervised(card_player_task(auction, augment, target), out, train, valid, config, seed, **kwargs)
 
 
-__all__ = ["DEFAULTS", "positions_examples", "relabel_suits", "card_player_task", "train_card_player"]
+__all__ = ["DEFAULTS", "TARGETS", "positions_examples", "relabel_suits", "card_player_task", "train_card_player",
+           "trick_loss"]

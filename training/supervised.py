@@ -52,7 +52,9 @@ class Task:
     """What one kind of network learns: ``examples(path)`` -> a tuple of arrays (features first) of a positions
     file; ``loss(outputs, *rest)`` -> (summed loss, count) of a batch; ``augment(key, batch)`` -> batch, applied to
     training batches only (None: no augmentation); ``metric`` names the loss in the logs and metadata; ``settings``
-    are saved in the metadata and must match on resume."""
+    are saved in the metadata and must match on resume. ``select(outputs, *rest)`` -> (summed, count), named
+    ``select_metric``: when given, the epoch kept is the one lowest on it over the validation examples (e.g. the
+    card player's trick loss) rather than on the loss."""
 
     kind: str
     format: str
@@ -63,6 +65,8 @@ class Task:
     metric: str
     augment: Callable | None = None
     settings: dict = field(default_factory=dict)
+    select: Callable | None = None
+    select_metric: str = ""
 
 
 def check_splits(train: list, valid) -> None:
@@ -124,10 +128,12 @@ def make_epoch(task: Task, graphdef, optimizer, batch_size: int):
     return epoch
 
 
-def make_evaluate(task: Task, graphdef):
+def make_evaluate(task: Task, graphdef, loss=None):
+    loss = task.loss if loss is None else loss
+
     @jax.jit
     def total(params, batch):
-        return task.loss(nnx.merge(graphdef, params)(batch[0]), *batch[1:])
+        return loss(nnx.merge(graphdef, params)(batch[0]), *batch[1:])
 
     def evaluate(params, data, chunk: int = 4096) -> float:
         loss = count = 0.0
@@ -184,6 +190,7 @@ def train_supervised(task: Task, out, train, valid, config: SupervisedConfig = S
                 if line.strip() and json.loads(line)["epoch"] <= int(carry["epoch"])]
         atomic_write_text(log, "".join(line + "\n" for line in kept))
     epoch_fn, evaluate = make_epoch(task, graphdef, optimizer, config.batch_size), make_evaluate(task, graphdef)
+    select = make_evaluate(task, graphdef, task.select) if task.select is not None else None
     device_data = tuple(jax.numpy.asarray(a) for a in data)
     metric = task.metric
     record: dict = {}
@@ -204,10 +211,15 @@ def train_supervised(task: Task, out, train, valid, config: SupervisedConfig = S
             best = float(carry["best"])
             record = {"epoch": epoch, f"train_{metric}": float(train_loss), f"valid_{metric}": valid_loss,
                       "train_positions": len(data[0]), "valid_positions": len(valid_data[0])}
-            if np.float32(valid_loss) < np.float32(best):  # the saved best is float32
-                best = valid_loss
+            selected = {}
+            if select is not None:
+                selected = {f"valid_{task.select_metric}": select(params, valid_data)}
+                record.update(selected)
+            score = selected[f"valid_{task.select_metric}"] if selected else valid_loss
+            if np.float32(score) < np.float32(best):  # the saved best is float32
+                best = score
                 metadata = {"kind": task.kind, "features": task.features, "hidden": list(config.hidden),
-                            "epoch": epoch, f"valid_{metric}": valid_loss, "seed": seed, **task.settings,
+                            "epoch": epoch, f"valid_{metric}": valid_loss, **selected, "seed": seed, **task.settings,
                             "config": dataclasses.asdict(config), "data": [*map(str, train), str(valid)],
                             "command": command or " ".join(["bridgerl", *sys.argv[1:]])}
                 save_weights(out / MODEL_FILE, nnx.to_pure_dict(params), metadata, format=task.format)
@@ -219,7 +231,8 @@ def train_supervised(task: Task, out, train, valid, config: SupervisedConfig = S
             _save_state(state_path, carry, meta)
             if bar is not None:
                 bar.update(1)
-                bar.set_postfix(train=f"{record[f'train_{metric}']:.4f}", valid=f"{valid_loss:.4f}")
+                bar.set_postfix(train=f"{record[f'train_{metric}']:.4f}", valid=f"{valid_loss:.4f}",
+                                **{k.removeprefix("valid_"): f"{v:.4f}" for k, v in selected.items()})
     finally:
         if bar is not None:
             bar.close()

@@ -5,10 +5,11 @@ Checkpoint kind ``bridgerl-card-player-1`` (`bridgerl.agents.learned.checkpoint`
 990 with the auction bits), ``auction`` (whether it reads them), ``hidden`` (the MLP's sizes) and how it was
 trained. Play spec ``cardnet[:model=PATH]`` (default ``models/card-player``), or the bare path.
 
-The card: the legal card with the highest logit (the lowest such card on a tie), the same on the numpy path
-(`CardPlayer.act`, `act_views`: over `PlayerView` objects, in batches of one fixed shape, so a view's card never
-depends on the views asked with it) and the JAX path (`jax_cards`: over the whole deal's JAX states, for self-play
-in `jaxenv.make("bridge")`).
+The card: the legal card with the highest output (the lowest such card on a tie), on the numpy path
+(`CardPlayer.act`, `act_views`: over `PlayerView` objects, one view at a time through numpy's matrix-vector
+products, so a view's card never depends on the views asked with it and a single decision costs no JAX dispatch)
+and the JAX path (`jax_cards`: over the whole deal's JAX states, batched, for self-play in `jaxenv.make("bridge")`
+and the batched throughput). The two paths compute the same float32 network; their outputs agree to rounding.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import numpy as np
 from flax import nnx
 
 from bridgerl.agents.learned.checkpoint import checkpoint_file, load_network, save_weights
-from bridgerl.agents.learned.networks import apply_fixed, dense_layers, relu_torso
+from bridgerl.agents.learned.networks import dense_layers, relu_torso
 from bridgerl.core.play_features import feature_size, play_features
 
 FORMAT = "bridgerl-card-player-1"
@@ -68,11 +69,10 @@ class CardPlayer:
     """A trained card player (`load`): ``act(view)``, ``act_views(views)`` (`evaluate game` plays its tables in
     lockstep through it) and `jax_cards` for JAX states. Deterministic: the card is a function of the view.
 
-    The numpy path runs the network in batches of exactly `ROWS` views (padded): a view's card is then the same alone
-    and among others (on a CPU a row's logits differ in the last bits between batch sizes). 8 rows keep a single
-    decision cheap (the unbatched cost the goals count) at little cost to large batches."""
-
-    ROWS = 8
+    The numpy path runs the network one view at a time (a vector times each weight matrix): a view's card is then
+    the same alone and among others (a CPU's matrix products round a row differently between batch sizes), and a
+    single decision, the unbatched cost the goals count, takes a fraction of a millisecond with no JAX dispatch.
+    Batched play at scale goes through `jax_cards`."""
 
     def __init__(self, network: CardPlayerNetwork, metadata: dict, model: str = "<network>"):
         self.metadata = dict(metadata)
@@ -82,6 +82,10 @@ class CardPlayer:
         graphdef, self._params = nnx.split(network)
         self._graphdef = graphdef
         self._choose = jax.jit(lambda params, x, legal: masked_choice(nnx.merge(graphdef, params)(x), legal))
+        pure = nnx.to_pure_dict(self._params)
+        self._weights = [(np.asarray(pure["layers"][i]["kernel"], np.float32),
+                          np.asarray(pure["layers"][i]["bias"], np.float32)) for i in range(len(pure["layers"]))]
+        self._head = (np.asarray(pure["head"]["kernel"], np.float32), np.asarray(pure["head"]["bias"], np.float32))
 
     @classmethod
     def load(cls, path=DEFAULT_MODEL) -> "CardPlayer":
@@ -102,15 +106,25 @@ class CardPlayer:
     def act(self, view) -> int:
         return int(self.act_views([view])[0])
 
+    def outputs(self, features: np.ndarray) -> np.ndarray:
+        """The network's 52 outputs for one view's features (numpy, float32)."""
+        x = np.asarray(features, np.float32)
+        for kernel, bias in self._weights:
+            x = np.maximum(x @ kernel + bias, 0.0)
+        return x @ self._head[0] + self._head[1]
+
     def act_views(self, views) -> np.ndarray:
-        """The cards for many views, the network run in batches of one fixed shape."""
+        """The cards for many views, one view at a time."""
         views = list(views)
-        legal = np.zeros((len(views), 52), bool)
+        cards = np.zeros(len(views), np.int64)
         for i, view in enumerate(views):
-            legal[i, list(view.legal)] = True
+            logits = self.outputs(play_features(view, auction=self.auction))
+            legal = np.zeros(52, bool)
+            legal[list(view.legal)] = True
+            cards[i] = int(np.argmax(np.where(legal, logits, _NEG)))
         self.calls += 1
         self.rows += len(views)
-        return apply_fixed(self._choose, self._params, (self.features(views), legal), self.ROWS).astype(np.int64)
+        return cards
 
     def network_rows(self) -> int:
         return self.rows

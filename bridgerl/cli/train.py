@@ -89,7 +89,7 @@ def _train_network(args) -> int:
     elif kind == "card-player":
         from ..training.card_player import card_player_task
 
-        task = card_player_task(args.auction, not args.no_relabel)
+        task = card_player_task(args.auction, not args.no_relabel, args.target)
     else:
         from ..training.simulation import ssn_task
 
@@ -280,6 +280,10 @@ def add_parser(commands) -> None:
             net.add_argument("--auction", action="store_true",
                              help="the features carry the auction's 231 bits (then pass --no-relabel: relabelling "
                                   "is exact only without the auction)")
+            net.add_argument("--target", choices=["best", "tricks"], default="best",
+                             help="learn the DD-best cards by cross-entropy (best, default) or regress every legal "
+                                  "card's DD tricks less the best card's (tricks: the card of highest expected "
+                                  "tricks given the view); the epoch kept has the lowest valid trick loss")
         net.set_defaults(func=_train_network)
     export = train_commands.add_parser("export", help="copy a run's weights (e.g. as bfloat16) for release")
     export.add_argument("run", help="run directory or model.msgpack")
