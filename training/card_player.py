@@ -45,8 +45,7 @@ def positions_examples(positions, auction: bool = False, which=None,
     real choice (or those of ``which``), in the order of their deals and steps (``index``: the positions' rows):
     the chooser's play features and, as ``target``, its DD-best legal cards shared equally (``best``) or each legal
     card's DD tricks less the best card's (``tricks``, 0 off the legal cards)."""
-    if target not in TARGETS:
-        raise ValueError(f"card-player target {target!r}: choose one of {', '.join(TARGETS)}")
+    _check_target(target)
     pos, deals = positions.positions, positions.deals
     index = np.flatnonzero(pos["choices"] > 1) if which is None else np.asarray(which, np.int64)
     order = index[np.lexsort((pos["step"][index], pos["deal"][index]))]
@@ -104,6 +103,11 @@ def trick_loss(logits, legal, target, lost):
 TARGETS = {"best": (best_loss, "log_loss"), "tricks": (tricks_loss, "mse")}
 
 
+def _check_target(target: str) -> None:
+    if target not in TARGETS:
+        raise ValueError(f"card-player target {target!r}: choose one of {', '.join(TARGETS)}")
+
+
 def relabel_suits(key, batch):
     """The batch (play features without the auction, then arrays over the 52 cards: legal, target, ...) with each
     position's suits permuted at random, the trump suit kept: the 13 card blocks and the voids' suit axis follow the
@@ -126,8 +130,7 @@ def card_player_task(auction: bool = False, augment: bool = True, target: str = 
     if auction and augment:
         raise ValueError("suit relabelling is exact only without the auction: pass augment=False (--no-relabel) "
                          "with auction=True (--auction)")
-    if target not in TARGETS:
-        raise ValueError(f"card-player target {target!r}: choose one of {', '.join(TARGETS)}")
+    _check_target(target)
     size = feature_size(auction)
     loss, metric = TARGETS[target]
     return Task(kind="card-player", format=FORMAT, features=size,

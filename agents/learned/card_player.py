@@ -100,9 +100,6 @@ class CardPlayer:
         return cls(network, metadata, str(path))
 
     # -- numpy path ------------------------------------------------------------------------------------------
-    def features(self, views) -> np.ndarray:
-        return np.stack([play_features(view, auction=self.auction) for view in views])
-
     def act(self, view) -> int:
         return int(self.act_views([view])[0])
 
