@@ -27,7 +27,7 @@ from bridgerl.core.competitive import CompetitiveDealSource
 from bridgerl.core.dataset import atomic_savez
 from bridgerl.core.files import atomic_write_text
 from bridgerl.core.dd import set_dds_threads, solve_positions
-from bridgerl.core.positions import FORMAT, POSITION_ARRAYS, concatenate, deal_table, file_arrays
+from bridgerl.core.positions import FORMAT, OPTIONAL_POSITION_ARRAYS, POSITION_ARRAYS, concatenate, deal_table, file_arrays
 from bridgerl.evaluation.game import bid_auctions, play_out, see_table
 from bridgerl.evaluation.play import agent_seed
 
@@ -54,11 +54,25 @@ def _source(data: str) -> CompetitiveDealSource:
     return _WORKER["source"]
 
 
-def play_rows(data, rows: list[int], ns: str, ew: str, seed: int) -> tuple[dict, dict]:
-    """Bid and play ``rows`` of ``data``; returns (deal arrays, position arrays) as `bridgerl.core.positions`."""
+def worlds_best(view, worlds: int, rng: np.random.Generator) -> np.ndarray:
+    """uint8[52]: in how many of ``worlds`` layouts, drawn uniformly among those consistent with ``view`` (PIMC's
+    sampler, the auction ignored; all of them, each once, when there are no more), each legal card is double-dummy
+    best (seed 004's ISSN target)."""
+    from bridgerl.agents.play.pimc import draw_worlds, solve_worlds
+
+    scores = solve_worlds(view, draw_worlds(view, worlds, rng))
+    top = scores.max(1, keepdims=True)
+    return ((scores == top) & (scores >= 0)).sum(0).astype(np.uint8)
+
+
+def play_rows(data, rows: list[int], ns: str, ew: str, seed: int, label_worlds: int = 0) -> tuple[dict, dict]:
+    """Bid and play ``rows`` of ``data``; returns (deal arrays, position arrays) as `bridgerl.core.positions`, with
+    the optional ``worlds`` array when ``label_worlds`` > 0 (`worlds_best` at each position with a choice, the
+    worlds drawn from a generator seeded by (seed, row))."""
     source = _source(str(data))
     ns_pair, ew_pair = _pairs(ns, ew, seed)
-    finals, positions = [], {k: [] for k in POSITION_ARRAYS}
+    spec = dict(POSITION_ARRAYS, **(OPTIONAL_POSITION_ARRAYS if label_worlds else {}))
+    finals, positions = [], {k: [] for k in spec}
     for d, row in enumerate(rows):
         for side, pair in enumerate((ns_pair, ew_pair)):
             for agent in (pair.bidder, pair.player):
@@ -80,23 +94,27 @@ def play_rows(data, rows: list[int], ns: str, ew: str, seed: int) -> tuple[dict,
         for i, p in enumerate(plays):
             tricks[i, :len(p.trick.cards)] = p.trick.cards
         dd = solve_positions(holdings, plays[0].strain, [p.trick.leader for p in plays], tricks)
+        rng = np.random.default_rng([seed, row, 4])
         for i, ((s, card), p) in enumerate(zip(before, plays)):
+            choices = len(s.view().equivalent_groups())
             positions["deal"].append(d)
             positions["step"].append(len(p.history))
             positions["player"].append(s.player)
             positions["seat"].append(s.seat)
             positions["legal"].append(dd[i] >= 0)
-            positions["choices"].append(len(s.view().equivalent_groups()))
+            positions["choices"].append(choices)
             positions["card"].append(card)
             positions["dd"].append(dd[i])
-    table = {k: np.array(v, dtype=POSITION_ARRAYS[k][0]).reshape(-1, *POSITION_ARRAYS[k][1])
-             for k, v in positions.items()}
+            if label_worlds:
+                positions["worlds"].append(worlds_best(s.view(), label_worlds, rng) if choices > 1 else
+                                           np.zeros(52, np.uint8))
+    table = {k: np.array(v, dtype=spec[k][0]).reshape(-1, *spec[k][1]) for k, v in positions.items()}
     return deal_table(finals, rows), table
 
 
 def _chunk_job(job) -> tuple[int, dict, dict]:
-    data, rows, ns, ew, seed = job
-    deals, positions = play_rows(data, rows, ns, ew, seed)
+    data, rows, ns, ew, seed, label_worlds = job
+    deals, positions = play_rows(data, rows, ns, ew, seed, label_worlds)
     return rows[0], deals, positions
 
 
@@ -119,15 +137,19 @@ def _read_chunk(path: Path, rows: list[int]) -> tuple[dict, dict]:
 
 
 def generate_positions(out, data="train", deals: int = 100, start: int = 0, ns: str = "rules", ew: str = "rules",
-                       seed: int = 0, workers: int = 1, chunk: int = CHUNK, progress: bool = True) -> Path:
+                       seed: int = 0, workers: int = 1, chunk: int = CHUNK, progress: bool = True,
+                       label_worlds: int = 0) -> Path:
     """Write the positions of rows ``start`` .. ``start + deals - 1`` of ``data`` to ``out``; returns the path.
-    The caller refuses to replace an existing ``out`` (`bridgerl data positions --force`)."""
+    ``label_worlds`` > 0 adds the ``worlds`` array (`worlds_best`). The caller refuses to replace an existing
+    ``out`` (`bridgerl data positions --force`)."""
     if deals < 1:
         raise ValueError(f"--deals must be at least 1, got {deals}")
     if workers < 1:
         raise ValueError(f"--workers must be at least 1, got {workers}")
     if chunk < 1:
         raise ValueError(f"chunk must be at least 1, got {chunk}")
+    if not 0 <= label_worlds <= 255:
+        raise ValueError(f"--label-worlds must be in 0..255 (0: none), got {label_worlds}")
     from bridgerl.evaluation.specs import load_pair
 
     for spec in (ns, ew):  # a spec that does not load fails here, in one line, before any work
@@ -139,7 +161,8 @@ def generate_positions(out, data="train", deals: int = 100, start: int = 0, ns: 
                          f"{len(dataset)} deals)")
     out = Path(out)
     parts = Path(str(out) + ".partial")
-    meta = {"format": FORMAT, "source": str(data), "ns": ns, "ew": ew, "seed": int(seed)}
+    meta = {"format": FORMAT, "source": str(data), "ns": ns, "ew": ew, "seed": int(seed),
+            "label_worlds": int(label_worlds)}
     job = {**meta, "chunk": chunk, "start": rows[0], "stop": rows[-1] + 1}
     stamp = parts / "job.json"
     if parts.exists() and stamp.exists():
@@ -162,7 +185,7 @@ def generate_positions(out, data="train", deals: int = 100, start: int = 0, ns: 
                    desc=f"positions -> {out.name}")
     pool = None
     try:
-        jobs = [(str(data), c, ns, ew, int(seed)) for c in todo]
+        jobs = [(str(data), c, ns, ew, int(seed), int(label_worlds)) for c in todo]
         if workers == 1 or len(jobs) <= 1:
             results = map(_chunk_job, jobs)
         else:
@@ -185,4 +208,4 @@ def generate_positions(out, data="train", deals: int = 100, start: int = 0, ns: 
     return out
 
 
-__all__ = ["generate_positions", "play_rows", "CHUNK"]
+__all__ = ["generate_positions", "play_rows", "worlds_best", "CHUNK"]

@@ -214,8 +214,8 @@ def test_tricks_target_and_the_kept_epoch_by_valid_trick_loss(positions_file, va
         best = dd[k][legal[k]].max()
         np.testing.assert_array_equal(target[k][legal[k]], dd[k][legal[k]] - best)
         assert (target[k][~legal[k]] == 0).all() and (target[k] == 0).sum() >= 1
-    with pytest.raises(ValueError, match="card-player target 'worlds'"):
-        card_player_task(target="worlds")
+    with pytest.raises(ValueError, match="card-player target 'bogus'"):
+        card_player_task(target="bogus")
     out = tmp_path / "tricks"
     assert main(["train", "card-player", "--train", str(positions_file), "--valid", str(valid_file), "--out",
                  str(out), "--hidden", "32", "--epochs", "3", "--batch-size", "32", "--target", "tricks",
@@ -230,3 +230,59 @@ def test_tricks_target_and_the_kept_epoch_by_valid_trick_loss(positions_file, va
     study = trick_loss_study({"net": player}, valid_file)
     assert study["agents"]["net"]["trick_loss"] == pytest.approx(kept["valid_trick_loss"], abs=1e-6)
     assert study["agents"]["net"]["batched_decisions_per_second"] > 0
+
+
+def test_worlds_target(tmp_path_factory, valid_file, tmp_path):
+    """``--target worlds`` shares the target by the sampled worlds in which each card is best (files made with
+    ``--label-worlds``), validated on the true deal of unlabelled positions; a file without labels is refused in
+    one line."""
+    from bridgerl.evaluation.positions import generate_positions
+
+    labelled = tmp_path_factory.mktemp("labelled") / "train.npz"
+    generate_positions(labelled, data="train", deals=3, start=200, ns=FAST, ew=FAST, seed=1, progress=False,
+                       label_worlds=6)
+    positions = load_positions(labelled)
+    x, legal, target, index = positions_examples(positions, target="worlds")
+    counts = positions.positions["worlds"][index].astype(np.float32)
+    np.testing.assert_allclose(target, counts / counts.sum(1, keepdims=True), rtol=1e-6)
+    assert (target[~legal] == 0).all()
+    with pytest.raises(ValueError, match="no sampled-world labels for target 'worlds'"):
+        positions_examples(load_positions(valid_file), target="worlds")
+    out = tmp_path / "worlds"
+    assert main(["train", "card-player", "--train", str(labelled), "--valid", str(valid_file), "--out", str(out),
+                 "--hidden", "32", "--epochs", "2", "--batch-size", "16", "--target", "worlds", "--quiet"]) == 0
+    player = CardPlayer.load(out)
+    assert player.metadata["target"] == "worlds" and "valid_trick_loss" in player.metadata
+
+
+def test_selfplay_fine_tuning_is_seeded_and_resumes(positions_file, valid_file, player, tmp_path):
+    """`train card-player-selfplay`: PPO in the JAX whole deal from a card player, on the deals and contracts of
+    training-split positions; update 0 is the starting network's validation; the run resumes to the same updates
+    as one made straight through; test/valid deals, a player reading the auction and a bad config are refused."""
+    import json
+
+    from bridgerl.training.card_player_selfplay import SelfPlayConfig, contracts_of, train_selfplay
+
+    source, rows, contracts = contracts_of([positions_file])
+    positions = load_positions(positions_file)
+    assert source == "train" and len(rows) == int((positions.deals["contract"][:, 0] > 0).sum())
+    c = positions.deals["contract"][positions.deals["contract"][:, 0] > 0]
+    np.testing.assert_array_equal(contracts[:, 0], (c[:, 0] - 1) * 5 + c[:, 1])
+    args = ["train", "card-player-selfplay", "--init", player.model, "--deals", str(positions_file), "--valid",
+            str(valid_file), "--tables", "4", "--minibatches", "2", "--eval-every", "1", "--warmup", "1",
+            "--learning-rate", "1e-3", "--quiet"]
+    assert main(args + ["--out", str(tmp_path / "straight"), "--updates", "3"]) == 0
+    assert main(args + ["--out", str(tmp_path / "resumed"), "--updates", "2"]) == 0
+    assert main(args + ["--out", str(tmp_path / "resumed"), "--updates", "3", "--resume"]) == 0
+    logs = [[json.loads(line) for line in (tmp_path / run / "log.jsonl").read_text().splitlines()]
+            for run in ("straight", "resumed")]
+    assert [r["update"] for r in logs[0]] == [0, 1, 2, 3]
+    assert logs[0] == logs[1]
+    start = logs[0][0]["valid_trick_loss"]
+    study_player = CardPlayer.load(tmp_path / "straight")
+    kept = min(logs[0], key=lambda r: (r["valid_trick_loss"], r["update"]))
+    assert study_player.metadata["selfplay"]["update"] == kept["update"] and kept["valid_trick_loss"] <= start
+    with pytest.raises(ValueError, match="positions of the valid split"):
+        train_selfplay(tmp_path / "v", player.model, [valid_file], valid_file, SelfPlayConfig(tables=4))
+    with pytest.raises(ValueError, match="minibatches"):
+        SelfPlayConfig(tables=3, minibatches=5)

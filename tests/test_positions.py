@@ -34,7 +34,7 @@ def test_positions_replay_and_their_dd_values_chain(played):
     _, pos = played
     p = pos.positions
     assert len(pos.deals["row"]) == 4 and (pos.deals["row"] == [10, 11, 12, 13]).all()
-    assert pos.meta == {"format": 1, "source": "test", "ns": FAST, "ew": FAST, "seed": 3}
+    assert pos.meta == {"format": 1, "source": "test", "ns": FAST, "ew": FAST, "seed": 3, "label_worlds": 0}
     checked = 0
     for i in range(len(pos)):
         state = pos.state(i)
@@ -162,3 +162,39 @@ def test_trick_loss_of_play_agents_on_positions(played, tmp_path, capsys):
             row["trick_loss"] * 40)
     assert result["agents"]["dd"]["declaring"]["trick_loss"] == 0
     assert "40 positions with a choice" in capsys.readouterr().out
+
+
+def test_sampled_world_labels(played, tmp_path, capsys):
+    """``--label-worlds K`` adds, at each position with a choice, the number of K worlds (drawn from the chooser's
+    view, seeded by (seed, row)) in which each legal card is DD-best: the same play as without labels, counts on
+    legal cards only, at least one best card a world, none at the forced positions; a file of the same rows split
+    otherwise holds the same labels; the count is checked in one line."""
+    from bridgerl.core.bridge import CARD_OFFSET
+    from bridgerl.evaluation.positions import worlds_best
+
+    _, plain = played
+    out = tmp_path / "labelled.npz"
+    generate_positions(out, data="test", deals=4, start=10, ns=FAST, ew=FAST, seed=3, chunk=2, progress=False,
+                       label_worlds=5)
+    labelled = load_positions(out)
+    assert labelled.meta["label_worlds"] == 5 and plain.meta["label_worlds"] == 0 and "worlds" not in plain.positions
+    for k in plain.positions:
+        np.testing.assert_array_equal(labelled.positions[k], plain.positions[k])
+    pos = labelled.positions
+    worlds, choice = pos["worlds"].astype(int), pos["choices"] > 1
+    assert choice.any() and (worlds[~choice] == 0).all()
+    assert (worlds[~pos["legal"]] == 0).all() and (worlds <= 5).all()
+    assert (worlds[choice].sum(1) >= 1).all()  # every world has a best card
+    assert (worlds[choice].max(1) <= 5).all()
+    # the labels of the first deal, drawn again in the documented order
+    d0 = np.flatnonzero(pos["deal"] == 0)
+    rng = np.random.default_rng([3, int(labelled.deals["row"][0]), 4])
+    for i in d0:
+        if choice[i]:
+            np.testing.assert_array_equal(worlds_best(labelled.state(int(i)).view(), 5, rng), worlds[i])
+    # the worlds are the view's: every world gives the chooser's known cards to their holders
+    state = labelled.state(int(np.flatnonzero(choice)[3]))
+    assert CARD_OFFSET + int(pos["card"][np.flatnonzero(choice)[3]]) in state.legal_actions()
+    with pytest.raises(ValueError, match="--label-worlds must be in 0..255"):
+        generate_positions(tmp_path / "x.npz", data="test", deals=1, ns=FAST, ew=FAST, label_worlds=300,
+                           progress=False)

@@ -7,6 +7,10 @@ files keep only the deals, the actions and the DD values) and, as the target, th
 dummy in the true deal, shared equally (seed 004, table 5: the indicator of the best moves trains sharper than
 counts over sampled worlds). Cross-entropy of the network's softmax over the legal cards.
 
+``target="worlds"`` (seed 004's ISSN target) shares the target among the legal cards in proportion to the number of
+sampled worlds, consistent with the chooser's view, in which each is DD-best: positions files made with
+``bridgerl data positions --label-worlds K`` (the array ``worlds``).
+
 ``target="tricks"`` instead regresses every legal card's DD tricks in the true deal, relative to the best card
 (0 for the best, -1 for a card that loses a trick, ...): squared error of the logits on the legal cards. Over
 positions drawn as the play draws them, the least-squares fit of a view is the card's *expected* DD loss given
@@ -43,10 +47,14 @@ def positions_examples(positions, auction: bool = False, which=None,
                        target: str = "best") -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """(features int8[P, F], legal bool[P, 52], target float32[P, 52], index int64[P]) of the positions with a
     real choice (or those of ``which``), in the order of their deals and steps (``index``: the positions' rows):
-    the chooser's play features and, as ``target``, its DD-best legal cards shared equally (``best``) or each legal
-    card's DD tricks less the best card's (``tricks``, 0 off the legal cards)."""
+    the chooser's play features and, as ``target``, its DD-best legal cards shared equally (``best``), shared by
+    the sampled worlds in which each is best (``worlds``) or each legal card's DD tricks less the best card's
+    (``tricks``, 0 off the legal cards)."""
     _check_target(target)
     pos, deals = positions.positions, positions.deals
+    if target == "worlds" and "worlds" not in pos:
+        raise ValueError(f"{positions.source}: no sampled-world labels for target 'worlds' (make the file with "
+                         "bridgerl data positions --label-worlds K)")
     index = np.flatnonzero(pos["choices"] > 1) if which is None else np.asarray(which, np.int64)
     order = index[np.lexsort((pos["step"][index], pos["deal"][index]))]
     features = np.zeros((len(index), feature_size(auction)), np.int8)
@@ -67,6 +75,9 @@ def positions_examples(positions, auction: bool = False, which=None,
     top = np.where(legal, dd, -1).max(1, keepdims=True)
     if target == "tricks":
         return features, legal, np.where(legal, dd - top, 0).astype(np.float32), order
+    if target == "worlds":
+        counts = np.where(legal, pos["worlds"][order], 0).astype(np.float32)
+        return features, legal, counts / np.maximum(counts.sum(1, keepdims=True), 1), order
     best = legal & (dd == top)
     return features, legal, (best / best.sum(1, keepdims=True)).astype(np.float32), order
 
@@ -100,7 +111,7 @@ def trick_loss(logits, legal, target, lost):
     return jnp.take_along_axis(lost, card[:, None], axis=1).sum(), target.shape[0]
 
 
-TARGETS = {"best": (best_loss, "log_loss"), "tricks": (tricks_loss, "mse")}
+TARGETS = {"best": (best_loss, "log_loss"), "worlds": (best_loss, "log_loss"), "tricks": (tricks_loss, "mse")}
 
 
 def _check_target(target: str) -> None:
@@ -137,6 +148,9 @@ def card_player_task(auction: bool = False, augment: bool = True, target: str = 
                 build=lambda hidden, seed=0: build(size, hidden, seed=seed),
                 examples=functools.partial(examples, auction=auction, target=target), loss=loss, metric=metric,
                 augment=relabel_suits if augment else None, select=trick_loss, select_metric="trick_loss",
+                # the sampled-world labels are a training target: validation positions are scored on the true deal
+                valid_examples=(functools.partial(examples, auction=auction, target="best") if target == "worlds"
+                                else None),
                 settings={"auction": bool(auction), "relabel_suits": bool(augment), "target": target})
 
 

@@ -54,7 +54,8 @@ class Task:
     training batches only (None: no augmentation); ``metric`` names the loss in the logs and metadata; ``settings``
     are saved in the metadata and must match on resume. ``select(outputs, *rest)`` -> (summed, count), named
     ``select_metric``: when given, the epoch kept is the one lowest on it over the validation examples (e.g. the
-    card player's trick loss) rather than on the loss."""
+    card player's trick loss) rather than on the loss. ``valid_examples``: how the validation file is read, when
+    not as the training files (e.g. a target the validation positions do not carry)."""
 
     kind: str
     format: str
@@ -67,6 +68,7 @@ class Task:
     settings: dict = field(default_factory=dict)
     select: Callable | None = None
     select_metric: str = ""
+    valid_examples: Callable | None = None
 
 
 def check_splits(train: list, valid) -> None:
@@ -83,11 +85,12 @@ def check_splits(train: list, valid) -> None:
         raise ValueError(f"{valid}: positions of the test split; select on the valid split (--data valid)")
 
 
-def load_examples(task: Task, paths: list) -> tuple:
-    """The task's examples of every positions file in ``paths``, joined."""
+def load_examples(task: Task, paths: list, valid: bool = False) -> tuple:
+    """The task's examples of every positions file in ``paths`` (read as validation files with ``valid``), joined."""
+    read = task.valid_examples if valid and task.valid_examples is not None else task.examples
     parts = []
     for path in paths:
-        part = task.examples(path)
+        part = read(path)
         if len(part[0]) == 0:
             raise ValueError(f"{path}: no positions to learn from")
         parts.append(part)
@@ -159,7 +162,7 @@ def train_supervised(task: Task, out, train, valid, config: SupervisedConfig = S
         raise FileNotFoundError(f"{out}: no saved run to resume ({STATE_FILE} missing)")
     check_splits(train, valid)
     data = load_examples(task, train)  # read (and checked) before anything in --out is touched
-    valid_data = load_examples(task, [valid])
+    valid_data = load_examples(task, [valid], valid=True)
     if force and not resume:
         model = out / MODEL_FILE
         if model.exists():

@@ -22,7 +22,8 @@ def _data_positions(args) -> int:
 
     refuse_overwrite(args.out, args.force, "positions file")
     path = generate_positions(args.out, data=args.data, deals=args.deals, start=args.start, ns=args.ns, ew=args.ew,
-                              seed=args.seed, workers=args.workers, progress=not args.quiet)
+                              seed=args.seed, workers=args.workers, progress=not args.quiet,
+                              label_worlds=args.label_worlds)
     from ..core.positions import load_positions
 
     positions = load_positions(path)
@@ -127,6 +128,10 @@ def add_parser(commands) -> None:
                      help="seed of the players (as table 1 of `evaluate game --seed`; default 0)")
     pos.add_argument("--out", required=True, help="output .npz (an interrupted run resumes from OUT.partial/)")
     pos.add_argument("--workers", type=positive_int, default=1, help="processes (default 1)")
+    pos.add_argument("--label-worlds", type=non_negative_int, default=0, metavar="K",
+                     help="also count, at each position with a choice, in how many of K sampled worlds each legal "
+                          "card is DD-best (seed 004's target: train card-player --target worlds; about K DDS solves "
+                          "a position; default 0, none)")
     pos.add_argument("--force", action="store_true", help=force_help)
     pos.add_argument("--quiet", action="store_true", help="no progress bar")
     pos.set_defaults(func=_data_positions)

@@ -104,6 +104,22 @@ def _train_network(args) -> int:
     return 0
 
 
+def _train_selfplay(args) -> int:
+    """`bridgerl train card-player-selfplay`: PPO fine-tuning of a card player in the JAX whole deal."""
+    from ..training.card_player_selfplay import SelfPlayConfig, train_selfplay
+
+    given = {k: getattr(args, k) for k in ("tables", "updates", "learning_rate", "clip", "ppo_epochs",
+                                           "minibatches", "eval_every", "warmup", "entropy_weight")
+             if getattr(args, k) is not None}
+    record = train_selfplay(args.out, args.init, args.deals, args.valid, SelfPlayConfig(**given), seed=args.seed,
+                            resume=args.resume, force=args.force, progress=not args.quiet,
+                            command=" ".join(["bridgerl", *map(shlex.quote, sys.argv[1:])]))
+    print(f"{args.out}: update {record.get('update')}, valid trick loss "
+          f"{record.get('valid_trick_loss', float('nan')):.4f}; model.msgpack keeps the best validation update "
+          "(update 0: the starting network)")
+    return 0
+
+
 def _train_export(args) -> int:
     from ..agents.learned.checkpoint import (CRITIC_FILE, FORMAT, PPO_FORMAT, checkpoint_file, checkpoint_kind,
                                              load_weights, save_weights)
@@ -280,11 +296,39 @@ def add_parser(commands) -> None:
             net.add_argument("--auction", action="store_true",
                              help="the features carry the auction's 231 bits (then pass --no-relabel: relabelling "
                                   "is exact only without the auction)")
-            net.add_argument("--target", choices=["best", "tricks"], default="best",
-                             help="learn the DD-best cards by cross-entropy (best, default) or regress every legal "
-                                  "card's DD tricks less the best card's (tricks: the card of highest expected "
-                                  "tricks given the view); the epoch kept has the lowest valid trick loss")
+            net.add_argument("--target", choices=["best", "worlds", "tricks"], default="best",
+                             help="learn the DD-best cards of the true deal by cross-entropy (best, default), the "
+                                  "cards best in the sampled worlds of files made with data positions "
+                                  "--label-worlds (worlds: seed 004's target), or regress every legal card's DD "
+                                  "tricks less the best card's (tricks: the card of highest expected tricks given "
+                                  "the view); the epoch kept has the lowest valid trick loss")
         net.set_defaults(func=_train_network)
+    selfplay = train_commands.add_parser(
+        "card-player-selfplay", help="fine-tune a card player by self-play (PPO on the side's tricks) in the JAX "
+                                     "whole deal, from the opening lead of the contracts positions files reached; "
+                                     "keeps the update with the lowest valid trick loss; resumable")
+    selfplay.add_argument("--init", default="models/card-player", help="the card player to start from "
+                                                                       "(default models/card-player)")
+    selfplay.add_argument("--deals", required=True, nargs="+",
+                          help="positions .npz file(s) of one training-split dataset: their deals and contracts")
+    selfplay.add_argument("--valid", required=True, help="positions .npz to select on (from the valid split)")
+    selfplay.add_argument("--out", required=True, help="run directory (model.msgpack, train_state.msgpack, "
+                                                       "log.jsonl)")
+    for name, kind, text in (("tables", positive_int, "deals per update (default 256)"),
+                             ("updates", positive_int, "updates (default 100)"),
+                             ("learning-rate", positive_float, "Adam learning rate (default 1e-5)"),
+                             ("clip", positive_float, "PPO ratio clip (default 0.2)"),
+                             ("ppo-epochs", positive_int, "passes over each update's decisions (default 2)"),
+                             ("minibatches", positive_int, "minibatches a pass (default 4)"),
+                             ("eval-every", positive_int, "updates between validations (default 10)"),
+                             ("warmup", non_negative_int, "first updates training the value head alone (default 5)"),
+                             ("entropy-weight", non_negative_float, "entropy bonus (default 0)")):
+        selfplay.add_argument(f"--{name}", type=kind, default=None, help=text)
+    selfplay.add_argument("--seed", type=non_negative_int, default=0, help="deals drawn and cards sampled (default 0)")
+    selfplay.add_argument("--resume", action="store_true", help="continue the run saved in --out")
+    selfplay.add_argument("--force", action="store_true", help="start a new run in an --out that holds one")
+    selfplay.add_argument("--quiet", action="store_true", help="no progress bar")
+    selfplay.set_defaults(func=_train_selfplay)
     export = train_commands.add_parser("export", help="copy a run's weights (e.g. as bfloat16) for release")
     export.add_argument("run", help="run directory or model.msgpack")
     export.add_argument("--out", required=True, help="directory for model.msgpack")

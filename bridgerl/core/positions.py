@@ -11,6 +11,11 @@ deal arrays), ``step`` (cards played before it), ``player`` (the seat choosing: 
 (the card played) and ``dd`` int8[P, 52]: the double-dummy tricks the side to play takes from this position on (the
 trick in progress included) after each legal card, -1 for the others. Scalars: ``format`` (1), ``source`` (the
 dataset), ``ns``/``ew`` (the specs that bid and played), ``seed``.
+
+Optional (``bridgerl data positions --label-worlds K``): the position array ``worlds`` uint8[P, 52], for each
+position with a choice the number of K worlds, sampled uniformly among the layouts consistent with the chooser's
+view (all of them, each once, when there are no more than K), in which each legal card is double-dummy best (seed 004's training target of its ISSN; zeros at positions
+without a choice), and the scalar ``label_worlds`` (K).
 """
 
 from __future__ import annotations
@@ -35,6 +40,8 @@ POSITION_ARRAYS = {"deal": (np.int32, ()), "step": (np.uint8, ()), "player": (np
                    "legal": (np.bool_, (52,)), "choices": (np.uint8, ()), "card": (np.uint8, ()),
                    "dd": (np.int8, (52,))}
 SCALARS = ("format", "source", "ns", "ew", "seed")
+OPTIONAL_POSITION_ARRAYS = {"worlds": (np.uint8, (52,))}
+"""Position arrays a file may hold (`generate_positions` with ``label_worlds``), with the scalar ``label_worlds``."""
 
 
 class PositionsError(ValueError):
@@ -98,10 +105,13 @@ def deal_table(states: list[BridgeState], rows: list[int]) -> dict:
 
 
 def concatenate(parts: list[tuple[dict, dict]]) -> tuple[dict, dict]:
-    """Join (deal arrays, position arrays) tables in order: deal indices are shifted, auctions padded with -1."""
+    """Join (deal arrays, position arrays) tables in order: deal indices are shifted, auctions padded with -1; an
+    optional position array (``worlds``) is kept when every part has it."""
     width = max([1] + [deals["auction"].shape[1] for deals, _ in parts])
+    spec = dict(POSITION_ARRAYS)
+    spec.update({k: v for k, v in OPTIONAL_POSITION_ARRAYS.items() if parts and all(k in p for _, p in parts)})
     deals_out = {k: [] for k in DEAL_ARRAYS}
-    positions_out = {k: [] for k in POSITION_ARRAYS}
+    positions_out = {k: [] for k in spec}
     offset = 0
     for deals, positions in parts:
         for k in DEAL_ARRAYS:
@@ -109,14 +119,14 @@ def concatenate(parts: list[tuple[dict, dict]]) -> tuple[dict, dict]:
             if k == "auction":
                 value = np.pad(value, ((0, 0), (0, width - value.shape[1])), constant_values=-1)
             deals_out[k].append(value)
-        for k in POSITION_ARRAYS:
+        for k in spec:
             positions_out[k].append(positions[k] + offset if k == "deal" else positions[k])
         offset += len(deals["row"])
     empty_deals = {k: np.zeros((0, *(width if s is None else s for s in shape)), dtype)
                    for k, (dtype, shape) in DEAL_ARRAYS.items()}
-    empty_positions = {k: np.zeros((0, *shape), dtype) for k, (dtype, shape) in POSITION_ARRAYS.items()}
+    empty_positions = {k: np.zeros((0, *shape), dtype) for k, (dtype, shape) in spec.items()}
     return ({k: np.concatenate(v).astype(DEAL_ARRAYS[k][0]) if v else empty_deals[k] for k, v in deals_out.items()},
-            {k: np.concatenate(v).astype(POSITION_ARRAYS[k][0]) if v else empty_positions[k]
+            {k: np.concatenate(v).astype(spec[k][0]) if v else empty_positions[k]
              for k, v in positions_out.items()})
 
 
@@ -125,6 +135,8 @@ def file_arrays(deals: dict, positions: dict, meta: dict) -> dict:
     arrays = {f"deal_{k}": v for k, v in deals.items()}
     arrays.update({f"pos_{k}": v for k, v in positions.items()})
     arrays.update({k: np.asarray(meta[k]) for k in SCALARS})
+    if "worlds" in positions:
+        arrays["label_worlds"] = np.asarray(int(meta["label_worlds"]))
     return arrays
 
 
@@ -147,7 +159,11 @@ def load_positions(path: str | os.PathLike) -> Positions:
         raise PositionsError(f"{path}: positions format {arrays['format']!r}, this bridgerl reads {FORMAT}")
     deals = {k: arrays[f"deal_{k}"] for k in DEAL_ARRAYS}
     positions = {k: arrays[f"pos_{k}"] for k in POSITION_ARRAYS}
-    for table, spec in ((deals, DEAL_ARRAYS), (positions, POSITION_ARRAYS)):
+    optional = {k: v for k, v in OPTIONAL_POSITION_ARRAYS.items() if f"pos_{k}" in arrays}
+    positions.update({k: arrays[f"pos_{k}"] for k in optional})
+    if optional and "label_worlds" not in arrays:
+        raise PositionsError(f"{path}: holds pos_worlds without the scalar label_worlds")
+    for table, spec in ((deals, DEAL_ARRAYS), (positions, {**POSITION_ARRAYS, **optional})):
         n = len(table["row" if table is deals else "deal"]) if table[next(iter(spec))].ndim else -1
         for k, (dtype, shape) in spec.items():
             got = table[k].shape
@@ -164,6 +180,7 @@ def load_positions(path: str | os.PathLike) -> Positions:
         if len(values) and not (low <= values.min() and values.max() <= high):
             raise PositionsError(f"{path}: {name!r} values outside {low}..{high}")
     meta = {k: arrays[k].item() for k in SCALARS}
+    meta["label_worlds"] = int(arrays["label_worlds"]) if optional else 0
     return Positions(deals, positions, meta, str(path))
 
 
