@@ -29,12 +29,15 @@ class _PassAlways:
 
 
 class CompetitiveBiddingEnv(MaskedEnv, gym.Env):
-    """Competitive bidding on deals from a dataset (default: the bundled training split)."""
+    """Competitive bidding on deals from a dataset (default: the bundled training split). ``tricks`` = "dd" (the
+    deals' double-dummy tables) or "played" (their played-tricks tables, `bridgerl data played`): the contract's
+    tricks and standard par both come from the table in use (None, the default: the table the dataset has in use,
+    DD for a path or split)."""
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
 
     def __init__(self, dataset="train", agent_seats: str = "all", opponent=None, reward: str = "par_imps",
-                 render_mode: str | None = None):
+                 render_mode: str | None = None, tricks: str | None = None):
         if agent_seats not in AGENT_SEATS:
             raise ValueError(f"agent_seats must be one of {AGENT_SEATS}, got {agent_seats!r}")
         if reward not in REWARDS:
@@ -45,7 +48,8 @@ class CompetitiveBiddingEnv(MaskedEnv, gym.Env):
             raise TypeError("opponent must have a method act(observation, action_mask) -> call")
         if opponent is not None and agent_seats == "all":
             raise ValueError("an opponent needs agent_seats='NS' or 'EW'")
-        self.source = CompetitiveDealSource(load_dataset(dataset))
+        self.source = CompetitiveDealSource(load_dataset(dataset, tricks=tricks))
+        self.tricks = tricks
         self.agent_seats = agent_seats
         self.opponent = opponent or _PassAlways()
         self.reward_mode = reward

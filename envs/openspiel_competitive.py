@@ -21,7 +21,7 @@ from bridgerl.core.scoring import SCORE_TABLE
 from bridgerl.envs.openspiel_common import DealAuctionState, RowDealer, RowGame, TensorObserver, game_type
 
 _NUM_PLAYERS = 4
-_DEFAULT_PARAMS = {"dataset": "train", "reward": "par_imps"}
+_DEFAULT_PARAMS = {"dataset": "train", "reward": "par_imps", "tricks": "dd"}
 _MAX_POINTS = float(np.abs(SCORE_TABLE).max())
 _MAX_GAME_LENGTH = 319  # the longest legal auction: 3 passes, then 35 x (bid P P X P P XX P P), then 1 more pass
 _GAME_TYPE = game_type("bridgerl_competitive_bidding",
@@ -31,8 +31,8 @@ _GAME_TYPE = game_type("bridgerl_competitive_bidding",
 
 
 @functools.lru_cache(maxsize=8)
-def _deal_source(dataset: str) -> CompetitiveDealSource:
-    return CompetitiveDealSource(load_dataset(dataset))
+def _deal_source(dataset: str, tricks: str = "dd") -> CompetitiveDealSource:
+    return CompetitiveDealSource(load_dataset(dataset, tricks=tricks))
 
 
 class CompetitiveBiddingGame(RowGame, pyspiel.Game):
@@ -42,7 +42,7 @@ class CompetitiveBiddingGame(RowGame, pyspiel.Game):
         params = {**_DEFAULT_PARAMS, **(params or {})}
         if params["reward"] not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {params['reward']!r}")
-        self.source = _deal_source(str(params["dataset"]))
+        self.source = _deal_source(str(params["dataset"]), str(params["tricks"]))
         self.reward_mode = params["reward"]
         self.row_dealer = RowDealer(np.arange(len(self.source.dataset)))
         bound = 24.0 if self.reward_mode == "par_imps" else _MAX_POINTS

@@ -23,7 +23,7 @@ from bridgerl.core.uncontested import (REWARDS, SIDES, UncontestedDealSource, ac
 from bridgerl.envs.openspiel_common import DealAuctionState, RowDealer, RowGame, TensorObserver, game_type
 
 _NUM_PLAYERS = 2
-_DEFAULT_PARAMS = {"dataset": "train", "opening_rules": True, "side": "thesis", "reward": "imps"}
+_DEFAULT_PARAMS = {"dataset": "train", "opening_rules": True, "side": "thesis", "reward": "imps", "tricks": "dd"}
 _MIN_POINTS = float(SCORE_TABLE[:, 1].min() - SCORE_TABLE[:, 0].max())
 _MAX_GAME_LENGTH = 37  # an initial pass, 35 bids, the final pass
 _GAME_TYPE = game_type("bridgerl_uncontested_bidding",
@@ -34,8 +34,8 @@ _GAME_TYPE = game_type("bridgerl_uncontested_bidding",
 
 
 @functools.lru_cache(maxsize=8)
-def _deal_source(dataset: str, side: str, opening_rules: bool) -> UncontestedDealSource:
-    return UncontestedDealSource(load_dataset(dataset), side, opening_rules)
+def _deal_source(dataset: str, side: str, opening_rules: bool, tricks: str = "dd") -> UncontestedDealSource:
+    return UncontestedDealSource(load_dataset(dataset, tricks=tricks), side, opening_rules)
 
 
 def _game_info(max_chance_outcomes: int, reward: str) -> pyspiel.GameInfo:
@@ -56,7 +56,8 @@ class UncontestedBiddingGame(RowGame, pyspiel.Game):
         params = {**_DEFAULT_PARAMS, **(params or {})}
         if params["reward"] not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {params['reward']!r}")
-        self.source = _deal_source(str(params["dataset"]), str(params["side"]), bool(params["opening_rules"]))
+        self.source = _deal_source(str(params["dataset"]), str(params["side"]), bool(params["opening_rules"]),
+                                   str(params["tricks"]))
         self.reward_mode = params["reward"]
         self.row_dealer = RowDealer(self.source.eligible_rows(self.source.side))
         super().__init__(_GAME_TYPE, _game_info(self.row_dealer.max_outcomes, self.reward_mode), params)

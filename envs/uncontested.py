@@ -24,18 +24,22 @@ class UncontestedBiddingEnv(MaskedEnv, gym.Env):
 
     Options: ``side`` = "thesis" (EW unless EW can make nothing, then NS; deals where nobody can make anything are
     skipped when sampling), "NS" or "EW"; ``opening_rules`` (thesis 4.4.5); ``reward`` = "imps" or "points".
-    ``reset(options=...)`` takes "index", "deal" (PBN), "vulnerable" and "side".
+    ``reset(options=...)`` takes "index", "deal" (PBN), "vulnerable" and "side". ``tricks`` = "dd" (the
+    deals' double-dummy tables) or "played" (their played-tricks tables, `bridgerl data played`; None, the default:
+    the table the dataset has in use, DD for a path or split): the contract's tricks, the side rule and
+    constructive par all come from the table in use.
     """
 
     metadata = {"render_modes": ["ansi"], "render_fps": 4}
 
     def __init__(self, dataset="train", side: str = "thesis", opening_rules: bool = True, reward: str = "imps",
-                 render_mode: str | None = None):
+                 render_mode: str | None = None, tricks: str | None = None):
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
-        self.source = UncontestedDealSource(load_dataset(dataset), side, opening_rules)
+        self.source = UncontestedDealSource(load_dataset(dataset, tricks=tricks), side, opening_rules)
+        self.tricks = tricks
         self.reward_mode = reward
         self.render_mode = render_mode
         self.observation_space = binary_space(OBSERVATION_SIZE)

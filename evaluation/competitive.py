@@ -73,13 +73,14 @@ def duplicate_match(agent_a, agent_b, data="test", deals: int | None = None, nam
             "b_won": int((board_imps < 0).sum()), "data": dataset.source}
 
 
-def rule_baseline_evaluator(data="test", deals: int | None = 1000):
+def rule_baseline_evaluator(data="test", deals: int | None = 1000, tricks: str | None = None):
     """The score of competitive training's snapshots (``train_competitive(evaluate_agent=...)``): a function of an
     agent giving its duplicate match against the competitive rule baseline on the first ``deals`` rows of ``data``
-    as {"vs_rules_imps_per_board", "ci95", "deals"} (the learning curve's key, `evaluation.learning_curve`)."""
+    as {"vs_rules_imps_per_board", "ci95", "deals"} (the learning curve's key, `evaluation.learning_curve`);
+    ``tricks`` "played" scores with the played-tricks table."""
     from bridgerl.agents import RuleBidder
 
-    dataset = load_dataset(data)
+    dataset = load_dataset(data, tricks=tricks)
     if len(dataset) == 0 or (deals is not None and deals < 1):
         raise EvaluationError(f"{dataset.source}: no board to play ({len(dataset)} deals, deals={deals})")
 

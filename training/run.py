@@ -19,6 +19,7 @@ import numpy as np
 from flax import nnx, serialization
 
 from bridgerl.agents.learned.checkpoint import CRITIC_FILE, FORMAT, PPO_FORMAT, checkpoint_file, save_weights
+from bridgerl.core import load_dataset
 from bridgerl.core.files import atomic_write_bytes
 from bridgerl.core.stats import mean_ci
 from bridgerl.training.dqn import PRESETS, DQNConfig, DQNTrainer
@@ -145,7 +146,7 @@ def train_competitive(out: str | Path, preset: str = "small", steps: int | None 
                       eval_deals: int = 1000, pretrain: "PretrainConfig | None" = None,
                       constructive: str | Path | None = None,
                       evaluate_agent: Callable[[Any], dict] | None = None, force: bool = False,
-                      algo: str = "dqn", devices: int | str | None = None) -> dict:
+                      algo: str = "dqn", devices: int | str | None = None, env_options: dict | None = None) -> dict:
     """Self-play DQN (``algo="ppo"``: PPO, `training.ppo`) on competitive bidding (one network for all four seats,
     per-seat transitions, optional pool of frozen past networks as opponents: ``overrides={"pool_size": K}``).
 
@@ -158,13 +159,20 @@ def train_competitive(out: str | Path, preset: str = "small", steps: int | None 
     auctions on the training deals (`training.demonstrations`); with a pool, that network is the pool's first
     snapshot (kept for good with ``pool_anchor``). ``constructive`` (an uncontested DQN
     checkpoint) bids for the agent while the opponents pass: it is copied beside every saved network, named in
-    its metadata, and replaces the rules' constructive system in the demonstrations. Returns the last evaluation."""
+    its metadata, and replaces the rules' constructive system in the demonstrations. ``env_options``
+    ``{"tricks": "played"}`` trains on the played-tricks tables (rewards, par and demonstrations; the evaluator is
+    the caller's to match). Returns the last evaluation."""
     return train(RunConfig(out=out, env_id=COMPETITIVE_ENV_ID, preset=preset, steps=steps, seed=seed, data=data,
                            eval_data=eval_data, resume=resume, overrides=overrides, chunk=chunk, eval_every=eval_every,
                            eval_every_steps=eval_every_steps, checkpoint_seconds=checkpoint_seconds,
                            progress=progress, command=command, eval_deals=eval_deals, pretrain=pretrain,
                            constructive=constructive, evaluate_agent=evaluate_agent, force=force, algo=algo,
-                           devices=devices))
+                           devices=devices, env_options=env_options))
+
+
+def _data_name(data) -> str:
+    """How a run records its data: the path or split name as given, a Dataset's source."""
+    return data.source if hasattr(data, "source") and hasattr(data, "owner") else str(data)
 
 
 def train(run: RunConfig) -> dict:
@@ -226,15 +234,21 @@ def train(run: RunConfig) -> dict:
     devices = resolve_devices(run.devices)
     mesh = data_mesh(devices)
     env_options = dict(run.env_options or {})
+    data_name, eval_name = _data_name(data), _data_name(eval_data)
+    played_by = None
+    if env_options.get("tricks") is not None:  # "played": rewards, par and demonstrations from the played tables
+        data = load_dataset(data, tricks=env_options["tricks"])
+        eval_data = load_dataset(eval_data, tricks=env_options["tricks"])
+        played_by = data.played_by if env_options["tricks"] == "played" else None
     env = jaxenv.make(env_id, dataset=data, **env_options)
     eval_env = jaxenv.make(env_id, dataset=eval_data, **env_options)
     eval_rows = np.arange(eval_env.owner.shape[0]) if competitive else eval_env.eligible
     if len(np.arange(env.owner.shape[0]) if competitive else env.eligible) == 0:
-        raise ValueError(f"the training data {data} has no deal to train on")
+        raise ValueError(f"the training data {data_name} has no deal to train on")
     if len(eval_rows) == 0:
-        raise ValueError(f"the evaluation data {eval_data} has no deal to evaluate on")
+        raise ValueError(f"the evaluation data {eval_name} has no deal to evaluate on")
     out.mkdir(parents=True, exist_ok=True)
-    meta = {"env_id": env_id, "config": dataclasses.asdict(config), "seed": seed, "data": str(data),
+    meta = {"env_id": env_id, "config": dataclasses.asdict(config), "seed": seed, "data": data_name,
             "preset": preset, "steps": steps, "env_options": env_options,
             "pretrain": dataclasses.asdict(pretrain) if pretrain else None,
             "constructive": str(constructive) if constructive else None, **({"algo": algo} if algo != "dqn" else {}),
@@ -304,7 +318,8 @@ def train(run: RunConfig) -> dict:
                 "observation_size": env.observation_size, "num_actions": env.num_actions,
                 "hidden": list(config.hidden), **({"dueling": config.dueling} if algo == "dqn" else {}),
                 "preset": preset,
-                "config": dataclasses.asdict(config), "seed": seed, "data": str(data), "env_options": env_options,
+                "config": dataclasses.asdict(config), "seed": seed, "data": data_name, "env_options": env_options,
+                **({"played_by": played_by} if played_by else {}),
                 "env_steps": int(ts.env_steps), "updates": int(ts.updates), "command": command,
                 "evaluation": evaluation, "device": jax.devices()[0].device_kind,
                 **({"devices": devices} if devices > 1 else {}),

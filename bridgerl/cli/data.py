@@ -53,6 +53,19 @@ def _data_from_pbn(args) -> int:
     return 0
 
 
+def _data_played(args) -> int:
+    from ..core import load_dataset
+    from ..evaluation.played import write_played
+
+    refuse_overwrite(args.out, args.force, "dataset")
+    path = write_played(args.data, args.out, args.player, level=args.level, progress=not args.quiet)
+    dataset = load_dataset(path)
+    played, dd = dataset.tables["played"].astype(float), dataset.tables["dd"].astype(float)
+    print(f"wrote {len(dataset)} deals with the played table of {args.player} to {path} (mean DD - played: "
+          f"{(dd - played).mean():+.3f} tricks a contract)")
+    return 0
+
+
 def _data_info(args) -> int:
     import numpy as np
 
@@ -135,6 +148,19 @@ def add_parser(commands) -> None:
     pos.add_argument("--force", action="store_true", help=force_help)
     pos.add_argument("--quiet", action="store_true", help="no progress bar")
     pos.set_defaults(func=_data_positions)
+
+    played = data_commands.add_parser(
+        "played", help="the dataset whole with a played-tricks table: the tricks each declarer takes in each strain "
+                       "with a learned card player at all four seats (batched in JAX, resumable; issue #38)")
+    played.add_argument("--data", type=dataset_arg, required=True, help=data_help)
+    played.add_argument("--player", default="models/card-player",
+                        help="the card player (a model path or cardnet:model=PATH; default models/card-player)")
+    played.add_argument("--level", default="dd",
+                        help="the level each contract is bid at: dd (DD tricks - 6, at least 1; default) or 1..7")
+    played.add_argument("--out", required=True, help="output .npz (an interrupted run resumes from OUT.partial/)")
+    played.add_argument("--force", action="store_true", help=force_help)
+    played.add_argument("--quiet", action="store_true", help="no progress bar")
+    played.set_defaults(func=_data_played)
 
     to_pbn = data_commands.add_parser("to-pbn", help="write a dataset as PBN")
     to_pbn.add_argument("dataset", type=dataset_arg, help=data_help)

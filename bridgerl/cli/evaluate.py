@@ -7,14 +7,25 @@ from ..core.files import check_output, refuse_overwrite
 from .common import DATA_HELP, write_json
 
 
+def _scored_data(args):
+    """The data of a bidding evaluation: as given (DD tables), or with ``--tricks played`` the dataset with its
+    played-tricks table in use (a one-line error when it has none)."""
+    if getattr(args, "tricks", "dd") == "dd":
+        return args.data
+    from ..core import load_dataset
+
+    return load_dataset(args.data, tricks=args.tricks)
+
+
 def _evaluate_uncontested(args) -> int:
     from ..evaluation.specs import load_agent
     from ..evaluation.uncontested import evaluate_uncontested
 
     _check_outputs(args)
     agent = load_agent(args.agent, "uncontested_bidding", seed=args.seed)
-    summary, outcomes = evaluate_uncontested(agent, args.data, deals=args.deals, side=args.side,
+    summary, outcomes = evaluate_uncontested(agent, _scored_data(args), deals=args.deals, side=args.side,
                                              opening_rules=not args.no_opening_rules, agent_name=args.agent)
+    summary["tricks"] = args.tricks
     from ..evaluation.behaviour import pass_rates
 
     summary["behaviour"] = pass_rates(outcomes, args.data, args.side, not args.no_opening_rules)
@@ -42,8 +53,8 @@ def _evaluate_compare(args) -> int:
 
     results = []
     for spec in (args.a, args.b):
-        results.append(evaluate_uncontested(load_agent(spec, "uncontested_bidding", seed=args.seed), args.data,
-                                            deals=args.deals, agent_name=spec))
+        results.append(evaluate_uncontested(load_agent(spec, "uncontested_bidding", seed=args.seed),
+                                            _scored_data(args), deals=args.deals, agent_name=spec))
     paired = compare(results[0][1], results[1][1])
     print(f"{args.a}: {results[0][0]['imps_per_deal']:.2f}, {args.b}: {results[1][0]['imps_per_deal']:.2f} IMPs/deal")
     print(f"paired difference (a - b): {paired['difference_imps_per_deal']:+.2f} IMPs/deal (95% CI +/- "
@@ -60,7 +71,8 @@ def _evaluate_competitive(args) -> int:
     a = load_agent(args.ns, "competitive_bidding", seed=args.seed)
     b = load_agent(args.ew, "competitive_bidding", seed=args.seed + 1)
     boards = [] if args.json or args.report else None
-    result = duplicate_match(a, b, args.data, deals=args.deals, names=(args.ns, args.ew), boards=boards)
+    result = duplicate_match(a, b, _scored_data(args), deals=args.deals, names=(args.ns, args.ew), boards=boards)
+    result["tricks"] = args.tricks
     print(f"{args.ns} vs {args.ew}: {result['imps_per_board']:+.2f} IMPs/board for {args.ns} (95% CI +/- "
           f"{result['ci95']:.2f}) over {result['boards']} boards, each played at two tables")
     if boards is not None:
@@ -79,7 +91,8 @@ def _evaluate_cross(args) -> int:
     if len(set(args.agents)) != len(args.agents):
         raise ValueError("each agent spec may appear once in a cross table")
     agents = {spec: load_agent(spec, "competitive_bidding", seed=args.seed + i) for i, spec in enumerate(args.agents)}
-    table = cross_table(agents, args.data, deals=args.deals, progress=not args.quiet)
+    table = cross_table(agents, _scored_data(args), deals=args.deals, progress=not args.quiet)
+    table["tricks"] = args.tricks
     print(f"{table['boards']} boards of {table['data']}, duplicate, IMPs/board for the row agent (95% CI):")
     print(markdown(table))
     if args.json:
@@ -274,6 +287,9 @@ def add_parser(commands) -> None:
     ev.add_argument("--no-opening-rules", action="store_true",
                     help="let the agent open any hand (the thesis protocol forbids openings the rules do not make)")
     ev.add_argument("--seed", type=non_negative_int, default=0, help="seed of a random agent (default 0)")
+    ev.add_argument("--tricks", choices=["dd", "played"], default="dd",
+                    help="score contracts and par with the DD tables (default) or the played-tricks tables of "
+                         "datasets made by `bridgerl data played`")
     ev.set_defaults(func=_evaluate_uncontested)
     cmp_ = eval_commands.add_parser("compare", help="paired difference of two agents on the same deals")
     cmp_.add_argument("--a", required=True, help=SPEC_HELP)
@@ -281,6 +297,9 @@ def add_parser(commands) -> None:
     cmp_.add_argument("--data", type=dataset_arg, default="test", help=data_help + " (default test)")
     cmp_.add_argument("--deals", type=positive_int, default=None, help=deals_help)
     cmp_.add_argument("--seed", type=non_negative_int, default=0, help="seed of a random agent (default 0)")
+    cmp_.add_argument("--tricks", choices=["dd", "played"], default="dd",
+                    help="score contracts and par with the DD tables (default) or the played-tricks tables of "
+                         "datasets made by `bridgerl data played`")
     cmp_.set_defaults(func=_evaluate_compare)
     cross = eval_commands.add_parser("cross", help="cross table of competitive bidders, every pair in duplicate")
     cross.add_argument("agents", nargs="+", help=SPEC_HELP)
@@ -289,6 +308,9 @@ def add_parser(commands) -> None:
     cross.add_argument("--json", help="write every match as JSON")
     cross.add_argument("--seed", type=non_negative_int, default=0, help="seed of random agents (default 0)")
     cross.add_argument("--quiet", action="store_true", help="no progress bar")
+    cross.add_argument("--tricks", choices=["dd", "played"], default="dd",
+                    help="score contracts and par with the DD tables (default) or the played-tricks tables of "
+                         "datasets made by `bridgerl data played`")
     cross.set_defaults(func=_evaluate_cross)
     comp = eval_commands.add_parser("competitive", help="duplicate match in competitive bidding")
     comp.add_argument("--ns", required=True, help=SPEC_HELP + " (plays NS at table 1, EW at table 2)")
@@ -299,6 +321,9 @@ def add_parser(commands) -> None:
                       help="seed of a random agent (--ns gets S, --ew S + 1; default 0)")
     comp.add_argument("--json", help="write the summary and every board's auctions as JSON (atomic)")
     comp.add_argument("--report", help="write a Markdown report with PNG plots into this directory")
+    comp.add_argument("--tricks", choices=["dd", "played"], default="dd",
+                    help="score contracts and par with the DD tables (default) or the played-tricks tables of "
+                         "datasets made by `bridgerl data played`")
     comp.set_defaults(func=_evaluate_competitive)
 
     game = eval_commands.add_parser("game", help="whole-deal duplicate match: auction and play at two tables")

@@ -30,13 +30,18 @@ def _train_overrides(args) -> dict:
     return overrides
 
 
+def _tricks_options(args) -> dict | None:
+    """The env options of ``--tricks`` (none for DD: the runs made before the option resume unchanged)."""
+    return {"tricks": "played"} if args.tricks == "played" else None
+
+
 def _train_uncontested(args) -> int:
     from ..training.run import train_uncontested
 
     result = train_uncontested(args.out, preset=args.preset, steps=args.steps, seed=args.seed, data=args.data,
                                eval_data=args.eval_data, resume=args.resume, overrides=_train_overrides(args),
                                eval_every_steps=args.eval_every, force=args.force,
-                               progress=not args.quiet, devices=args.devices)
+                               progress=not args.quiet, devices=args.devices, env_options=_tricks_options(args))
     where = f"the {args.eval_data} split" if args.eval_data in ("train", "valid", "test") else args.eval_data
     print(f"held-out IMPs/deal vs constructive par on {where}: {result['imps_per_deal']:.2f} +/- {result['ci95']:.2f} "
           f"(95% CI, {result['deals']} deals, {result['env_steps']} env steps, {result['updates']} updates)")
@@ -56,8 +61,10 @@ def _train_competitive(args) -> int:
                                eval_data=args.eval_data, resume=args.resume, overrides=_train_overrides(args),
                                eval_every_steps=args.eval_every, eval_deals=args.eval_deals,
                                progress=not args.quiet, pretrain=pretrain, constructive=args.constructive,
-                               evaluate_agent=rule_baseline_evaluator(args.eval_data, args.eval_deals),
-                               force=args.force, algo=args.algo, devices=args.devices)
+                               evaluate_agent=rule_baseline_evaluator(args.eval_data, args.eval_deals,
+                                                                      tricks=args.tricks),
+                               force=args.force, algo=args.algo, devices=args.devices,
+                               env_options=_tricks_options(args))
     print(f"vs the competitive rule baseline: {result['vs_rules_imps_per_board']:+.2f} +/- {result['ci95']:.2f} "
           f"IMPs/board (95% CI, duplicate, {result['deals']} held-out boards of {args.eval_data}, "
           f"{result['env_steps']} env steps, "
@@ -175,6 +182,9 @@ def add_parser(commands) -> None:
         sub.add_argument("--eval-data", type=dataset_arg, default="valid",
                          help="held-out deals for the evaluations during training: " + data_help + " (default valid: "
                               "the test split is for final tables, `bridgerl evaluate ... --data test`)")
+        sub.add_argument("--tricks", choices=["dd", "played"], default="dd",
+                         help="score contracts (and par) with the deals' DD tables (default) or their played-tricks "
+                              "tables (datasets made by `bridgerl data played`), in training and its evaluations")
         sub.add_argument("--resume", action="store_true",
                          help="continue the run saved in --out (with the same settings)")
         sub.add_argument("--force", action="store_true",

@@ -2,6 +2,13 @@
 
 ``owner`` uint8[N, 52] (seat holding each card), ``dd`` uint8[N, 4, 5] (tricks for declarer seat x strain),
 optional ``board`` int32[N]. Extra arrays (such as ``seed``) are accepted and ignored.
+
+Optional played-tricks table (issue #38, `bridgerl data played`): ``played`` uint8[N, 4, 5] in the ``dd`` layout,
+the tricks each declarer took in each strain with a learned card player at all four seats, with the scalars
+``played_player`` (the model's path), ``played_hash`` (SHA-256 of its checkpoint) and ``played_level`` ("dd" or
+1..7: the level the games were bid at). ``load_dataset(..., tricks="played")`` returns the dataset with the played
+table *in use*: ``Dataset.dd`` is then that table, so every reader of ``dd`` (rewards, par and constructive par,
+the DD-scored matches) follows it; ``Dataset.tables`` keeps both.
 """
 
 from __future__ import annotations
@@ -21,14 +28,24 @@ class DatasetError(ValueError):
     """A dataset that cannot be used, with the reason in one line."""
 
 
+TRICKS = ("dd", "played")
+"""The trick tables a dataset can score with (``tricks=``)."""
+PLAYED_META = ("played_player", "played_hash", "played_level")
+"""The scalars that record who made a played table."""
+
+
 @dataclass(frozen=True)
 class Dataset:
-    """Deals with their DD tables. ``boards`` is the board number of each row."""
+    """Deals with their tricks tables. ``boards`` is the board number of each row. ``dd`` is the table in use:
+    the double-dummy table, or with ``tricks == "played"`` the played table. ``tables`` (None when the file had no
+    played table): {"dd", "played"} arrays and the played table's recorded player (`PLAYED_META`)."""
 
     owner: np.ndarray
     dd: np.ndarray
     board: np.ndarray | None = None
     source: str = "<arrays>"
+    tricks: str = "dd"
+    tables: dict | None = None
 
     def __post_init__(self):
         validate_arrays(self.owner, self.dd, self.board, self.source)
@@ -45,7 +62,30 @@ class Dataset:
 
     def subset(self, rows) -> "Dataset":
         board = self.boards[rows]
-        return Dataset(self.owner[rows], self.dd[rows], board, self.source)
+        tables = None if self.tables is None else {k: (v[rows] if k in ("dd", "played") else v)
+                                                   for k, v in self.tables.items()}
+        return Dataset(self.owner[rows], self.dd[rows], board, self.source, self.tricks, tables)
+
+    @property
+    def played_by(self) -> dict | None:
+        """{"player", "hash", "level"} of the played table, or None."""
+        if self.tables is None:
+            return None
+        return {k.removeprefix("played_"): self.tables[k] for k in PLAYED_META}
+
+    def with_tricks(self, tricks: str = "dd", player=None) -> "Dataset":
+        """The dataset scoring with ``tricks`` ("dd" or "played"); ``player`` (a model path): the played table
+        must be that checkpoint's (`check_played_by`)."""
+        if tricks not in TRICKS:
+            raise DatasetError(f"tricks must be one of {', '.join(TRICKS)}, got {tricks!r}")
+        if tricks == "dd" and self.tables is None:
+            return self
+        if self.tables is None:
+            raise DatasetError(f"{self.source}: no played-tricks table (make one with `bridgerl data played --data "
+                               f"{self.source} --out FILE.npz`, then use that file)")
+        if tricks == "played" and player is not None:
+            check_played_by(self, player)
+        return Dataset(self.owner, self.tables[tricks], self.board, self.source, tricks, self.tables)
 
 
 def _integer_array(name: str, value, source: str) -> np.ndarray:
@@ -92,18 +132,45 @@ def make_dataset(owner, dd, board=None, source: str = "<arrays>") -> Dataset:
                    None if board is None else np.asarray(board, dtype=np.int32), source)
 
 
-def load_dataset(data) -> Dataset:
-    """A Dataset from a path, a bundled split name ('train', 'valid', 'test'), a Dataset, or a mapping of arrays."""
+def load_dataset(data, tricks: str | None = None, player=None) -> Dataset:
+    """A Dataset from a path, a bundled split name ('train', 'valid', 'test'), a Dataset, or a mapping of arrays.
+    ``tricks`` "dd" or "played" picks the table in use (None: a Dataset as given, a file's DD table); ``player``
+    (a model path) checks that the played table is that checkpoint's."""
     if isinstance(data, Dataset):
-        return data
+        return data if tricks is None else data.with_tricks(tricks, player)
     if isinstance(data, str) and data in BUNDLED_SPLITS:
         data = bundled_path(data)
     if isinstance(data, (str, os.PathLike)):
         path = Path(data)
-        return _from_mapping(read_npz(path, "dataset", DatasetError), str(path))
-    if hasattr(data, "keys"):
-        return _from_mapping(dict(data), "<arrays>")
-    raise DatasetError(f"cannot load a dataset from {type(data).__name__}: give a path, 'train'/'valid'/'test', or arrays")
+        dataset = _from_mapping(read_npz(path, "dataset", DatasetError), str(path))
+    elif hasattr(data, "keys"):
+        dataset = _from_mapping(dict(data), "<arrays>")
+    else:
+        raise DatasetError(f"cannot load a dataset from {type(data).__name__}: give a path, "
+                           "'train'/'valid'/'test', or arrays")
+    return dataset if tricks is None else dataset.with_tricks(tricks, player)
+
+
+def file_hash(path) -> str:
+    """SHA-256 of a file (a model path: a run directory's model.msgpack)."""
+    import hashlib
+
+    path = Path(path)
+    path = path / "model.msgpack" if path.is_dir() else path
+    if not path.exists():
+        raise DatasetError(f"{path}: no such model file")
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def check_played_by(dataset: Dataset, player) -> None:
+    """Refuse, in one line, a played table made by another checkpoint than ``player``'s."""
+    recorded = dataset.played_by
+    if recorded is None:
+        raise DatasetError(f"{dataset.source}: no played-tricks table (make one with `bridgerl data played`)")
+    if recorded["hash"] != file_hash(player):
+        raise DatasetError(f"{dataset.source}: its played table was made by {recorded['player']} (checkpoint "
+                           f"{recorded['hash'][:12]}), not by {player} ({file_hash(player)[:12]}); make one with "
+                           f"`bridgerl data played --player {player}`")
 
 
 def read_npz(path: Path, what: str, error: type[Exception]) -> dict:
@@ -122,7 +189,24 @@ def _from_mapping(arrays: dict, source: str) -> Dataset:
     for key in ("owner", "dd"):
         if key not in arrays:
             raise DatasetError(f"{source}: missing array '{key}' (found {sorted(arrays)})")
-    return make_dataset(arrays["owner"], arrays["dd"], arrays.get("board"), source)
+    dataset = make_dataset(arrays["owner"], arrays["dd"], arrays.get("board"), source)
+    if "played" not in arrays:
+        return dataset
+    played = arrays["played"]
+    missing = [k for k in PLAYED_META if k not in arrays]
+    if missing:
+        raise DatasetError(f"{source}: a 'played' table without {', '.join(missing)} (who made it); remake it with "
+                           "`bridgerl data played`")
+    if np.asarray(played).shape != dataset.dd.shape:
+        raise DatasetError(f"{source}: 'played' has shape {np.asarray(played).shape}, expected {dataset.dd.shape} "
+                           "(the 'dd' layout)")
+    try:
+        validate_arrays(dataset.owner, played, None, source)
+    except DatasetError as exc:
+        raise DatasetError(str(exc).replace("'dd'", "'played'")) from None
+    tables = {"dd": dataset.dd, "played": np.asarray(played, np.uint8),
+              **{k: str(np.asarray(arrays[k]).item()) for k in PLAYED_META}}
+    return Dataset(dataset.owner, dataset.dd, dataset.board, source, "dd", tables)
 
 
 def atomic_savez(path: str | os.PathLike, compressed: bool = True, **arrays) -> None:
@@ -132,7 +216,12 @@ def atomic_savez(path: str | os.PathLike, compressed: bool = True, **arrays) -> 
 
 def save_dataset(path: str | os.PathLike, dataset: Dataset, **extra) -> None:
     """Atomically write ``dataset`` (plus ``extra`` arrays such as ``seed``)."""
-    arrays = {"owner": dataset.owner.astype(np.uint8), "dd": dataset.dd.astype(np.uint8)}
+    tables = dataset.tables
+    arrays = {"owner": dataset.owner.astype(np.uint8),
+              "dd": (dataset.dd if tables is None else tables["dd"]).astype(np.uint8)}
+    if tables is not None:  # the played table travels with its recorded player
+        arrays["played"] = tables["played"].astype(np.uint8)
+        arrays.update({k: np.asarray(tables[k]) for k in PLAYED_META})
     if dataset.board is not None:
         arrays["board"] = dataset.board.astype(np.int32)
     arrays.update(extra)

@@ -31,8 +31,10 @@ __all__ = ["make", "ENV_IDS", "UncontestedBidding", "UncontestedState", "Competi
 
 def make(env_id: str, dataset="train", **options):
     """A JAX env over ``dataset``; options as in the Python env (uncontested: side, opening_rules, reward;
-    competitive: reward; bridge: play "agents" | "double_dummy", reward "score" | "par_imps"). Python-object options (opponent, agent_seats) do not exist here."""
-    data = load_dataset(dataset)
+    competitive: reward; bridge: play "agents" | "double_dummy", reward "score" | "par_imps"; all: tricks "dd" |
+    "played", the table rewards and par read, `bridgerl.core.dataset`). Python-object options (opponent, agent_seats) do not exist here."""
+    tricks = options.pop("tricks", None)  # "dd" or "played": the table rewards and par read (None: as given)
+    data = load_dataset(dataset, tricks=tricks)
     if env_id == "uncontested_bidding":
         unknown = set(options) - {"side", "opening_rules", "reward"}
         if unknown:

@@ -27,14 +27,15 @@ class raw_env(SeatsEnv):  # noqa: N801  (PettingZoo's naming)
     metadata = {"render_modes": ["ansi"], "name": "competitive_bidding_v0", "is_parallelizable": False,
                 "render_fps": 1}
 
-    def __init__(self, dataset="train", reward: str = "par_imps", render_mode: str | None = None):
+    def __init__(self, dataset="train", reward: str = "par_imps", render_mode: str | None = None,
+                 tricks: str | None = None):
         super().__init__()
-        EzPickle.__init__(self, dataset, reward, render_mode)
+        EzPickle.__init__(self, dataset, reward, render_mode, tricks)
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
         if render_mode not in (None, "ansi"):
             raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
-        self.source = CompetitiveDealSource(load_dataset(dataset))
+        self.source = CompetitiveDealSource(load_dataset(dataset, tricks=tricks))  # "dd" or "played" tables
         self.reward_mode = reward
         self.render_mode = render_mode
         self._set_spaces(spaces.Dict({

@@ -1,0 +1,228 @@
+"""Played-tricks tables (issue #38): `bridgerl data played` equals a replay of the card player's games; with
+``tricks="played"`` every bidding env (Gymnasium, OpenSpiel, PettingZoo, JAX) scores the contract and its par
+from the table (JAX and Python alike); par and constructive par from a hand-made table; the errors, one line each."""
+
+import json
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+import bridgerl  # noqa: F401
+from bridgerl.agents.learned.card_player import CardPlayer, build, save
+from bridgerl.cli import main
+from bridgerl.core import load_dataset, make_dataset, save_dataset
+from bridgerl.core.board import VULS, dealers_for_boards, vul_codes_for_boards
+from bridgerl.core.bridge import CARD_OFFSET, BridgeState
+from bridgerl.core.competitive import CompetitiveDealSource
+from bridgerl.core.contract import Contract
+from bridgerl.core.dataset import DatasetError
+from bridgerl.core.imps import imps
+from bridgerl.core.par import constructive_par, par_score
+from bridgerl.core.play_features import feature_size
+from bridgerl.core.scoring import score
+from bridgerl.evaluation.played import contract_levels, write_played
+
+ROWS = 12
+
+
+@pytest.fixture(scope="module")
+def player_path(tmp_path_factory):
+    """A small untrained card player (a seeded random network): the tables are its games whatever its weights."""
+    path = tmp_path_factory.mktemp("player") / "model.msgpack"
+    save(path, build(feature_size(False), (32, 32), seed=5), {"auction": False, "hidden": [32, 32]})
+    return path
+
+
+@pytest.fixture(scope="module")
+def played_file(tmp_path_factory, player_path):
+    d = load_dataset("test")
+    folder = tmp_path_factory.mktemp("played")
+    source = folder / "deals.npz"
+    save_dataset(source, d.subset(np.arange(40, 40 + ROWS)), seed=np.asarray(7))
+    out = folder / "played.npz"
+    write_played(source, out, str(player_path), chunk=5, progress=False)
+    return out
+
+
+def test_played_table_equals_a_replay_of_the_card_player(played_file, player_path):
+    """Each entry is declarer's tricks when the card player (numpy path, one view at a time) plays all four seats
+    from the canonical start of that declarer's contract in that strain at the DD level; the file keeps the
+    dataset's arrays and records the player and its checkpoint hash."""
+    import hashlib
+
+    dataset = load_dataset(played_file)
+    with np.load(played_file) as npz:
+        assert int(npz["seed"]) == 7 and str(npz["played_level"]) == "dd"
+    assert dataset.tables is not None and dataset.tricks == "dd"
+    assert dataset.played_by == {"player": str(player_path), "level": "dd",
+                                 "hash": hashlib.sha256(player_path.read_bytes()).hexdigest()}
+    player = CardPlayer.load(player_path)
+    source = CompetitiveDealSource(dataset)
+    levels = contract_levels(dataset.dd, "dd")
+    for row in (0, 7, ROWS - 1):
+        deal = source.deal_at(row)
+        for declarer in range(4):
+            for strain in range(5):
+                state = BridgeState.at_opening_lead(deal, Contract(int(levels[row, declarer, strain]), strain, 0,
+                                                                   declarer))
+                while state.phase == "play":
+                    state = state.apply(CARD_OFFSET + player.act(state.view()))
+                assert state.play.declarer_tricks == dataset.tables["played"][row, declarer, strain], (row, declarer,
+                                                                                                      strain)
+
+
+def test_the_table_in_use(played_file, tmp_path):
+    """``tricks="played"`` makes the played table the one every reader of ``dd`` sees; subsets and saving keep
+    both tables; the errors are one line each."""
+    dd = load_dataset(played_file)
+    played = load_dataset(played_file, tricks="played")
+    assert played.tricks == "played"
+    np.testing.assert_array_equal(played.dd, dd.tables["played"])
+    np.testing.assert_array_equal(played.with_tricks("dd").dd, dd.dd)
+    part = played.subset([2, 3])
+    np.testing.assert_array_equal(part.dd, dd.tables["played"][[2, 3]])
+    np.testing.assert_array_equal(part.with_tricks("dd").dd, dd.dd[[2, 3]])
+    save_dataset(tmp_path / "copy.npz", played)
+    again = load_dataset(tmp_path / "copy.npz")
+    np.testing.assert_array_equal(again.dd, dd.dd)
+    np.testing.assert_array_equal(again.tables["played"], dd.tables["played"])
+    with pytest.raises(DatasetError, match="no played-tricks table .*bridgerl data played"):
+        load_dataset("test", tricks="played")
+    with pytest.raises(DatasetError, match="tricks must be one of dd, played"):
+        load_dataset("test", tricks="single")
+    with np.load(played_file) as npz:
+        arrays = {k: npz[k] for k in npz.files}
+    np.savez(tmp_path / "shape.npz", **{**arrays, "played": arrays["played"][:, :, :4]})
+    with pytest.raises(DatasetError, match=r"'played' has shape \(12, 4, 4\), expected \(12, 4, 5\)"):
+        load_dataset(tmp_path / "shape.npz")
+    np.savez(tmp_path / "anon.npz", **{k: v for k, v in arrays.items() if k != "played_hash"})
+    with pytest.raises(DatasetError, match="without played_hash"):
+        load_dataset(tmp_path / "anon.npz")
+    other = tmp_path / "other.msgpack"
+    save(other, build(feature_size(False), (16,), seed=1), {"auction": False, "hidden": [16]})
+    with pytest.raises(DatasetError, match="made by .* not by"):
+        load_dataset(played_file, tricks="played", player=other)
+
+
+def test_data_played_cli(played_file, player_path, tmp_path, capsys):
+    """`bridgerl data played` writes the same table, refuses to overwrite, resumes from its chunks, and refuses
+    a player that is not a learned card player or a bad level in one line."""
+    out = tmp_path / "p.npz"
+    assert main(["data", "played", "--data", str(played_file), "--player", str(player_path), "--out", str(out),
+                 "--quiet"]) == 0
+    assert "mean DD - played" in capsys.readouterr().out
+    np.testing.assert_array_equal(load_dataset(out).tables["played"], load_dataset(played_file).tables["played"])
+    assert main(["data", "played", "--data", str(played_file), "--player", str(player_path), "--out", str(out),
+                 "--quiet"]) == 2
+    assert "--force" in capsys.readouterr().err
+    # an interrupted job: the chunks already written are kept, the rest is played
+    parts = tmp_path / "q.npz.partial"
+    write_played(played_file, tmp_path / "q.npz", str(player_path), chunk=5, progress=False)
+    full = load_dataset(tmp_path / "q.npz").tables["played"]
+    parts.mkdir()
+    stamp = {"data": str(played_file), "rows": ROWS, "player": str(player_path),
+             "hash": load_dataset(played_file).played_by["hash"], "level": "dd", "chunk": 5}
+    (parts / "job.json").write_text(json.dumps(stamp))
+    marked = full[:5].copy()
+    marked[0, 0, 0] = 13 - marked[0, 0, 0]  # a chunk the rerun must take as done
+    np.save(parts / "rows_0000000.npy", marked)
+    (tmp_path / "q.npz").unlink()
+    write_played(played_file, tmp_path / "q.npz", str(player_path), chunk=5, progress=False)
+    resumed = load_dataset(tmp_path / "q.npz").tables["played"]
+    np.testing.assert_array_equal(resumed[5:], full[5:])
+    assert resumed[0, 0, 0] == marked[0, 0, 0] and not parts.exists()
+    for args, message in ((["--player", "pimc:worlds=2"], "need a learned card player"),
+                          (["--player", str(player_path), "--level", "9"], "--level must be 'dd' or a level 1..7")):
+        assert main(["data", "played", "--data", str(played_file), "--out", str(tmp_path / "x.npz"), *args]) == 2
+        err = capsys.readouterr().err
+        assert message in err and "Traceback" not in err
+
+
+def test_par_and_constructive_par_follow_the_table():
+    """A hand-made deal whose DD table lets North-South make 4S while the played table leaves them 3NT (9 tricks in
+    notrump, 9 in spades): par and constructive par are computed from the table in use."""
+    d = load_dataset("test").subset([0])
+    dd = np.full((1, 4, 5), 6, np.uint8)
+    dd[0, [0, 2], 3] = 10       # NS: 10 tricks in spades double dummy
+    dd[0, [0, 2], 4] = 8
+    played = dd.copy()
+    played[0, [0, 2], 3] = 9    # one fewer in spades when played
+    played[0, [0, 2], 4] = 9    # one more in notrump
+    arrays = {"owner": d.owner, "dd": dd, "board": np.array([1], np.int32), "played": played,
+              "played_player": np.asarray("hand"), "played_hash": np.asarray("0" * 64),
+              "played_level": np.asarray("dd")}
+    both = load_dataset(arrays)
+    vul, dealer = VULS[int(vul_codes_for_boards(np.array([1]))[0])], int(dealers_for_boards(np.array([1]))[0])
+    assert vul == "none" and dealer == 0
+    # double dummy: 4S by NS, 420; played: 3NT, 400 (hand computation: 100 + 300 game bonus)
+    assert par_score(both.dd[0], vul, dealer) == 420
+    assert par_score(both.with_tricks("played").dd[0], vul, dealer) == 400
+    assert constructive_par(both.dd, [0], [False])[0] == 420
+    assert constructive_par(both.with_tricks("played").dd, [0], [False])[0] == 400
+    # and the competitive env scores 3NT by North, made with the played table's 9 tricks, at par: 0 IMPs
+    env = gym.make("bridgerl/CompetitiveBidding-v0", dataset=both, tricks="played").unwrapped
+    env.reset(options={"index": 0})
+    for call in (3 + 14, 0, 0, 0):  # 3NT by North (bid index (3 - 1) * 5 + 4 = 14), then three passes
+        _, reward, terminated, _, info = env.step(call)
+    assert terminated and info["returns"][0] == imps(score(3, 4, 0, False, 9) - 400) == 0
+    env = gym.make("bridgerl/CompetitiveBidding-v0", dataset=both, tricks="dd").unwrapped
+    env.reset(options={"index": 0})
+    for call in (3 + 14, 0, 0, 0):  # DD: 3NT goes one down (8 tricks) against a par of 420
+        _, reward, terminated, _, info = env.step(call)
+    assert info["returns"][0] == imps(score(3, 4, 0, False, 8) - 420)
+
+
+def test_played_rewards_in_every_framework(played_file):
+    """With ``tricks="played"`` the Gymnasium, OpenSpiel, PettingZoo and JAX bidding envs score the final contract
+    with the played table and par from it; the JAX envs equal the Python envs step by step."""
+    import pyspiel
+    from test_jax_parity import _parity
+
+    import bridgerl.envs.openspiel_competitive  # noqa: F401  (importing a game's module registers it)
+    import bridgerl.envs.openspiel_uncontested  # noqa: F401
+
+    from bridgerl.envs.pettingzoo import competitive_bidding_v0
+
+    dataset = load_dataset(played_file, tricks="played")
+    table = dataset.dd
+    for row in range(4):
+        env = gym.make("bridgerl/CompetitiveBidding-v0", dataset=str(played_file), tricks="played").unwrapped
+        env.reset(options={"index": row})
+        for call in (3 + 9, 0, 0, 0):  # 2NT by the dealer
+            _, _, _, _, info = env.step(call)
+        dealer = int(dealers_for_boards(dataset.boards[[row]])[0])
+        vul = VULS[int(vul_codes_for_boards(dataset.boards[[row]])[0])]
+        vulnerable = vul in ("both", ("NS", "EW")[dealer % 2])
+        ns = score(2, 4, 0, vulnerable, int(table[row, dealer, 4])) * (1 if dealer % 2 == 0 else -1)
+        expected = imps(ns - par_score(table[row], vul, dealer))
+        assert info["returns"][0] == expected
+        game = pyspiel.load_game("bridgerl_competitive_bidding", {"dataset": str(played_file), "tricks": "played"})
+        state = game.new_initial_state()
+        for action in game.deal_actions(row):
+            state.apply_action(action)
+        for call in (3 + 9, 0, 0, 0):
+            state.apply_action(call)
+        assert state.returns()[0] == expected
+        pz = competitive_bidding_v0.raw_env(dataset=str(played_file), tricks="played")
+        pz.reset(options={"index": row})
+        for call in (3 + 9, 0, 0, 0):
+            pz.step(call)
+        assert pz.rewards["north"] == expected == -pz.rewards["east"]
+    # uncontested: the bidding side's constructive par and the contract's tricks from the played table
+    for row in range(ROWS):
+        env = gym.make("bridgerl/UncontestedBidding-v0", dataset=str(played_file), tricks="played", side="EW",
+                       opening_rules=False).unwrapped
+        env.reset(options={"index": row})
+        vulnerable = VULS[int(vul_codes_for_boards(dataset.boards[[row]])[0])] in ("EW", "both")
+        par = int(constructive_par(table[[row]], [1], [vulnerable])[0])
+        assert env.deal.par == par
+        _, reward, terminated, _, _ = env.step(0)  # the opener passes
+        _, reward, terminated, _, _ = env.step(0)  # and so does responder: passed out, 0 against par
+        assert terminated and reward == -imps(par)
+    game = pyspiel.load_game("bridgerl_uncontested_bidding", {"dataset": str(played_file), "tricks": "played"})
+    np.testing.assert_array_equal(game.source.dataset.dd, table)
+    for env_id, gym_id in (("uncontested_bidding", "bridgerl/UncontestedBidding-v0"),
+                           ("competitive_bidding", "bridgerl/CompetitiveBidding-v0")):
+        assert _parity(env_id, gym_id, {"tricks": "played"}, {"tricks": "played"}, 0, 60,
+                       dataset=str(played_file)) > 0
