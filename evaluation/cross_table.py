@@ -1,24 +1,52 @@
 """A cross table of competitive bidders in duplicate (issue #22): every pair plays the same boards at two tables
 (`evaluation.competitive.duplicate_match`), and each cell is the row agent's IMPs/board against the column agent
-with its 95% CI."""
+with its 95% CI.
+
+With ``play`` (issue #38), the boards are whole deals (`evaluation.game.game_match`): each auction is played out by
+that card player at every seat (tables in lockstep where the player acts on many views at once, as the learned
+card player does), so a bidder is judged by what its contracts take at the table, not by double dummy."""
 
 from __future__ import annotations
 
 from bridgerl.evaluation.competitive import duplicate_match
 
 
-def cross_table(agents: dict, data="test", deals: int | None = None, progress: bool = False) -> dict:
-    """{"agents": names, "data", "matches": [duplicate_match results, one per pair, "a" the earlier name]}."""
+def cross_table(agents: dict, data="test", deals: int | None = None, progress: bool = False, play=None,
+                play_name: str | None = None, seed: int = 0, out=None) -> dict:
+    """{"agents": names, "data", "matches": [match results, one per pair, "a" the earlier name]}. With ``play`` (a
+    card player) every match is a whole-deal `game_match` with it at all four seats, summarised by
+    `summarize_game`; ``out`` (a directory) keeps each match's boards as JSON lines (``MATCH_i_j.jsonl``) and a
+    rerun resumes them."""
     names = list(agents)
     if len(names) < 2:
         raise ValueError(f"a cross table needs at least two agents, got {len(names)}")
-    pairs = [(a, b) for i, a in enumerate(names) for b in names[i + 1:]]
+    pairs = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
     if progress:
         from tqdm import tqdm
 
         pairs = tqdm(pairs, desc="cross table", unit="match")
-    matches = [duplicate_match(agents[a], agents[b], data, deals=deals, names=(a, b)) for a, b in pairs]
-    return {"agents": names, "data": matches[0]["data"], "boards": matches[0]["boards"], "matches": matches}
+    if play is None:
+        matches = [duplicate_match(agents[names[i]], agents[names[j]], data, deals=deals, names=(names[i], names[j]))
+                   for i, j in pairs]
+        return {"agents": names, "data": matches[0]["data"], "boards": matches[0]["boards"], "matches": matches}
+    import os
+    from pathlib import Path
+
+    from bridgerl.core import load_dataset
+    from bridgerl.evaluation.game import Pair, game_match, summarize_game
+
+    dataset = load_dataset(data)
+    count = len(dataset) if deals is None else min(deals, len(dataset))
+    name = str(data) if isinstance(data, (str, os.PathLike)) else dataset.source
+    if out is not None:
+        Path(out).mkdir(parents=True, exist_ok=True)
+    matches = []
+    for i, j in pairs:
+        a, b = Pair(names[i], agents[names[i]], play), Pair(names[j], agents[names[j]], play)
+        boards = game_match(a, b, dataset, deals=count, seed=seed,
+                            out=None if out is None else Path(out) / f"MATCH_{i}_{j}.jsonl")
+        matches.append({**summarize_game(boards, names[i], names[j]), "data": name})
+    return {"agents": names, "data": name, "boards": count, "play": play_name or repr(play), "matches": matches}
 
 
 def cell(table: dict, row: str, column: str) -> tuple[float, float] | None:

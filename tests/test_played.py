@@ -226,3 +226,27 @@ def test_played_rewards_in_every_framework(played_file):
                            ("competitive_bidding", "bridgerl/CompetitiveBidding-v0")):
         assert _parity(env_id, gym_id, {"tricks": "played"}, {"tricks": "played"}, 0, 60,
                        dataset=str(played_file)) > 0
+
+
+def test_cross_table_with_the_cards_played(player_path, tmp_path, capsys):
+    """`evaluate cross --play`: every pair of bidders in whole-deal duplicate with the card player at all four
+    seats; each cell is that pair's `evaluate game` match; --boards-dir keeps the boards and a rerun reads them back."""
+    from bridgerl.evaluation.game import Pair, game_match, summarize_game
+    from bridgerl.evaluation.specs import load_agent, load_play_agent
+
+    args = ["evaluate", "cross", "pass", "rules", "--play", str(player_path), "--deals", "4", "--quiet",
+            "--boards-dir", str(tmp_path / "cross"), "--json", str(tmp_path / "cross.json")]
+    assert main(args) == 0
+    first = json.loads((tmp_path / "cross.json").read_text())
+    assert first["play"] == str(player_path) and len(first["matches"]) == 1
+    assert (tmp_path / "cross" / "MATCH_0_1.jsonl").exists()
+    player = load_play_agent(str(player_path))
+    boards = game_match(Pair("pass", load_agent("pass", "competitive_bidding"), player),
+                        Pair("rules", load_agent("rules", "competitive_bidding", seed=1), player), "test", deals=4)
+    direct = summarize_game(boards, "pass", "rules")
+    assert first["matches"][0]["imps_per_board"] == direct["imps_per_board"]
+    (tmp_path / "cross.json").unlink()
+    assert main(args) == 0  # resumed from the kept boards: the same table
+    assert json.loads((tmp_path / "cross.json").read_text())["matches"] == first["matches"]
+    assert main(["evaluate", "cross", "pass", "rules", "--play", str(player_path), "--tricks", "played"]) == 2
+    assert "leave out --tricks" in capsys.readouterr().err

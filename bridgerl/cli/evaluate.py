@@ -91,9 +91,24 @@ def _evaluate_cross(args) -> int:
     if len(set(args.agents)) != len(args.agents):
         raise ValueError("each agent spec may appear once in a cross table")
     agents = {spec: load_agent(spec, "competitive_bidding", seed=args.seed + i) for i, spec in enumerate(args.agents)}
-    table = cross_table(agents, _scored_data(args), deals=args.deals, progress=not args.quiet)
-    table["tricks"] = args.tricks
-    print(f"{table['boards']} boards of {table['data']}, duplicate, IMPs/board for the row agent (95% CI):")
+    if args.play is not None:
+        from ..evaluation.specs import load_play_agent
+
+        if args.tricks != "dd":
+            raise ValueError("--play plays the cards: leave out --tricks (it scores auctions without play)")
+        check_output(args.boards_dir, "directory", "--boards-dir")
+        player = load_play_agent(args.play, seed=args.seed)
+        table = cross_table(agents, args.data, deals=args.deals, progress=not args.quiet, play=player,
+                            play_name=args.play, seed=args.seed, out=args.boards_dir)
+        print(f"{table['boards']} boards of {table['data']}, whole deals with {args.play} at every seat, duplicate, "
+              "IMPs/board for the row agent (95% CI):")
+    else:
+        if args.boards_dir is not None:
+            raise ValueError("--boards-dir keeps the boards of whole-deal matches: use it with --play")
+        table = cross_table(agents, _scored_data(args), deals=args.deals, progress=not args.quiet)
+        table["tricks"] = args.tricks
+        print(f"{table['boards']} boards of {table['data']}, duplicate ({args.tricks} tricks), IMPs/board for the "
+              "row agent (95% CI):")
     print(markdown(table))
     if args.json:
         write_json(args.json, {**table, "seed": args.seed})
@@ -307,6 +322,11 @@ def add_parser(commands) -> None:
     cross.add_argument("--deals", type=positive_int, default=None, help="play the first N boards (default: all)")
     cross.add_argument("--json", help="write every match as JSON")
     cross.add_argument("--seed", type=non_negative_int, default=0, help="seed of random agents (default 0)")
+    cross.add_argument("--play", default=None, metavar="PLAY_SPEC",
+                       help="play every auction out with this card player at all four seats (whole-deal duplicate; "
+                            "e.g. models/card-player) instead of scoring the contracts with a tricks table")
+    cross.add_argument("--boards-dir", default=None, metavar="DIR",
+                       help="with --play: keep each match's boards as JSON lines in DIR; a rerun resumes them")
     cross.add_argument("--quiet", action="store_true", help="no progress bar")
     cross.add_argument("--tricks", choices=["dd", "played"], default="dd",
                     help="score contracts and par with the DD tables (default) or the played-tricks tables of "
