@@ -17,6 +17,7 @@ Chunks of deals are written atomically to ``OUT.partial/`` and a rerun of the sa
 
 from __future__ import annotations
 
+import functools
 import json
 import shutil
 from pathlib import Path
@@ -50,9 +51,11 @@ def contract_levels(dd: np.ndarray, level) -> np.ndarray:
     return np.full(dd.shape, int(level), np.int64)
 
 
+@functools.lru_cache(maxsize=8)
 def make_player_games(player, chunk: int):
     """A jitted function (owner [C, 52], dd [C, 4, 5], dealer [C], vul [C], bids [C, 4, 5]) -> declarer's tricks
-    int32[C, 4, 5], the 20 games of each of ``chunk`` deals played out by ``player`` (greedy)."""
+    int32[C, 4, 5], the 20 games of each of ``chunk`` deals played out by ``player`` (greedy); one per (player,
+    chunk), so a second table of the same size does not compile again."""
     import jax
     import jax.numpy as jnp
 
@@ -177,4 +180,35 @@ def _play_rows(play, dataset, rows, level, chunk) -> np.ndarray:
     return np.asarray(tricks)[:len(rows)].astype(np.uint8)
 
 
-__all__ = ["CHUNK", "contract_levels", "load_table_player", "played_tables", "write_played"]
+def table_gap(dataset) -> dict:
+    """How a played table differs from the DD table of the same deals: the mean of DD - played tricks (and the
+    shares of entries below, equal to and above DD) over all 20 entries of every deal, by strain, by the level the
+    DD table makes (DD tricks - 6; 0 or less: nothing makes) and by the bonus class of that contract; ``rows``
+    restricts it to some deals."""
+    from bridgerl.core.scoring import BONUS_NAMES, bonus_level
+
+    dataset = load_dataset(dataset)
+    if dataset.tables is None:
+        raise ValueError(f"{dataset.source}: no played-tricks table (make one with `bridgerl data played`)")
+    dd = dataset.tables["dd"].astype(np.int64)
+    gap = dd - dataset.tables["played"].astype(np.int64)
+
+    def stats(mask) -> dict:
+        g = gap[mask]
+        return {"entries": int(g.size), "dd_minus_played": float(g.mean()) if g.size else float("nan"),
+                "played_below_dd": float((g > 0).mean()) if g.size else float("nan"),
+                "played_equal_dd": float((g == 0).mean()) if g.size else float("nan"),
+                "played_above_dd": float((g < 0).mean()) if g.size else float("nan")}
+
+    strain = np.broadcast_to(np.arange(5), dd.shape)
+    level = dd - 6
+    kind = np.vectorize(lambda lv, st: bonus_level(int(lv), int(st)) if lv >= 1 else -1)(level, strain)
+    return {"deals": len(dataset), "played_by": dataset.played_by, "all": stats(np.ones(dd.shape, bool)),
+            "by_strain": {"CDHS"[k] if k < 4 else "NT": stats(strain == k) for k in range(5)},
+            "by_dd_level": {("none" if lv <= 0 else str(lv)): stats(np.minimum(np.maximum(level, 0), 7) == lv)
+                            for lv in range(0, 8)},
+            "by_contract": {("nothing makes" if k == -1 else BONUS_NAMES[k]): stats(kind == k)
+                            for k in (-1, 0, 1, 2, 3)}}
+
+
+__all__ = ["CHUNK", "table_gap", "contract_levels", "load_table_player", "played_tables", "write_played"]

@@ -250,3 +250,28 @@ def test_cross_table_with_the_cards_played(player_path, tmp_path, capsys):
     assert json.loads((tmp_path / "cross.json").read_text())["matches"] == first["matches"]
     assert main(["evaluate", "cross", "pass", "rules", "--play", str(player_path), "--tricks", "played"]) == 2
     assert "leave out --tricks" in capsys.readouterr().err
+
+
+def test_table_gap_and_data_info(played_file, tmp_path, capsys):
+    """`table_gap` (and `bridgerl data info`) give DD - played over every entry, by strain, DD level and the
+    contract at that level, each a plain mean of the entries it names."""
+    from bridgerl.evaluation.played import table_gap
+
+    dataset = load_dataset(played_file)
+    gap = table_gap(dataset)
+    diff = dataset.tables["dd"].astype(int) - dataset.tables["played"].astype(int)
+    assert gap["all"]["entries"] == ROWS * 20 and gap["all"]["dd_minus_played"] == pytest.approx(diff.mean())
+    assert gap["by_strain"]["NT"]["dd_minus_played"] == pytest.approx(diff[:, :, 4].mean())
+    game = dataset.tables["dd"][:, :, 4] - 6 == 3  # 3NT is the game of notrump at the DD level 3
+    if game.any():
+        assert gap["by_dd_level"]["3"]["entries"] >= game.sum()
+    assert sum(v["entries"] for v in gap["by_dd_level"].values()) == ROWS * 20
+    assert sum(v["entries"] for v in gap["by_contract"].values()) == ROWS * 20
+    shares = gap["all"]
+    assert shares["played_below_dd"] + shares["played_equal_dd"] + shares["played_above_dd"] == pytest.approx(1)
+    assert main(["data", "info", str(played_file), "--json", str(tmp_path / "gap.json")]) == 0
+    out = capsys.readouterr().out
+    assert "DD - played" in out and "by strain" in out
+    assert json.loads((tmp_path / "gap.json").read_text())["all"] == gap["all"]
+    with pytest.raises(ValueError, match="no played-tricks table"):
+        table_gap("test")

@@ -72,6 +72,23 @@ def _data_info(args) -> int:
     dataset = load_deals(args.dataset)
     print(f"{dataset.source}: {len(dataset)} deals, boards {int(dataset.boards.min())}..{int(dataset.boards.max())}")
     print(f"mean DD tricks (declarer x C D H S NT):\n{np.round(dataset.dd.mean(0), 2)}")
+    if dataset.tables is not None:
+        from ..evaluation.played import table_gap
+
+        gap = table_gap(dataset)
+        by = gap["played_by"]
+        print(f"played table by {by['player']} (checkpoint {by['hash'][:12]}, level {by['level']}): DD - played "
+              f"{gap['all']['dd_minus_played']:+.3f} tricks a contract; played below DD "
+              f"{gap['all']['played_below_dd']:.1%}, equal {gap['all']['played_equal_dd']:.1%}, above "
+              f"{gap['all']['played_above_dd']:.1%}")
+        for title, key in (("strain", "by_strain"), ("DD level", "by_dd_level"), ("contract at the DD level",
+                                                                                  "by_contract")):
+            print(f"  by {title}: " + ", ".join(f"{name} {v['dd_minus_played']:+.2f}" for name, v in
+                                                gap[key].items() if v["entries"]))
+        if args.json:
+            from .common import write_json
+
+            write_json(args.json, gap)
     return 0
 
 
@@ -192,5 +209,7 @@ def add_parser(commands) -> None:
 
     info = data_commands.add_parser("info", help="validate a dataset and summarise it")
     info.add_argument("dataset", type=dataset_arg, help=data_help)
+    info.add_argument("--json", help="with a played table: write its difference from DD (by strain, DD level and "
+                                     "contract) as JSON")
     info.set_defaults(func=_data_info)
 
