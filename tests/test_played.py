@@ -275,3 +275,37 @@ def test_table_gap_and_data_info(played_file, tmp_path, capsys):
     assert json.loads((tmp_path / "gap.json").read_text())["all"] == gap["all"]
     with pytest.raises(ValueError, match="no played-tricks table"):
         table_gap("test")
+
+
+def test_ppo_trains_on_played_tricks(played_file, tmp_path):
+    """`train competitive --tricks played`: the env rewards, the demonstrations and the evaluations read the played
+    table (the demonstrations' returns are those of the played-tricks env); the option is saved with the run and
+    the model records the table's player."""
+    from test_ppo import TINY, TINY_PRETRAIN
+
+    from bridgerl.agents.learned.checkpoint import PPO_FORMAT, load_weights
+    from bridgerl.evaluation.competitive import rule_baseline_evaluator
+    from bridgerl.training.demonstrations import rule_demonstrations
+    from bridgerl.training.run import train_competitive
+
+    played = load_dataset(played_file, tricks="played")
+    demos = rule_demonstrations(played, deals=ROWS)
+    dd_demos = rule_demonstrations(str(played_file), deals=ROWS)
+    np.testing.assert_array_equal(demos.action, dd_demos.action)  # the same calls, scored otherwise
+    assert not np.array_equal(played.dd, played.tables["dd"])  # an untrained player: far from double dummy
+    assert not np.array_equal(demos.ret, dd_demos.ret)
+    out = tmp_path / "ppo"
+    result = train_competitive(out, steps=128, preset="small", data=str(played_file), eval_data=str(played_file),
+                               overrides={**TINY, "bc_weight": 0.1}, chunk=2, progress=False, command="pytest",
+                               eval_deals=ROWS, eval_every_steps=128, pretrain=TINY_PRETRAIN,
+                               evaluate_agent=rule_baseline_evaluator(str(played_file), ROWS, tricks="played"),
+                               algo="ppo", env_options={"tricks": "played"})
+    assert np.isfinite(result["vs_rules_imps_per_board"])
+    metadata, _ = load_weights(out, format=PPO_FORMAT, what="PPO")
+    assert metadata["env_options"] == {"tricks": "played"} and metadata["data"] == str(played_file)
+    assert metadata["played_by"] == played.played_by
+    with pytest.raises(ValueError, match="env_options"):
+        train_competitive(out, steps=256, preset="small", data=str(played_file), eval_data=str(played_file),
+                          overrides={**TINY, "bc_weight": 0.1}, chunk=2, progress=False, command="pytest",
+                          eval_deals=ROWS, eval_every_steps=128, pretrain=TINY_PRETRAIN, resume=True,
+                          evaluate_agent=rule_baseline_evaluator(str(played_file), ROWS), algo="ppo")
