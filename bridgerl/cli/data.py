@@ -70,6 +70,16 @@ def _data_info(args) -> int:
     import numpy as np
 
     dataset = load_deals(args.dataset)
+    if args.rows is not None:
+        start, _, stop = args.rows.partition(":")
+        try:
+            start, stop = int(start or 0), int(stop or len(dataset))
+        except ValueError:
+            raise ValueError(f"--rows {args.rows!r}: give START:STOP, e.g. 0:1000") from None
+        if not 0 <= start < stop <= len(dataset):
+            raise ValueError(f"--rows {args.rows!r}: outside the {len(dataset)} rows of {dataset.source}")
+        dataset = dataset.subset(np.arange(start, stop))
+        print(f"rows {start}..{stop - 1} of", end=" ")
     print(f"{dataset.source}: {len(dataset)} deals, boards {int(dataset.boards.min())}..{int(dataset.boards.max())}")
     print(f"mean DD tricks (declarer x C D H S NT):\n{np.round(dataset.dd.mean(0), 2)}")
     if dataset.tables is not None:
@@ -209,6 +219,7 @@ def add_parser(commands) -> None:
 
     info = data_commands.add_parser("info", help="validate a dataset and summarise it")
     info.add_argument("dataset", type=dataset_arg, help=data_help)
+    info.add_argument("--rows", default=None, metavar="START:STOP", help="summarise these rows only")
     info.add_argument("--json", help="with a played table: write its difference from DD (by strain, DD level and "
                                      "contract) as JSON")
     info.set_defaults(func=_data_info)
