@@ -309,3 +309,15 @@ def test_ppo_trains_on_played_tricks(played_file, tmp_path):
                           overrides={**TINY, "bc_weight": 0.1}, chunk=2, progress=False, command="pytest",
                           eval_deals=ROWS, eval_every_steps=128, pretrain=TINY_PRETRAIN, resume=True,
                           evaluate_agent=rule_baseline_evaluator(str(played_file), ROWS), algo="ppo")
+
+
+def test_bundled_played_tables_are_the_released_players():
+    """The three bundled splits carry played tables made by `models/card-player` (its checkpoint hash), so
+    `--tricks played` works on them out of the box and a retrained player cannot silently keep old tables."""
+    from pathlib import Path
+
+    model = Path(bridgerl.__file__).resolve().parent.parent / "models" / "card-player"
+    for split in ("train", "valid", "test"):
+        dataset = load_dataset(split, tricks="played", player=model)
+        assert dataset.played_by["player"] == "models/card-player" and dataset.played_by["level"] == "dd"
+        assert dataset.dd.shape == (len(dataset), 4, 5) and not np.array_equal(dataset.dd, dataset.tables["dd"])
