@@ -18,7 +18,6 @@ Chunks of deals are written atomically to ``OUT.partial/`` and a rerun of the sa
 from __future__ import annotations
 
 import functools
-import json
 import shutil
 from pathlib import Path
 
@@ -26,7 +25,7 @@ import numpy as np
 
 from bridgerl.core import load_dataset
 from bridgerl.core.dataset import PLAYED_META, atomic_savez, file_hash, read_npz
-from bridgerl.core.files import atomic_write_text
+from bridgerl.core.files import claim_job_folder
 
 CHUNK = 256
 """Deals per chunk (the unit of resuming; every chunk is played as one batch of 20 x CHUNK games)."""
@@ -119,17 +118,7 @@ def write_played(data, out, player_spec: str = "models/card-player", level="dd",
     parts = Path(str(out) + ".partial")
     job = {"data": str(data), "rows": len(dataset), "player": str(model), "hash": digest, "level": level,
            "chunk": chunk}
-    stamp = parts / "job.json"
-    if parts.exists() and stamp.exists():
-        try:
-            saved = json.loads(stamp.read_text())
-        except (OSError, ValueError):
-            saved = None
-        if saved != job:
-            raise ValueError(f"{parts}: holds chunks of another job ({saved}); delete it or rerun that job")
-    else:
-        parts.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(stamp, json.dumps(job))
+    claim_job_folder(parts, job)
     starts = list(range(0, len(dataset), chunk))
     todo = [s for s in starts if not (parts / f"rows_{s:07d}.npy").exists()]
     bar = None
@@ -182,9 +171,9 @@ def _play_rows(play, dataset, rows, level, chunk) -> np.ndarray:
 
 def table_gap(dataset) -> dict:
     """How a played table differs from the DD table of the same deals: the mean of DD - played tricks (and the
-    shares of entries below, equal to and above DD) over all 20 entries of every deal, by strain, by the level the
-    DD table makes (DD tricks - 6; 0 or less: nothing makes) and by the bonus class of that contract; ``rows``
-    restricts it to some deals."""
+    shares of entries below, equal to and above DD) over all 20 entries of every deal (with the 95% CI of the mean
+    over deals), by strain, by the level the DD table makes (DD tricks - 6; 0 or less: nothing makes) and by the
+    bonus class of that contract."""
     from bridgerl.core.scoring import BONUS_NAMES, bonus_level
 
     dataset = load_dataset(dataset)
@@ -203,7 +192,11 @@ def table_gap(dataset) -> dict:
     strain = np.broadcast_to(np.arange(5), dd.shape)
     level = dd - 6
     kind = np.vectorize(lambda lv, st: bonus_level(int(lv), int(st)) if lv >= 1 else -1)(level, strain)
-    return {"deals": len(dataset), "played_by": dataset.played_by, "all": stats(np.ones(dd.shape, bool)),
+    from bridgerl.core.stats import mean_ci
+
+    overall = stats(np.ones(dd.shape, bool))
+    overall["ci95"] = float(mean_ci(gap.reshape(len(gap), -1).mean(1))[1]) if len(gap) > 1 else float("nan")
+    return {"deals": len(dataset), "played_by": dataset.played_by, "all": overall,
             "by_strain": {"CDHS"[k] if k < 4 else "NT": stats(strain == k) for k in range(5)},
             "by_dd_level": {("none" if lv <= 0 else str(lv)): stats(np.minimum(np.maximum(level, 0), 7) == lv)
                             for lv in range(0, 8)},

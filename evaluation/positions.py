@@ -14,7 +14,6 @@ and does not depend on the number of workers.
 
 from __future__ import annotations
 
-import json
 import multiprocessing as mp
 import shutil
 from pathlib import Path
@@ -25,7 +24,7 @@ from bridgerl.core import load_dataset
 from bridgerl.core.bridge import CARD_OFFSET, BridgeState
 from bridgerl.core.competitive import CompetitiveDealSource
 from bridgerl.core.dataset import atomic_savez
-from bridgerl.core.files import atomic_write_text
+from bridgerl.core.files import claim_job_folder
 from bridgerl.core.dd import set_dds_threads, solve_positions
 from bridgerl.core.positions import FORMAT, OPTIONAL_POSITION_ARRAYS, POSITION_ARRAYS, concatenate, deal_table, file_arrays
 from bridgerl.evaluation.game import bid_auctions, play_out, see_table
@@ -164,17 +163,7 @@ def generate_positions(out, data="train", deals: int = 100, start: int = 0, ns: 
     meta = {"format": FORMAT, "source": str(data), "ns": ns, "ew": ew, "seed": int(seed),
             "label_worlds": int(label_worlds)}
     job = {**meta, "chunk": chunk, "start": rows[0], "stop": rows[-1] + 1}
-    stamp = parts / "job.json"
-    if parts.exists() and stamp.exists():
-        try:
-            saved = json.loads(stamp.read_text())
-        except (OSError, ValueError):
-            saved = None
-        if saved != job:
-            raise ValueError(f"{parts}: holds chunks of another job ({saved}); delete it or rerun that job")
-    else:
-        parts.mkdir(parents=True, exist_ok=True)
-        atomic_write_text(stamp, json.dumps(job))
+    claim_job_folder(parts, job)
     chunks = [rows[i:i + chunk] for i in range(0, len(rows), chunk)]
     todo = [c for c in chunks if not _chunk_path(parts, c[0]).exists()]
     bar = None

@@ -87,8 +87,9 @@ def test_the_table_in_use(played_file, tmp_path):
     again = load_dataset(tmp_path / "copy.npz")
     np.testing.assert_array_equal(again.dd, dd.dd)
     np.testing.assert_array_equal(again.tables["played"], dd.tables["played"])
+    plain = {"owner": dd.owner, "dd": dd.dd}  # a dataset without a played table
     with pytest.raises(DatasetError, match="no played-tricks table .*bridgerl data played"):
-        load_dataset("test", tricks="played")
+        load_dataset(plain, tricks="played")
     with pytest.raises(DatasetError, match="tricks must be one of dd, played"):
         load_dataset("test", tricks="single")
     with np.load(played_file) as npz:
@@ -274,7 +275,7 @@ def test_table_gap_and_data_info(played_file, tmp_path, capsys):
     assert "DD - played" in out and "by strain" in out
     assert json.loads((tmp_path / "gap.json").read_text())["all"] == gap["all"]
     with pytest.raises(ValueError, match="no played-tricks table"):
-        table_gap("test")
+        table_gap({"owner": dataset.owner, "dd": dataset.dd})
 
 
 def test_ppo_trains_on_played_tricks(played_file, tmp_path):

@@ -35,7 +35,7 @@ from bridgerl.core.files import atomic_write_text
 from bridgerl.core.positions import load_positions
 from bridgerl.training.card_player import examples, trick_loss
 from bridgerl.training.run import _load_state, _save_state
-from bridgerl.training.supervised import LOG_FILE, MODEL_FILE, STATE_FILE, make_evaluate, Task
+from bridgerl.training.supervised import LOG_FILE, MODEL_FILE, STATE_FILE, Task, check_run_dir, make_evaluate
 
 _NEG = -1e9
 
@@ -169,11 +169,7 @@ def train_selfplay(out, init, deals, valid, config: SelfPlayConfig = SelfPlayCon
 
     deals = [deals] if isinstance(deals, (str, Path)) else list(deals)
     out = Path(out)
-    state_path = out / STATE_FILE
-    if out.exists() and any(out.iterdir()) and not (resume or force):
-        raise FileExistsError(f"{out}: holds a run; pass --resume to continue it or --force to start over")
-    if resume and not state_path.exists():
-        raise FileNotFoundError(f"{out}: no saved run to resume ({STATE_FILE} missing)")
+    state_path = check_run_dir(out, resume, force)
     if str(load_positions(valid).meta["source"]) == "test":
         raise ValueError(f"{valid}: positions of the test split; select on the valid split (--data valid)")
     start = CardPlayer.load(init)

@@ -85,6 +85,17 @@ def check_splits(train: list, valid) -> None:
         raise ValueError(f"{valid}: positions of the test split; select on the valid split (--data valid)")
 
 
+def check_run_dir(out: Path, resume: bool, force: bool) -> Path:
+    """The run state's path in ``out``; a run there without --resume or --force, or --resume with no saved run,
+    is refused in one line."""
+    state_path = Path(out) / STATE_FILE
+    if Path(out).exists() and any(Path(out).iterdir()) and not (resume or force):
+        raise FileExistsError(f"{out}: holds a run; pass --resume to continue it or --force to start over")
+    if resume and not state_path.exists():
+        raise FileNotFoundError(f"{out}: no saved run to resume ({STATE_FILE} missing)")
+    return state_path
+
+
 def load_examples(task: Task, paths: list, valid: bool = False) -> tuple:
     """The task's examples of every positions file in ``paths`` (read as validation files with ``valid``), joined."""
     read = task.valid_examples if valid and task.valid_examples is not None else task.examples
@@ -155,11 +166,7 @@ def train_supervised(task: Task, out, train, valid, config: SupervisedConfig = S
     epoch with the lowest validation loss), train_state.msgpack and log.jsonl. Returns the last log record."""
     train = [train] if isinstance(train, (str, Path)) else list(train)
     out = Path(out)
-    state_path = out / STATE_FILE
-    if out.exists() and any(out.iterdir()) and not (resume or force):
-        raise FileExistsError(f"{out}: holds a run; pass --resume to continue it or --force to start over")
-    if resume and not state_path.exists():
-        raise FileNotFoundError(f"{out}: no saved run to resume ({STATE_FILE} missing)")
+    state_path = check_run_dir(out, resume, force)
     check_splits(train, valid)
     data = load_examples(task, train)  # read (and checked) before anything in --out is touched
     valid_data = load_examples(task, [valid], valid=True)
@@ -243,4 +250,4 @@ def train_supervised(task: Task, out, train, valid, config: SupervisedConfig = S
     return record
 
 
-__all__ = ["SupervisedConfig", "Task", "check_splits", "load_examples", "train_supervised"]
+__all__ = ["SupervisedConfig", "Task", "check_run_dir", "check_splits", "load_examples", "train_supervised"]

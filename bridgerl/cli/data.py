@@ -88,7 +88,8 @@ def _data_info(args) -> int:
         gap = table_gap(dataset)
         by = gap["played_by"]
         print(f"played table by {by['player']} (checkpoint {by['hash'][:12]}, level {by['level']}): DD - played "
-              f"{gap['all']['dd_minus_played']:+.3f} tricks a contract; played below DD "
+              f"{gap['all']['dd_minus_played']:+.3f} +/- {gap['all']['ci95']:.3f} tricks a contract (95% CI over deals); "
+              f"played below DD "
               f"{gap['all']['played_below_dd']:.1%}, equal {gap['all']['played_equal_dd']:.1%}, above "
               f"{gap['all']['played_above_dd']:.1%}")
         for title, key in (("strain", "by_strain"), ("DD level", "by_dd_level"), ("contract at the DD level",

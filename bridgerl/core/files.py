@@ -67,3 +67,22 @@ def refuse_overwrite(path: str | os.PathLike, force: bool = False, what: str = "
         raise ValueError(f"{path} is a directory; the {what} is written to a file")
     if not force and Path(path).exists():
         raise FileExistsError(f"{path}: the {what} exists; pass --force to replace it")
+
+
+def claim_job_folder(parts: Path, job: dict) -> None:
+    """The ``OUT.partial/`` folder of a resumable job: created with ``job`` stamped in ``job.json``, or, when it
+    exists, checked to hold chunks of the same job (another job's folder is refused in one line)."""
+    import json
+
+    parts = Path(parts)
+    stamp = parts / "job.json"
+    if parts.exists() and stamp.exists():
+        try:
+            saved = json.loads(stamp.read_text())
+        except (OSError, ValueError):
+            saved = None
+        if saved != json.loads(json.dumps(job)):
+            raise ValueError(f"{parts}: holds chunks of another job ({saved}); delete it or rerun that job")
+    else:
+        parts.mkdir(parents=True, exist_ok=True)
+        atomic_write_text(stamp, json.dumps(job))
