@@ -322,3 +322,18 @@ def test_bundled_played_tables_are_the_released_players():
         dataset = load_dataset(split, tricks="played", player=model)
         assert dataset.played_by["player"] == "models/card-player" and dataset.played_by["level"] == "dd"
         assert dataset.dd.shape == (len(dataset), 4, 5) and not np.array_equal(dataset.dd, dataset.tables["dd"])
+
+
+def test_the_released_played_bidder_loads_as_a_bare_path():
+    """`models/competitive-played` loads as a competitive bidder from its bare path and records the played table
+    it was trained on (the released card player's)."""
+    from pathlib import Path
+
+    from bridgerl.agents import PPOAgent
+    from bridgerl.evaluation.specs import load_agent
+
+    root = Path(bridgerl.__file__).resolve().parent.parent
+    agent = load_agent(str(root / "models" / "competitive-played"), "competitive_bidding")
+    assert isinstance(agent, PPOAgent)
+    assert agent.metadata["env_options"] == {"tricks": "played"}
+    assert agent.metadata["played_by"]["hash"] == load_dataset("test").played_by["hash"]
