@@ -337,3 +337,22 @@ def test_the_released_played_bidder_loads_as_a_bare_path():
     assert isinstance(agent, PPOAgent)
     assert agent.metadata["env_options"] == {"tricks": "played"}
     assert agent.metadata["played_by"]["hash"] == load_dataset("test").played_by["hash"]
+
+
+def test_played_envs_pickle(played_file):
+    """Envs scoring with the played table pickle and deep-copy like the others, and keep scoring with it."""
+    import copy
+    import pickle
+
+    from bridgerl.envs.pettingzoo import competitive_bidding_v0
+
+    env = gym.make("bridgerl/CompetitiveBidding-v0",
+                   dataset=str(played_file), tricks="played")
+    env.reset(seed=3, options={"index": 2})
+    for clone in (pickle.loads(pickle.dumps(env)), copy.deepcopy(env)):
+        np.testing.assert_array_equal(clone.unwrapped.source.dataset.dd,
+                                      load_dataset(played_file, tricks="played").dd)
+    pz = competitive_bidding_v0.env(dataset=str(played_file), tricks="played")
+    pz.reset(options={"index": 1})
+    again = pickle.loads(pickle.dumps(pz))
+    assert again.unwrapped.source.dataset.tricks == "played"
