@@ -356,3 +356,33 @@ def test_played_envs_pickle(played_file):
     pz.reset(options={"index": 1})
     again = pickle.loads(pickle.dumps(pz))
     assert again.unwrapped.source.dataset.tricks == "played"
+
+
+def test_played_tricks_refusals_and_the_uncontested_evaluation(played_file, tmp_path, capsys):
+    """A PBN deal has no played table: refused in one line by an env scoring with played tricks; training on
+    played tables of two different card players is refused; `evaluate uncontested --tricks played` scores with the
+    table and replays its behaviour on the same sides; a split without a table is one line from the command."""
+    pbn = "N:AKQJ.T98.765.432 T98.765.432.AKQJ 765.432.AKQJ.T98 432.AKQJ.T98.765"
+    for env_id in ("bridgerl/CompetitiveBidding-v0", "bridgerl/UncontestedBidding-v0"):
+        env = gym.make(env_id, dataset=str(played_file), tricks="played").unwrapped
+        with pytest.raises(ValueError, match="a PBN deal has no played-tricks table"):
+            env.reset(options={"deal": pbn})
+    assert main(["evaluate", "uncontested", "--agent", "rules", "--data", str(played_file), "--tricks", "played",
+                 "--json", str(tmp_path / "u.json")]) == 0
+    summary = json.loads((tmp_path / "u.json").read_text())
+    assert summary["tricks"] == "played" and "behaviour" in summary
+    capsys.readouterr()
+    plain = tmp_path / "plain.npz"
+    save_dataset(plain, make_dataset(load_dataset("test").owner[:5], load_dataset("test").dd[:5]))
+    assert main(["evaluate", "competitive", "--ns", "rules", "--ew", "pass", "--data", str(plain),
+                 "--tricks", "played"]) == 2
+    err = capsys.readouterr().err
+    assert "no played-tricks table" in err and "bridgerl data played" in err and "Traceback" not in err
+    from bridgerl.training.run import train_uncontested
+
+    other = tmp_path / "other.npz"
+    with np.load(played_file) as npz:
+        np.savez(other, **{**{k: npz[k] for k in npz.files}, "played_hash": np.asarray("f" * 64)})
+    with pytest.raises(ValueError, match="made by different card players"):
+        train_uncontested(tmp_path / "run", steps=64, data=str(played_file), eval_data=str(other), progress=False,
+                          env_options={"tricks": "played"})

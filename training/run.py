@@ -240,6 +240,10 @@ def train(run: RunConfig) -> dict:
         data = load_dataset(data, tricks=env_options["tricks"])
         eval_data = load_dataset(eval_data, tricks=env_options["tricks"])
         played_by = data.played_by if env_options["tricks"] == "played" else None
+        if played_by and eval_data.played_by["hash"] != played_by["hash"]:
+            raise ValueError(f"the played tables of {data_name} ({played_by['player']}) and {eval_name} "
+                             f"({eval_data.played_by['player']}) were made by different card players; make both "
+                             "with the same `bridgerl data played --player`")
     env = jaxenv.make(env_id, dataset=data, **env_options)
     eval_env = jaxenv.make(env_id, dataset=eval_data, **env_options)
     eval_rows = np.arange(eval_env.owner.shape[0]) if competitive else eval_env.eligible

@@ -113,6 +113,9 @@ def _data_merge(args) -> int:
     boards = np.concatenate([part.boards for part in parts])
     merged = make_dataset(np.concatenate([p.owner for p in parts]), np.concatenate([p.dd for p in parts]), boards)
     save_dataset(args.out, merged)
+    if any(p.tables is not None for p in parts):
+        print("note: the played-tricks tables are not merged; make one for the merged file with `bridgerl data "
+              "played`")
     print(f"wrote {len(merged)} deals from {len(parts)} datasets to {args.out} (board numbers kept)")
     return 0
 
@@ -125,6 +128,9 @@ def _data_augment(args) -> int:
     dataset = load_deals(args.dataset)
     augmented = augment(dataset, suit_permutations=args.suit_permutations, rotations=args.rotations)
     save_dataset(args.out, augmented)
+    if dataset.tables is not None:
+        print("note: the played-tricks table is not carried over (a learned player is not symmetric under these "
+              "changes); make one for the variants with `bridgerl data played`")
     print(f"wrote {len(augmented)} deals ({len(augmented) // len(dataset)} exact variants of each of "
           f"{len(dataset)}) to {args.out}")
     return 0

@@ -23,12 +23,13 @@ def _evaluate_uncontested(args) -> int:
 
     _check_outputs(args)
     agent = load_agent(args.agent, "uncontested_bidding", seed=args.seed)
-    summary, outcomes = evaluate_uncontested(agent, _scored_data(args), deals=args.deals, side=args.side,
+    data = _scored_data(args)  # the side rule and the replays below follow the table in use
+    summary, outcomes = evaluate_uncontested(agent, data, deals=args.deals, side=args.side,
                                              opening_rules=not args.no_opening_rules, agent_name=args.agent)
     summary["tricks"] = args.tricks
     from ..evaluation.behaviour import pass_rates
 
-    summary["behaviour"] = pass_rates(outcomes, args.data, args.side, not args.no_opening_rules)
+    summary["behaviour"] = pass_rates(outcomes, data, args.side, not args.no_opening_rules)
     shares = summary["categories"]
     print(f"{args.agent}: {summary['imps_per_deal']:.2f} IMPs/deal vs constructive par (95% CI +/- "
           f"{summary['ci95']:.2f}) on {summary['deals']} deals ({summary['skipped_nothing_makeable']} skipped)")

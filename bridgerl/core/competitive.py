@@ -449,6 +449,8 @@ class CompetitiveDealSource:
         dealer = parse_seat(options["dealer"]) if options.get("dealer") is not None else None
         vul = parse_vul(options["vul"]) if options.get("vul") is not None else None
         if "deal" in options:
+            if getattr(self.dataset, "tricks", "dd") != "dd":
+                raise ValueError("a PBN deal has no played-tricks table (its DD table is solved on the spot): reset with an 'index' into the dataset, or make the env with tricks='dd'")
             owner, board, tag_vul, tag_dealer = parse_deal_option(options["deal"])
             if dealer is None:
                 dealer = tag_dealer if tag_dealer is not None else dealer_for_board(board)

@@ -267,6 +267,8 @@ class UncontestedDealSource:
                                self._par[bidding][row] if vulnerable == own_vul else None)
 
     def deal_from_pbn(self, text: str, side: str | None = None, vulnerable: bool | None = None) -> UncontestedDeal:
+        if getattr(self.dataset, "tricks", "dd") != "dd":
+            raise ValueError("a PBN deal has no played-tricks table (its DD table is solved on the spot): reset with an 'index' into the dataset, or make the env with tricks='dd'")
         owner, board, vul, _dealer = parse_deal_option(text)
         dd = solve_dd_table(owner)
         side = self.side if side is None else parse_side_option(side)
