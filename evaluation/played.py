@@ -85,8 +85,8 @@ def played_tables(player, dataset, rows=None, level="dd", chunk: int = CHUNK) ->
     dataset = load_dataset(dataset)
     level = check_level(level)
     rows = np.arange(len(dataset)) if rows is None else np.asarray(rows, np.int64)
-    play = make_player_games(player, min(chunk, max(len(rows), 1)))
     size = min(chunk, max(len(rows), 1))
+    play = make_player_games(player, size)
     return np.concatenate([_play_rows(play, dataset, rows[s:s + size], level, size)
                            for s in range(0, len(rows), size)] or [np.zeros((0, 4, 5), np.uint8)])
 
