@@ -146,7 +146,7 @@ def write_played(data, out, player_spec: str = "models/card-player", level="dd",
     played = np.concatenate([np.load(parts / f"rows_{s:07d}.npy") for s in starts]) if starts else \
         np.zeros((0, 4, 5), np.uint8)
     arrays = {k: v for k, v in arrays.items() if k != "played" and k not in PLAYED_META}
-    arrays.update({"owner": dataset.owner, "dd": dataset.dd, "played": played.astype(np.uint8),
+    arrays.update({"owner": dataset.owner, "dd": dataset.dd, "played": played.astype(np.int8),
                    "played_player": np.asarray(str(model)), "played_hash": np.asarray(digest),
                    "played_level": np.asarray(str(level))})
     if dataset.board is not None:

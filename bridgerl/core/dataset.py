@@ -3,7 +3,7 @@
 ``owner`` uint8[N, 52] (seat holding each card), ``dd`` uint8[N, 4, 5] (tricks for declarer seat x strain),
 optional ``board`` int32[N]. Extra arrays (such as ``seed``) are accepted and ignored.
 
-Optional played-tricks table (issue #38, `bridgerl data played`): ``played`` uint8[N, 4, 5] in the ``dd`` layout,
+Optional played-tricks table (issue #38, `bridgerl data played`): ``played`` int8[N, 4, 5] in the ``dd`` layout,
 the tricks each declarer took in each strain with a learned card player at all four seats, with the scalars
 ``played_player`` (the model's path), ``played_hash`` (SHA-256 of its checkpoint) and ``played_level`` ("dd" or
 1..7: the level the games were bid at). ``load_dataset(..., tricks="played")`` returns the dataset with the played
@@ -220,7 +220,7 @@ def save_dataset(path: str | os.PathLike, dataset: Dataset, **extra) -> None:
     arrays = {"owner": dataset.owner.astype(np.uint8),
               "dd": (dataset.dd if tables is None else tables["dd"]).astype(np.uint8)}
     if tables is not None:  # the played table travels with its recorded player
-        arrays["played"] = tables["played"].astype(np.uint8)
+        arrays["played"] = tables["played"].astype(np.int8)
         arrays.update({k: np.asarray(tables[k]) for k in PLAYED_META})
     if dataset.board is not None:
         arrays["board"] = dataset.board.astype(np.int32)
