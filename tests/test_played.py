@@ -386,3 +386,70 @@ def test_played_tricks_refusals_and_the_uncontested_evaluation(played_file, tmp_
     with pytest.raises(ValueError, match="made by different card players"):
         train_uncontested(tmp_path / "run", steps=64, data=str(played_file), eval_data=str(other), progress=False,
                           env_options={"tricks": "played"})
+
+
+def test_ppo_playout_rewards_are_the_card_players_games(played_file, player_path):
+    """PPO's ``playout``: the reward of every auction a rollout finishes is the card player's game of the contract
+    reached after the real auction (Python whole deal, numpy card player, one view at a time), IMPs against the
+    env's par (from the played table); `Bridge.after_auction` is where that game starts."""
+    import jax
+
+    from test_ppo import TINY
+
+    from bridgerl.envs import jaxenv
+    from bridgerl.training.ppo import PPOConfig, PPOTrainer
+
+    played = load_dataset(played_file, tricks="played")
+    env = jaxenv.make("competitive_bidding", dataset=played, tricks="played")
+    player = CardPlayer.load(player_path)
+    config = PPOConfig(**{**TINY, "pool_size": 0, "rollout": 32}, playout=True)
+    trainer = PPOTrainer(env, config, seed=3, card_player=player)
+    ts = trainer.init(env)
+    rows, keys = [], jax.random.split(jax.random.key(1), config.rollout)
+    for key in keys:
+        ts, row, _ = trainer._call(ts, env, key)
+        rows.append(row)
+    rollout = jax.tree.map(lambda *a: np.stack(a), *rows)
+    rewards = np.asarray(jax.jit(trainer._played_rewards)(env, rollout))
+    source = CompetitiveDealSource(played)
+    calls = [[] for _ in range(config.num_envs)]
+    checked, contracts = 0, 0
+    for t in range(config.rollout):
+        for b in range(config.num_envs):
+            calls[b].append(int(rollout.action[t, b]))
+            if not rollout.done[t, b]:
+                assert (rewards[t, b] == 0).all()
+                continue
+            index = int(rollout.ended["index"][t, b])
+            state = BridgeState.start(source.deal_at(index))
+            for call in calls[b]:
+                state = state.apply(call)
+            while state.phase == "play":
+                state = state.apply(CARD_OFFSET + player.act(state.view()))
+            expected = imps(state.result().score_ns - int(env.par[index]))
+            np.testing.assert_array_equal(rewards[t, b], [expected, -expected, expected, -expected])
+            contracts += state.contract is not None
+            checked += 1
+            calls[b] = []
+    assert checked >= config.num_envs and contracts >= config.num_envs // 2
+    with pytest.raises(ValueError, match="learned card player"):
+        PPOTrainer(env, config, seed=3)
+    with pytest.raises(ValueError, match="only used with playout"):
+        PPOTrainer(env, config.replace(playout=False), card_player=player)
+
+
+def test_train_competitive_reward_playout(played_file, tmp_path, capsys):
+    """`train competitive --reward playout`: a short run records the option in its config; it needs --algo ppo
+    and --tricks played (one line)."""
+    from bridgerl.agents.learned.checkpoint import PPO_FORMAT, load_weights
+
+    out = tmp_path / "run"
+    common = ["train", "competitive", "--data", str(played_file), "--eval-data", str(played_file), "--eval-deals",
+              str(ROWS), "--steps", "128", "--num-envs", "8", "--rollout", "8", "--minibatches", "2",
+              "--epochs", "1", "--hidden", "16", "--quiet", "--out", str(out)]
+    assert main(common + ["--algo", "ppo", "--tricks", "played", "--reward", "playout"]) == 0
+    metadata, _ = load_weights(out, format=PPO_FORMAT, what="PPO")
+    assert metadata["config"]["playout"] is True and metadata["env_options"] == {"tricks": "played"}
+    for extra in (["--algo", "ppo"], ["--tricks", "played"]):
+        assert main(common + ["--force", "--reward", "playout", *extra]) != 0
+        assert "--reward playout is for --algo ppo --tricks played" in capsys.readouterr().err

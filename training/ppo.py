@@ -14,6 +14,14 @@ per-seat GAE, and runs ``epochs`` x ``minibatches`` clipped-PPO updates, all ins
   ring of ``pool_size`` snapshots (``pool_anchor`` keeps the starting, e.g. cloned, network in slot 0). A finished
   auction's successor plays a snapshot with probability ``pool_prob``: uniformly, or with ``pool_priority`` > 0
   preferring the snapshots the learner scores worst against (weights exp(-priority x its running mean IMPs)).
+- **Rewards read or played.** By default the contract an auction reaches is scored from the env's table (DD, or
+  a played-tricks table with ``tricks="played"``). With ``playout`` the trainer is given the learned card player
+  (`agents.learned.card_player.CardPlayer`) and plays every contract of the rollout out online instead: after the
+  rollout, all its finished auctions (a fixed-size batch, the most a rollout can finish) are set in the JAX whole
+  deal at the opening lead of the real auction (`envs.jaxenv.bridge.Bridge.after_auction`: the real calls, level
+  and doubles, in every player's view) and played to the end by the card player at all four seats (greedy), and
+  their IMPs against the env's par replace the table's before the advantages are computed. The pool's running
+  scores (``pool_priority``) and the logged IMPs against the pool still read the table.
 - **Teacher.** The run may start from a policy cloned from a rule system's auctions (`pretrain_policy`, the rule
   demonstrations of `training.demonstrations`), and keep ``bc_weight`` x the cross-entropy on them in every update
   so that the policy does not drift from what it was taught while self-play finds better calls.
@@ -61,6 +69,7 @@ class PPOConfig:
     pool_prob: float = 0.5             # share of auctions played against a snapshot
     pool_anchor: bool = False          # keep the starting network in slot 0 for good
     pool_priority: float = 0.0         # 0: snapshots drawn uniformly; > 0: the harder ones more often
+    playout: bool = False              # score contracts by playing them out with the card player (not the table)
 
     def replace(self, **changes) -> "PPOConfig":
         return dataclasses.replace(self, **changes)
@@ -107,6 +116,7 @@ class Rollout:
     learner: jnp.ndarray   # bool[T, B]: the learner made the call (not a pool snapshot)
     done: jnp.ndarray      # bool[T, B]: the call ended the auction
     rewards: jnp.ndarray   # float32[T, B, 4]: each seat's reward on the call that ends the auction
+    ended: dict | None = None  # with playout: the auction fields, row and next seat of each state after the call
 
 
 @struct.dataclass
@@ -215,11 +225,18 @@ class PPOTrainer:
     `training.run.train` drives: ``init``, ``run_steps``, ``graphdef``, ``steps_per_iteration``)."""
 
     def __init__(self, env, config: PPOConfig, seed: int = 0, total_steps: int | None = None, demonstrations=None,
-                 mesh=None):
+                 mesh=None, card_player=None):
         """``mesh`` (`training.sharding.data_mesh`): data parallel over its devices (auctions, minibatches and
-        the teacher's batch split over them; the sizes are global); None: one device, as before."""
+        the teacher's batch split over them; the sizes are global); None: one device, as before. ``card_player``
+        (a learned card player with ``jax_cards``) plays the contracts out when ``config.playout``."""
         if getattr(env, "name", "") != "competitive_bidding":
             raise ValueError("PPO trains on the competitive env (self-play over all four seats)")
+        if config.playout and not callable(getattr(card_player, "jax_cards", None)):
+            raise ValueError("playout plays every contract out in JAX: it needs a learned card player "
+                             "(card_player=CardPlayer.load(...))")
+        if card_player is not None and not config.playout:
+            raise ValueError("a card player is only used with playout=True")
+        self.card_player = card_player
         rows = config.num_envs * config.rollout
         if rows % config.minibatches:
             raise ValueError(f"num_envs x rollout ({rows}) must divide into {config.minibatches} minibatches")
@@ -288,8 +305,14 @@ class PPOTrainer:
         logp = jnp.take_along_axis(masked_log_softmax(logits, state.legal_action_mask), action[:, None], 1)[:, 0]
         new_state = jax.vmap(env.step)(state, action)
         done = new_state.terminated
+        ended = None
+        if config.playout:
+            from bridgerl.envs.jaxenv.competitive import auction_fields
+
+            ended = {"fields": auction_fields(new_state), "index": new_state.index,
+                     "next_seat": new_state.current_player}
         row = Rollout(state.observation, state.legal_action_mask, action.astype(jnp.int32), logp, value,
-                      state.current_player.astype(jnp.int32), ~pool_turn, done, new_state.rewards)
+                      state.current_player.astype(jnp.int32), ~pool_turn, done, new_state.rewards, ended)
         fresh = jax.vmap(env.init)(jax.random.split(key_reset, config.num_envs))
         env_state = jax.tree.map(lambda a, b: jnp.where(done.reshape((-1,) + (1,) * (a.ndim - 1)), b, a),
                                  new_state, fresh)
@@ -307,6 +330,37 @@ class PPOTrainer:
         ts = constrain_rows(self.mesh, ts, ROW_FIELDS)
         ns_return = jnp.where(done, new_state.rewards[:, 0], 0.0)
         return ts, row, (done.sum(), ns_return.sum(), against_pool.sum(), learner_return.sum())
+
+    def _played_rewards(self, env, rollout: Rollout) -> jnp.ndarray:
+        """float32[T, B, 4]: ``rollout.rewards`` with the contract of every finished auction played out by the
+        card player in the JAX whole deal (the real auction; IMPs against the env's par, or points as the env
+        scores). The finished auctions are gathered into one batch of the most a rollout can hold (an auction
+        takes at least four calls), so nothing is ever left to the table."""
+        from bridgerl.core.bridge import CARD_OFFSET
+        from bridgerl.envs.jaxenv.bridge import Bridge
+        from bridgerl.envs.jaxenv.competitive import score_ns
+        from bridgerl.envs.jaxenv.rules import imps
+
+        steps, slots = rollout.done.shape
+        rows = steps * slots
+        cap = slots * ((steps - 1) // 4 + 1)
+        done = rollout.done.reshape(rows)
+        position = jnp.nonzero(done, size=cap, fill_value=rows)[0]
+        take = jnp.minimum(position, rows - 1)
+        ended = jax.tree.map(lambda a: a.reshape((rows,) + a.shape[2:])[take], rollout.ended)
+        bridge = Bridge(owner=env.owner, dd=env.dd, dealer=env.dealer, vul=env.vul, par=env.par)
+        states = jax.vmap(bridge.after_auction)(ended["index"], ended["fields"], ended["next_seat"])
+        player = self.card_player
+
+        def card(states, _):
+            return jax.vmap(bridge.step)(states, CARD_OFFSET + player.jax_cards(states)), None
+
+        states, _ = jax.lax.scan(card, states, None, length=52)
+        ns = score_ns(states.contract, states.penalty, states.declarer, states.tricks, states.vulnerable)
+        ns = ns if env.reward_points else imps(ns - states._par)
+        paid = jnp.array([1.0, -1.0, 1.0, -1.0]) * ns.astype(jnp.float32)[:, None]
+        flat = rollout.rewards.reshape(rows, 4).at[position].set(paid, mode="drop")
+        return flat.reshape(steps, slots, 4)
 
     def _bootstrap(self, params, state):
         """[B, 4]: each seat's value of what it sees of the current auctions."""
@@ -336,6 +390,9 @@ class PPOTrainer:
             return ts, (row, stats)
 
         ts, (rollout, stats) = jax.lax.scan(call, ts, jax.random.split(rollout_key, config.rollout))
+        if config.playout:
+            rollout = rollout.replace(rewards=self._played_rewards(env, rollout), ended=None)
+            stats = (stats[0], jnp.where(rollout.done, rollout.rewards[..., 0], 0.0).sum(1), *stats[2:])
         bootstrap = self._bootstrap(ts.params, ts.env_state)
         scale = config.reward_scale
         advantages, returns = gae(rollout.value, rollout.seat, rollout.done, rollout.rewards * scale,

@@ -170,6 +170,25 @@ def train_competitive(out: str | Path, preset: str = "small", steps: int | None 
                            devices=devices, env_options=env_options))
 
 
+def _table_card_player(played_by: dict | None):
+    """The learned card player that made the training data's played tables (``played_by``: its path and
+    checkpoint hash), loaded for PPO's ``playout``; refused in one line without played tables or when the file at
+    that path is no longer the one that made them."""
+    from bridgerl.agents.learned.card_player import CardPlayer
+    from bridgerl.core.dataset import file_hash
+
+    if not played_by:
+        raise ValueError("playout plays contracts out with the card player of the played tables: train with "
+                         "--tricks played (par comes from those tables)")
+    path = played_by["player"]
+    if not Path(path).exists():
+        raise FileNotFoundError(f"playout: the card player that made the played tables, {path}, does not exist")
+    if file_hash(path) != played_by["hash"]:
+        raise ValueError(f"playout: {path} is not the card player that made the played tables (checkpoint hash "
+                         "differs); remake the tables with `bridgerl data played` or restore that checkpoint")
+    return CardPlayer.load(path)
+
+
 def _data_name(data) -> str:
     """How a run records its data: the path or split name as given, a Dataset's source."""
     return data.source if hasattr(data, "source") and hasattr(data, "owner") else str(data)
@@ -286,7 +305,11 @@ def train(run: RunConfig) -> dict:
             teacher = CompetitiveRuleBidder(constructive=teacher_constructive)
         demos = rule_demonstrations(data, pretrain.deals, pretrain.random_share, pretrain.seed, progress, teacher)
     if algo == "ppo":
-        trainer = ppo.PPOTrainer(env, config, seed=seed, total_steps=steps, demonstrations=demos, mesh=mesh)
+        card_player = None
+        if config.playout:  # the card player that made the played tables plays every contract out
+            card_player = _table_card_player(played_by)
+        trainer = ppo.PPOTrainer(env, config, seed=seed, total_steps=steps, demonstrations=demos, mesh=mesh,
+                                 card_player=card_player)
     else:
         trainer = DQNTrainer(env, config, seed=seed, total_steps=steps, demonstrations=demos, self_play=competitive,
                              mesh=mesh)

@@ -54,11 +54,17 @@ def _train_competitive(args) -> int:
     from ..training.demonstrations import PretrainConfig
     from ..training.run import train_competitive
 
+    overrides = _train_overrides(args)
+    if args.reward == "playout":
+        if args.algo != "ppo" or args.tricks != "played":
+            raise ValueError("--reward playout is for --algo ppo --tricks played (it plays contracts out with the "
+                             "card player of the played tables)")
+        overrides["playout"] = True
     pretrain = None
     if args.pretrain_deals:
         pretrain = PretrainConfig(deals=args.pretrain_deals, updates=args.pretrain_updates, seed=args.seed)
     result = train_competitive(args.out, preset=args.preset, steps=args.steps, seed=args.seed, data=args.data,
-                               eval_data=args.eval_data, resume=args.resume, overrides=_train_overrides(args),
+                               eval_data=args.eval_data, resume=args.resume, overrides=overrides,
                                eval_every_steps=args.eval_every, eval_deals=args.eval_deals,
                                progress=not args.quiet, pretrain=pretrain, constructive=args.constructive,
                                evaluate_agent=rule_baseline_evaluator(args.eval_data, args.eval_deals,
@@ -252,6 +258,10 @@ def add_parser(commands) -> None:
                             help="share of auctions played against a pool snapshot")
     comp_train.add_argument("--pool-anchor", action="store_true",
                             help="keep the starting (e.g. pretrained) network in the pool for the whole run")
+    comp_train.add_argument("--reward", choices=["table", "playout"], default="table",
+                            help="ppo with --tricks played: score each contract reached by reading the played table "
+                                 "(default) or by playing it out online with the card player that made the table "
+                                 "(the real auction in every player's view; about 3x slower)")
     comp_train.add_argument("--pretrain-deals", type=non_negative_int, default=0,
                             help="start from the rule bidder's auctions on this many training deals (dqn: DQfD-style; "
                                  "ppo: the policy cloned from them)")

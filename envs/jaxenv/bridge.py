@@ -152,6 +152,17 @@ class Bridge(PgxEnv):
 
         return jax.lax.fori_loop(0, MAX_LEAD_CALLS, body, state)
 
+    def after_auction(self, index, fields: dict, next_seat) -> State:
+        """Row ``index`` just after an auction that has ended, given by its auction fields (``fields``: the
+        `bridgerl.envs.jaxenv.competitive.auction_fields` of a terminated competitive-bidding state of the same row,
+        the real auction as every player sees it) and ``next_seat`` (the seat after the auction's last call, that
+        state's ``current_player``): at the opening lead of the contract reached, or over for a pass-out. The same
+        state as stepping the auction's calls one by one (a test checks it); inside ``jit``, that the auction
+        ended is the caller's to ensure."""
+        state = self.init(jax.random.key(0), index)
+        state = state.replace(**fields, current_player=next_seat, seat=next_seat)
+        return _refresh(self._auction_end(state, jnp.bool_(True)))
+
     def observation_of(self, state: State, player) -> jnp.ndarray:
         """int8[802]: ``player``'s observation of ``state``, `BridgeState.observation(player)`: the state's
         ``observation`` for the player choosing (declarer reading dummy's hand to play on dummy's turn), any other
@@ -176,6 +187,12 @@ class Bridge(PgxEnv):
         seat = state.current_player
         fields, ends = advance_auction(auction_fields(state), seat, action)
         state = state.replace(**fields, current_player=(seat + 1) % 4, seat=(seat + 1) % 4)
+        return self._auction_end(state, ends)
+
+    def _auction_end(self, state: State, ends) -> State:
+        """``state`` (its auction fields just advanced, the next seat to call in ``current_player``) once
+        ``ends`` says whether that call ended the auction: the play starts at the opening lead, or the deal ends
+        (a pass-out, or any contract with ``play="double_dummy"``)."""
         bid = state._last_bid
         declarer = declarer_of(state._first_namer, bid, state._last_bidder)
         played = ends & (bid >= 0) & (not self.double_dummy)
