@@ -13,7 +13,9 @@ side with the better constructive par (NS on a tie). Three numbers per board, in
   minus par; None when the record does not tell them.
 
 Thesis table 4.1 measured uncontested auctions only (the opponents pass throughout): the summary gives that
-subset too. Records whose auction is unfinished are skipped and listed with the reason.
+subset too. A traveller record (contract and result without the auction) is scored like the others from its
+contract; having no calls, it is never counted as uncontested. Records whose auction is unfinished are skipped and
+listed with the reason; boards the reader refused are listed under ``refused`` (``[{source, reason}]``).
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from bridgerl.core.competitive import CompetitiveDeal, score_ns_for_tricks
 from bridgerl.core.contract import Contract
 from bridgerl.core.dd import solve_dd_tables
 from bridgerl.core.par import constructive_par, constructive_par_contract
-from bridgerl.core.records import HandRecord, read_records
+from bridgerl.core.records import HandRecord, read_records_report
 from bridgerl.core.scoring import bonus_level
 from bridgerl.core.stats import mean_ci
 from bridgerl.evaluation.uncontested import CATEGORIES, category
@@ -42,7 +44,7 @@ class RecordOutcome:
     source: str                # 'file:board'
     side: str                  # 'NS' or 'EW': the side scored (see the module docstring)
     vulnerable: bool           # that side's vulnerability
-    uncontested: bool          # the other side passed throughout (thesis 4.1.1's selection)
+    uncontested: bool          # the other side passed throughout (thesis 4.1.1's selection); False for a traveller
     contract: str              # '4HX S', or 'Pass'
     declarer: str | None
     level: int                 # 0 for a pass-out
@@ -57,7 +59,8 @@ class RecordOutcome:
     par_ns: int                # the deal's standard par, NS's view
     imps_vs_par: int           # imps(score - par) for the side, DD tricks
     imps_vs_par_actual: int | None  # the same with the table's tricks
-    auction: str
+    auction: str               # '' for a traveller record
+    traveller: bool = False    # the contract and result were told without the auction
 
     def to_json(self) -> dict:
         return asdict(self)
@@ -70,12 +73,12 @@ def _contract_text(contract: Contract | None) -> str:
 def score_record(record: HandRecord, dd=None) -> RecordOutcome:
     """The outcome of one record whose auction is over (``dd``: its DD table, solved when not given)."""
     auction = record.auction
-    if not auction.is_over:
+    if not record.auction_over:
         raise ValueError(f"{record.source}: the auction is not over ({auction})")
     if dd is None:
         dd = solve_dd_tables(record.owner[None])[0]
     dd = np.asarray(dd)
-    contract = auction.contract()
+    contract = record.contract
     vulnerable = [is_vulnerable(record.vul, 0), is_vulnerable(record.vul, 1)]
     pars = [constructive_par(dd, side, vulnerable[side]) for side in (0, 1)]
     side = contract.declarer % 2 if contract is not None else (0 if pars[0] >= pars[1] else 1)
@@ -101,13 +104,15 @@ def score_record(record: HandRecord, dd=None) -> RecordOutcome:
     others = [call for i, call in enumerate(auction.calls) if (auction.dealer + i) % 2 != side]
     return RecordOutcome(
         board=record.board, source=record.source, side=("NS", "EW")[side], vulnerable=bool(vulnerable[side]),
-        uncontested=all(call == PASS for call in others), contract=_contract_text(contract),
+        uncontested=not record.traveller and all(call == PASS for call in others),
+        contract=_contract_text(contract),
         declarer=None if contract is None else SEATS[contract.declarer],
         level=0 if contract is None else contract.level, dd_tricks=dd_tricks, tricks=tricks, score=int(score),
         constructive_par=int(pars[side]), par_contract=_contract_text(par_contract),
         par_level=0 if par_contract is None else par_contract.level, imps=int(points),
         category=category(min(int(points), 0), made, reached, par_bonus), par_ns=int(par_ns),
-        imps_vs_par=int(imps(sign * (score_ns - par_ns))), imps_vs_par_actual=actual, auction=str(auction))
+        imps_vs_par=int(imps(sign * (score_ns - par_ns))), imps_vs_par_actual=actual,
+        auction="" if record.traveller else str(auction), traveller=record.traveller)
 
 
 def _mean(values) -> dict:
@@ -115,7 +120,7 @@ def _mean(values) -> dict:
     return {"imps_per_board": mean, "ci95": ci, "boards": len(values)}
 
 
-def summarize(outcomes: list[RecordOutcome], skipped: list[dict], source: str = "") -> dict:
+def summarize(outcomes: list[RecordOutcome], skipped: list[dict], source: str = "", refused=()) -> dict:
     n = len(outcomes)
     main = _mean([o.imps for o in outcomes])
     uncontested = [o.imps for o in outcomes if o.uncontested]
@@ -133,27 +138,32 @@ def summarize(outcomes: list[RecordOutcome], skipped: list[dict], source: str = 
         "vs_par_actual_tricks": _mean(actual),
         "level_matrix": {"rows": "level reached (0 = passed out)", "columns": "constructive-par level (0 = pass)",
                          "counts": matrix.tolist()},
-        "skipped": skipped,
+        "skipped": skipped, "refused": list(refused),
+        "travellers": sum(o.traveller for o in outcomes),
     }
 
 
-def evaluate_records(path: str | os.PathLike) -> tuple[dict, list[RecordOutcome]]:
+def evaluate_records(path: str | os.PathLike, strict: bool = False) -> tuple[dict, list[RecordOutcome]]:
     """Score the auctions of a PBN / LIN file against constructive par and par: (summary, one outcome per scored
-    record). Records whose auction is unfinished are listed in ``summary["skipped"]``."""
-    records = read_records(path)
+    record). ``summary["records"]`` counts the boards read, ``["skipped"]`` lists those read but not scored
+    (an unfinished auction) with why, ``["refused"]`` the boards that could not be read (``[{source, reason}]``;
+    ``strict``: the first one refuses the whole file)."""
+    report = read_records_report(path, strict)
+    records = report.require()
     scored, skipped = [], []
     for record in records:
         auction = record.auction
-        if auction.is_over:
+        if record.auction_over:
             scored.append(record)
         else:
             skipped.append({"board": record.board, "source": record.source,
                             "reason": f"auction unfinished after {len(auction.calls)} calls ({auction})"})
     if not scored:
-        raise ValueError(f"{path}: no board with a finished auction to score ({len(skipped)} unfinished)")
+        refused = f", {len(report.refused)} refused (first: {report.refused[0]['reason']})" if report.refused else ""
+        raise ValueError(f"{path}: no board with a finished auction to score ({len(skipped)} unfinished{refused})")
     tables = solve_dd_tables(np.stack([record.owner for record in scored]))
     outcomes = [score_record(record, dd) for record, dd in zip(scored, tables)]
-    return summarize(outcomes, skipped, str(path)), outcomes
+    return summarize(outcomes, skipped, str(path), report.refused), outcomes
 
 
 __all__ = ["RecordOutcome", "evaluate_records", "score_record", "summarize"]

@@ -47,9 +47,13 @@ def _data_from_pbn(args) -> int:
     from ..core.pbn import read_pbn
 
     refuse_overwrite(args.out, args.force, "dataset")
-    dataset = read_pbn(args.pbn)
+    refused: list = []
+    dataset = read_pbn(args.pbn, refused)
     save_dataset(args.out, dataset)
-    print(f"wrote {len(dataset)} deals with DD tables to {args.out}")
+    print(f"wrote {len(dataset)} deals with DD tables to {args.out}"
+          + (f"; {len(refused)} boards left out (their deal could not be read)" if refused else ""))
+    for problem in refused[:10]:
+        print(f"  left out: {problem['reason']}")
     return 0
 
 
@@ -202,7 +206,8 @@ def add_parser(commands) -> None:
     to_pbn.add_argument("--force", action="store_true", help=force_help)
     to_pbn.set_defaults(func=_data_to_pbn)
 
-    from_pbn = data_commands.add_parser("from-pbn", help="read a PBN file, compute DD tables, write .npz")
+    from_pbn = data_commands.add_parser("from-pbn", help="read the deals of a PBN file (only the Deal and Board tags; a board whose deal "
+                                            "cannot be read is left out and named), compute DD tables, write .npz")
     from_pbn.add_argument("pbn", help="input .pbn")
     from_pbn.add_argument("out", help="output .npz")
     from_pbn.add_argument("--force", action="store_true", help=force_help)

@@ -234,12 +234,23 @@ def _evaluate_records(args) -> int:
     from ..evaluation.records import evaluate_records
 
     _check_outputs(args)
-    summary, outcomes = evaluate_records(args.file)
+    summary, outcomes = evaluate_records(args.file, strict=args.strict)
     par, actual, shares = summary["vs_par"], summary["vs_par_actual_tricks"], summary["categories"]
-    print(f"{args.file}: {summary['imps_per_board']:+.2f} IMPs/board vs constructive par (95% CI +/- "
-          f"{summary['ci95']:.2f}) on {summary['boards']} boards; vs par {par['imps_per_board']:+.2f} (+/- "
-          f"{par['ci95']:.2f}) with DD tricks, {actual['imps_per_board']:+.2f} with the table's tricks on "
-          f"{actual['boards']} boards; {len(summary['skipped'])} skipped (auction unfinished)")
+
+    def ci(part) -> str:
+        return f"+/- {part['ci95']:.2f}" if part["boards"] > 1 else "no CI from one board"
+
+    def mean(part) -> str:
+        return f"{part['imps_per_board']:+.2f}" if part["boards"] else "-"
+
+    print(f"{args.file}: {summary['imps_per_board']:+.2f} IMPs/board vs constructive par (95% CI "
+          f"{ci(summary)}) on {summary['boards']} boards; vs par {mean(par)} ({ci(par)}) with DD tricks, "
+          f"{mean(actual)} with the table's tricks on {actual['boards']} boards; {len(summary['skipped'])} skipped "
+          f"(auction unfinished), {len(summary['refused'])} refused")
+    for refused in summary["refused"][:10]:
+        print(f"  refused: {refused['reason']}")
+    if len(summary["refused"]) > 10:
+        print(f"  ... and {len(summary['refused']) - 10} more (all of them in --json)")
     print(f"  at par {shares['at_par']:.1%}, overbid {shares['overbid']:.1%}, underbid across a bonus boundary "
           f"{shares['underbid_bonus']:.1%}, wrong strain or level {shares['wrong_strain_or_level']:.1%}")
     if args.json:
@@ -455,5 +466,8 @@ def add_parser(commands) -> None:
     rec = eval_commands.add_parser("records", help="the auctions of a PBN / LIN file of hand records against "
                                                    "constructive par and par (thesis table 4.1)")
     rec.add_argument("file", help="hand records: a .pbn or .lin (BBO) file")
+    rec.add_argument("--strict", action="store_true",
+                     help="refuse the whole file at its first bad board (default: bad boards are refused one by one, "
+                          "listed with their reason, and the others scored)")
     rec.add_argument("--json", help="write the summary and one outcome per board as JSON (atomic)")
     rec.set_defaults(func=_evaluate_records)

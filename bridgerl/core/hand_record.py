@@ -9,6 +9,11 @@ it is made: the calls must be legal in turn from the dealer, the cards must be p
 hand, following suit, and only after the auction has ended in a contract. A record may stop part-way (an auction or
 a play not finished). A bad record raises ValueError in one line naming the file, the board and the problem.
 
+A *traveller* record tells the contract and the result but not the auction (a scorer's traveller, a PBN board with
+Contract, Declarer and Result tags and no Auction section): ``traveller=True``, no calls, ``final`` the contract
+(None: passed out); its cards, if any, are checked against that contract. `replay` refuses it (there is no auction
+to replay).
+
 ``replay(record, upto)`` gives the `BridgeState` after the first ``upto`` actions (calls then cards, the 90-action
 ids of `bridge`: calls 0..37, card c -> 38 + c); ``record_of(state)`` turns a game back into a record.
 """
@@ -52,6 +57,8 @@ class HandRecord:
     names: dict = field(default_factory=dict)  # seat letter -> player name, for the seats a file names
     event: str | None = None
     source: str = "<record>"               # 'file:board', for messages
+    traveller: bool = False                # the contract and result are told without the auction
+    final: Contract | None = None          # a traveller's contract (None: passed out)
 
     def __post_init__(self):
         where = _where(self.source)
@@ -76,7 +83,14 @@ class HandRecord:
         set_(self, "cards", tuple(int(c) for c in self.cards))
         set_(self, "claimed", None if self.claimed is None else int(self.claimed))
         set_(self, "names", {SEATS[parse_seat(k)]: str(v) for k, v in dict(self.names or {}).items()})
+        set_(self, "traveller", bool(self.traveller))
         try:
+            if self.traveller and self.calls:
+                raise ValueError("a traveller record tells the contract without the auction: it has no calls")
+            if self.final is not None and not self.traveller:
+                raise ValueError("only a traveller record gives its contract (final); others take it from the calls")
+            if self.final is not None and not isinstance(self.final, Contract):
+                raise ValueError(f"final must be a Contract or None, got {self.final!r}")
             _check(self)
         except ValueError as exc:
             raise ValueError(f"{where}: {exc}") from None
@@ -84,14 +98,16 @@ class HandRecord:
     def __eq__(self, other) -> bool:
         if not isinstance(other, HandRecord):
             return NotImplemented
-        return (self.board, self.dealer, self.vul, self.calls, self.cards, self.claimed, self.names, self.event) == (
+        return (self.board, self.dealer, self.vul, self.calls, self.cards, self.claimed, self.names, self.event,
+                self.traveller, self.final) == (
             other.board, other.dealer, other.vul, other.calls, other.cards, other.claimed, other.names,
-            other.event) and np.array_equal(self.owner, other.owner)
+            other.event, other.traveller, other.final) and np.array_equal(self.owner, other.owner)
 
     __hash__ = None
 
     def __repr__(self) -> str:
-        return (f"HandRecord(board={self.board}, dealer={SEATS[self.dealer]}, vul={self.vul}, "
+        told = f"traveller={self.final.name if self.final else 'Pass'}, " if self.traveller else ""
+        return (f"HandRecord(board={self.board}, dealer={SEATS[self.dealer]}, vul={self.vul}, {told}"
                 f"calls=[{' '.join(call_name(c) for c in self.calls)}], cards={len(self.cards)}, "
                 f"claimed={self.claimed}, source={self.source!r})")
 
@@ -102,11 +118,18 @@ class HandRecord:
 
     @property
     def auction_over(self) -> bool:
-        return self.auction.is_over
+        """The auction has ended (a traveller's has: its contract is told)."""
+        return self.traveller or self.auction.is_over
+
+    @property
+    def passed_out(self) -> bool:
+        return self.auction_over and self.contract is None
 
     @property
     def contract(self) -> Contract | None:
         """The final contract; None for a pass-out or an auction that is not over (see `auction_over`)."""
+        if self.traveller:
+            return self.final
         auction = self.auction
         return auction.contract() if auction.is_over else None
 
@@ -120,10 +143,9 @@ class HandRecord:
     def tricks(self) -> int | None:
         """Declarer's tricks when the record tells them: all 13 tricks played, or a claim / result; 0 for a
         pass-out; None otherwise."""
-        auction = self.auction
-        if not auction.is_over:
+        if not self.auction_over:
             return None
-        if auction.last_bid < 0:
+        if self.contract is None:
             return 0
         if self.claimed is not None:
             return self.claimed
@@ -150,13 +172,12 @@ def _check(record: HandRecord) -> None:
     auction = _auction_of(record.dealer, record.calls)
     if not record.cards and record.claimed is None:
         return
-    if not auction.is_over:
-        what = f"card {_card_text(record.cards[0])}" if record.cards else f"a claim of {record.claimed} tricks"
+    what = f"card {_card_text(record.cards[0])}" if record.cards else f"a claim of {record.claimed} tricks"
+    if not record.auction_over:
         raise ValueError(f"{what} before the end of the auction ({auction})")
-    if auction.last_bid < 0:
-        what = f"card {_card_text(record.cards[0])}" if record.cards else f"a claim of {record.claimed} tricks"
+    if record.contract is None:
         raise ValueError(f"{what} on a passed-out board")
-    play = PlayState.start(record.owner, auction.contract())
+    play = PlayState.start(record.owner, record.contract)
     for card in record.cards:
         play = _play(play, card)
     if record.claimed is not None:
@@ -216,6 +237,9 @@ def replay(record: HandRecord, upto: int | None = None, play: str = "agents", dd
     from .competitive import CompetitiveDeal
     from .dd import solve_dd_table
 
+    if record.traveller:
+        raise ValueError(f"{_where(record.source)} is a traveller's result ({record.final.name if record.final else 'Pass'}"
+                         " with no auction): there is no game to replay")
     actions = record_actions(record)
     available = len(record.calls) if play == "double_dummy" else len(actions)
     if upto is None:

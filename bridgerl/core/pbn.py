@@ -1,7 +1,8 @@
-"""PBN import and export of datasets, through endplay's PBN parser.
+"""PBN import and export of datasets.
 
 Export writes Board, Dealer, Vulnerable, Deal and the DD table as a PBN 2.1 ``OptimumResultTable``.
-Import reads every board's deal and board number; DD tables are computed with DDS.
+Import reads every board's deal and board number only (`bridgerl.core.pbn_games` cuts the games; a board whose
+deal cannot be read is left out and reported); DD tables are computed with DDS.
 """
 
 from __future__ import annotations
@@ -44,30 +45,49 @@ def write_pbn(path: str | os.PathLike, dataset: Dataset) -> None:
     atomic_write_text(path, dataset_to_pbn(dataset))
 
 
-def read_pbn_deals(text: str, source: str = "<pbn>") -> tuple[np.ndarray, np.ndarray]:
-    """owner uint8[N, 52] and board int32[N] of every board in PBN ``text`` (board 1, 2, ... where untagged)."""
-    from endplay.parsers import pbn
+def read_pbn_deals(text: str, source: str = "<pbn>", refused: list | None = None,
+                   strict: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """owner uint8[N, 52] and board int32[N] of every board in PBN ``text`` (board 1, 2, ... where untagged). Only
+    the Deal and Board tags are read (`bridgerl.core.pbn_games` cuts the games): a problem in a board's auction or
+    play does not matter here. A board whose deal cannot be read is left out and, when ``refused`` is a list,
+    appended to it as ``{"source", "reason"}`` (``strict``: it refuses the whole text). No readable deal at all is
+    refused in one line."""
+    from .pbn_games import pbn_games
 
-    try:
-        boards = pbn.loads(text)
-    except Exception as exc:
-        raise ValueError(f"{source}: malformed PBN ({exc})") from None
-    if not boards:
-        raise ValueError(f"{source}: no boards with a [Deal] tag found")
-    owners, numbers = [], []
-    for i, board in enumerate(boards):
-        deal = board.deal.to_pbn()
+    games = pbn_games(text)
+    if not games:
+        raise ValueError(f"{source}: no boards (no PBN tags found)")
+    owners, numbers, problems = [], [], []
+    for i, game in enumerate(games):
+        board = (game.tag("board") or "").strip()
+        number = int(board) if board.isdigit() and int(board) >= 1 else i + 1
+        deal = game.tag("deal")
         try:
-            owners.append(pbn_to_owner(deal))
+            if deal is None:
+                raise ValueError("no Deal tag")
+            try:
+                owners.append(pbn_to_owner(deal))
+            except ValueError as exc:
+                raise ValueError(f"malformed Deal tag {deal!r}: {str(exc).split(chr(39) + ': ', 1)[-1]}") from None
         except ValueError as exc:
-            raise ValueError(f"{source}: board {i + 1}: {exc}") from None
-        numbers.append(board.board_num if board.board_num else i + 1)
+            message = f"{source} board {number}: malformed PBN: {exc}"
+            if strict:
+                raise ValueError(message) from None
+            problems.append({"source": f"{source}:{number}", "reason": message})
+            continue
+        numbers.append(number)
+    if refused is not None:
+        refused.extend(problems)
+    if not owners:
+        first = problems[0]["reason"] if problems else f"{source}: no boards with a [Deal] tag found"
+        raise ValueError(first if len(problems) <= 1 else f"no deal of {len(problems)} boards could be read; the "
+                                                          f"first: {first}")
     return np.stack(owners), np.asarray(numbers, dtype=np.int32)
 
 
-def read_pbn(path: str | os.PathLike) -> Dataset:
-    """Dataset from a PBN file, DD tables computed with DDS."""
-    owner, board = read_pbn_deals(Path(path).read_text(encoding="utf-8", errors="replace"), str(path))
+def read_pbn(path: str | os.PathLike, refused: list | None = None) -> Dataset:
+    """Dataset from a PBN file (its deals only: `read_pbn_deals`), DD tables computed with DDS."""
+    owner, board = read_pbn_deals(Path(path).read_text(encoding="utf-8", errors="replace"), str(path), refused)
     return make_dataset(owner, solve_dd_tables(owner), board, str(path))
 
 

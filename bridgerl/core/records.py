@@ -1,21 +1,26 @@
 """Hand records: deals with the auction and the play that people (or agents) had at the table, read from PBN and
-BBO LIN files through endplay's parsers, written as PBN, and replayed into the whole-deal game of `bridge`.
+BBO LIN files, written as PBN, and replayed into the whole-deal game of `bridge`.
 
 The record itself (`HandRecord`, checked when it is made), ``replay(record, upto)`` and ``record_of(state)`` live in
 `bridgerl.core.hand_record` and are importable from here too.
 
-What endplay 0.5 does and does not do, and what this module adds (see `docs/evaluation.md`, "Hand records"):
+Reading is per board (issue #39): a board that cannot be read is refused with its source and a one-line reason in
+the project's words, and the others are kept (`read_records_report`; ``strict=True`` refuses the whole file at the
+first bad board, as before). `read_records` returns the good records.
 
-* PBN: endplay reads tags, the Auction section (``AP``, notes) and the Play section (columns by seat from the
-  opening leader, turned into play order with the trick winners). Read separately here, for messages and checks:
-  the raw Board, Dealer, Declarer, Contract, Result and Vulnerable values (endplay reads ``Result "?"`` as 0 tricks,
-  defaults a missing Declarer to North, drops the Dealer tag on a board without a contract, rejects
-  ``Vulnerable "Love"``, and reads ``AP`` as three passes wherever it stands).
+* PBN: the games are cut, their comments taken out and inherited tags (``#``, ``##``) resolved by
+  `bridgerl.core.pbn_games`, then each game is read here with the rules core, as PBN 2.1 allows
+  (`_pbn_game_record`: an auction before the dealer with ``-`` placeholders, ``AP``, ``*`` and ``+``, notes and
+  annotations; a complete auction with or without a Contract tag; a traveller board with Contract, Declarer and
+  Result but no auction; a Result as declarer's tricks or a side's, "NS 11"; a play cut at an unknown card ``-``,
+  kept up to there with its Result as a claim; ``[Play ""]`` on a passed-out board). endplay's PBN decoder reads a
+  file all or nothing and misreads several of these (``Result "?"`` as 0 tricks, ``AP`` as three passes wherever
+  it stands, a missing Declarer as North, ``;`` comments in a section as calls), so it is not used for reading.
 * LIN: endplay's parser finds boards by their ``pn`` tag only, reads one ``pn`` of four names, and fails on a play
   that stops within a trick without an ``mc`` claim (and the result it works out for a full play counts the tricks
-  won by the side on lead to each trick, not declarer's). Here the text is cut into boards at ``qx`` (or at ``pn`` after a deal), the board number is read from
-  ``ah`` / ``qx``, the claim from ``mc``, and endplay parses each board with an ``mc`` tag supplied when the
-  board has none (so it never computes a result of its own).
+  won by the side on lead to each trick, not declarer's). Here the text is cut into boards at ``qx`` (or at ``pn``
+  after a deal), the board number is read from ``ah`` / ``qx``, the claim from ``mc``, and endplay parses each
+  board with an ``mc`` tag supplied when the board has none (so it never computes a result of its own).
 * Writing: endplay's PBN encoder, with ``Result "?"`` where the record does not say how many tricks declarer took.
 """
 
@@ -23,21 +28,30 @@ from __future__ import annotations
 
 import os
 import re
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from .auction import Auction
 from .board import dealer_for_board, parse_vul, vul_for_board
-from .calls import BID_OFFSET, DOUBLE, PASS, REDOUBLE, bid_index
-from .cards import NUM_CARDS, SEAT_NAMES, SEATS, owner_to_pbn, parse_seat, pbn_to_owner
+from .calls import BID_OFFSET, DOUBLE, PASS, REDOUBLE, bid_index, parse_call
+from .cards import NUM_CARDS, SEAT_NAMES, SEATS, owner_to_pbn, parse_card, parse_seat, pbn_to_owner
 from .contract import Contract
 from .dd import card_from_endplay, card_to_endplay, strain_from_endplay, strain_to_endplay, vul_to_endplay
 from .files import atomic_write_text
-from .hand_record import _PBN_VUL, _UNKNOWN, HandRecord, _auction_of, record_actions, record_of, replay
+from .hand_record import _UNKNOWN, HandRecord, _auction_of, _play, record_actions, record_of, replay
 from .play import PlayState
 
 # -- reading -------------------------------------------------------------------------------------------------------
-def read_records(path: str | os.PathLike) -> list[HandRecord]:
-    """The records of a ``.pbn`` or ``.lin`` file."""
+def read_records(path: str | os.PathLike, strict: bool = False) -> list[HandRecord]:
+    """The good records of a ``.pbn`` or ``.lin`` file, in file order: a board that cannot be read is left out
+    (`read_records_report` says which and why; ``strict``: the first one refuses the whole file). A file with no
+    good board is refused in one line naming the first problem."""
+    return read_records_report(path, strict).require()
+
+
+def read_records_report(path: str | os.PathLike, strict: bool = False) -> "RecordsReport":
+    """The records of a ``.pbn`` or ``.lin`` file with the boards refused (`RecordsReport`: ``records``,
+    ``refused`` as ``[{source, reason}]``); ``strict``: the first bad board refuses the whole file (ValueError)."""
     path = Path(path)
     suffix = path.suffix.lower()
     if suffix not in (".pbn", ".lin"):
@@ -46,7 +60,7 @@ def read_records(path: str | os.PathLike) -> list[HandRecord]:
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such hand-record file")
     text = path.read_text(encoding="utf-8", errors="replace")
-    return parse_pbn_records(text, str(path)) if suffix == ".pbn" else parse_lin_records(text, str(path))
+    return (pbn_records_report if suffix == ".pbn" else lin_records_report)(text, str(path), strict)
 
 
 def _endplay_call(bid) -> int:
@@ -73,30 +87,31 @@ def _seat_tag(raw: dict, tag: str) -> int | None:
         raise ValueError(f"unknown seat {value!r} in the {tag} tag (expected N, E, S or W)") from None
 
 
-def _tricks_tag(value: str | None, tag: str) -> int | None:
-    if value is None or value.strip() in _UNKNOWN:
-        return None
-    value = value.strip()
-    if not value.isdigit() or int(value) > 13:
-        raise ValueError(f"malformed {tag} tag {value!r}: expected declarer's tricks 0..13")
-    return int(value)
-
-
 def _make(source: str, board: int, dealer: int, vul: str, owner, calls, cards, result: int | None,
-          names: dict, event: str | None, result_tag: str) -> HandRecord:
+          names: dict, event: str | None, result_tag: str, traveller: bool = False, final: Contract | None = None,
+          lenient: bool = False) -> HandRecord:
     """The record, with ``result`` (declarer's tricks from a Result / mc tag) turned into ``claimed`` before the
-    end of the play and checked against the play after it."""
+    end of the play and checked against the play after it (not when ``lenient``: a result marked as differing
+    from the tricks won, or a play cut at an unknown card, where the play's own count stands)."""
     claimed = None
     if result is not None:
         auction = Auction.from_calls(dealer, calls)
-        if auction.is_over and auction.last_bid >= 0:  # a result on a pass-out or an unfinished auction says nothing
+        contract = final if traveller else (auction.contract() if auction.is_over else None)
+        if contract is not None:  # a result on a pass-out or an unfinished auction says nothing
             if len(cards) == NUM_CARDS:
-                played = PlayState.start(owner, auction.contract(), cards).declarer_tricks
-                if played != result:
+                played = PlayState.start(owner, contract, cards).declarer_tricks
+                if played != result and not lenient:
                     raise ValueError(f"{result_tag} {result} disagrees with the play: declarer took {played} tricks")
             else:
-                claimed = result
-    return HandRecord(board, dealer, vul, owner, tuple(calls), tuple(cards), claimed, names, event, source)
+                play = PlayState.start(owner, contract, cards)
+                done, won = len(play.tricks), play.declarer_tricks
+                if won <= result <= won + 13 - done:
+                    claimed = result
+                elif not lenient:
+                    raise ValueError(f"{result_tag} {result} is impossible: declarer has won {won} of the {done} "
+                                     "tricks played")
+    return HandRecord(board, dealer, vul, owner, tuple(calls), tuple(cards), claimed, names, event, source,
+                      traveller, final)
 
 
 def _names(info) -> dict:
@@ -108,92 +123,267 @@ def _names(info) -> dict:
     return names
 
 
-def parse_pbn_records(text: str, source: str = "<pbn>") -> list[HandRecord]:
-    """The records of PBN ``text`` (``source`` names it in messages)."""
-    from endplay.parsers.pbn import PBNDecoder
+def parse_pbn_records(text: str, source: str = "<pbn>", strict: bool = True) -> list[HandRecord]:
+    """The records of PBN ``text`` (``source`` names it in messages). ``strict``: the first bad board refuses the
+    whole text (ValueError naming it); otherwise bad boards are left out (`pbn_records_report` lists them)."""
+    return pbn_records_report(text, source, strict).records
 
-    class Decoder(PBNDecoder):
-        """endplay's decoder, keeping each board's raw tag values and naming the board when one fails."""
 
-        def clear(self):
-            super().clear()
-            self.raw: list[dict] = []
+def pbn_records_report(text: str, source: str = "<pbn>", strict: bool = False) -> "RecordsReport":
+    """The good records of PBN ``text`` and the refused boards, each with its source and reason (`RecordsReport`).
+    The games are cut and their comments and inherited tags read by `bridgerl.core.pbn_games`; each game is then
+    read here (see `_pbn_game_record` for the forms of PBN 2.1 it reads)."""
+    from .pbn_games import pbn_games
 
-        def _label(self, tags: dict) -> str:
-            value = tags.get("Board", {}).get("value", "")
-            return value if value.isdigit() else str(len(self.boards) + 1)
-
-        def _tags_to_board(self):
-            if not self.curtags:
-                return None
-            label = self._label(self.curtags)
-            try:
-                raw = {key.lower(): (self.prevtags.get(key, fields) if fields.get("value") == "#" else fields)
-                       for key, fields in self.curtags.items()}
-                auction = raw.get("auction", {}).get("data", [])
-                raw = {key: fields["value"] for key, fields in raw.items() if isinstance(fields.get("value"), str)}
-                raw["_all_pass"] = any(call.lower() == "ap" for row in auction for call in row)
-                self._normalise(raw)
-                board = super()._tags_to_board()
-            except Exception as exc:  # noqa: BLE001 - endplay raises ValueError, RuntimeError, KeyError, ...
-                raise ValueError(f"{source} board {label}: {_one_line(exc)}") from None
-            self.raw.append(raw)
-            return board
-
-        def _parse_none(self, curline: str) -> bool:
-            try:
-                return super()._parse_none(curline)
-            except ValueError as exc:
-                if curline.lower().startswith("[note") and not hasattr(exc, "lineno"):
-                    raise ValueError(f"malformed Note tag {curline[:60]!r}: expected [Note \"1:text\"]") from None
-                raise
-
-        def _normalise(self, raw: dict) -> None:
-            """Check the tags whose values endplay would misread or reject with an obscure message."""
-            if "deal" not in raw:
-                raise ValueError("no Deal tag")
-            try:
-                pbn_to_owner(raw["deal"])
-            except ValueError as exc:
-                raise ValueError(f"malformed Deal tag {raw['deal']!r}: {_deal_problem(exc)}") from None
-            board = raw.get("board", "").strip()
-            if board in _UNKNOWN:
-                self.curtags.pop(next((k for k in self.curtags if k.lower() == "board"), ""), None)
-            elif not board.isdigit() or int(board) < 1:
-                raise ValueError(f"malformed Board tag {board!r}: expected a board number 1, 2, ...")
-            for tag in ("Dealer", "Declarer", "Auction", "Play"):
-                _seat_tag(raw, tag)
-            vul = raw.get("vulnerable")
-            if vul is not None and vul.strip() not in _UNKNOWN:
-                try:
-                    canonical = _PBN_VUL[parse_vul(vul)]
-                except ValueError:
-                    raise ValueError(f"unknown vulnerability {vul!r} in the Vulnerable tag") from None
-                key = next(k for k in self.curtags if k.lower() == "vulnerable")
-                self.curtags[key] = {**self.curtags[key], "value": canonical}  # endplay rejects 'Love', 'Both'
-            _tricks_tag(raw.get("result"), "Result")
-
-    decoder = Decoder()
-    try:
-        boards = decoder.parse_file(_Lines(text))
-    except Exception as exc:  # a tag line endplay cannot read, ...
-        if isinstance(exc, ValueError) and str(exc).startswith(f"{source} board "):
-            raise
-        line = str(getattr(exc, "line", "")).strip()
-        raise ValueError(f"{source} board {decoder._label(decoder.curtags)} (line {decoder.lineno}): "
-                         f"{_one_line(exc)}{f': {line[:60]!r}' if line else ''}") from None
-    if not boards:
+    games = pbn_games(text)
+    if not games:
         raise ValueError(f"{source}: no boards (no PBN tags found)")
-    records = []
-    for i, (board, raw) in enumerate(zip(boards, decoder.raw)):
-        number = board.board_num or i + 1
+    report = RecordsReport(source)
+    for i, game in enumerate(games):
+        board = (game.tag("board") or "").strip()
+        number = int(board) if board.isdigit() and int(board) >= 1 else i + 1
+        where = f"{source} board {number if board.isdigit() else game.label}"
         try:
-            records.append(_pbn_record(board, raw, number, f"{source}:{number}"))
+            if game.error:
+                raise ValueError(game.error)
+            report.records.append(_pbn_game_record(game, number, f"{source}:{number}"))
         except ValueError as exc:
-            message = str(exc)
-            where = f"{source} board {number}"
-            raise ValueError(message if message.startswith(where) else f"{where}: {message}") from None
-    return records
+            message = " ".join(str(exc).split())
+            message = message if message.startswith(where) else f"{where}: {message}"
+            if message.startswith(f"{source}:{number} "):  # HandRecord's own 'file board N: ...'
+                message = message.replace(f"{source}:{number} ", f"{where} ", 1)
+            if strict:
+                raise ValueError(message) from None
+            report.refused.append({"source": f"{source}:{number}" if board.isdigit() else f"{source}:{game.label}",
+                                   "reason": message})
+    return report
+
+
+_CALL_NOTE = re.compile(r"^=\d+=$")
+_SUFFIX = re.compile(r"[!?]+$")
+
+
+def _call_tokens(tokens: list[str]) -> list[str]:
+    """The calls and markers of an Auction section without its notes, NAGs and suffix annotations."""
+    out = []
+    for token in tokens:
+        if _CALL_NOTE.match(token) or token.startswith("$") or _SUFFIX.fullmatch(token):
+            continue
+        out.append(_SUFFIX.sub("", token) if len(token) > 1 else token)
+    return out
+
+
+def _pbn_auction(game, dealer_tag: int | None) -> tuple[int | None, list[int], bool]:
+    """(dealer, calls, complete) of the game's Auction section. Import format may start the auction before the
+    dealer, one ``-`` for each seat before the dealer; ``AP`` is all pass; ``*`` ends an auction that is told no
+    further, ``+`` one that is to be continued (no call may follow either)."""
+    value = game.tag("auction")
+    if value is None:
+        return dealer_tag, [], False
+    seat = _seat_tag({"auction": value}, "Auction")
+    tokens = _call_tokens(game.sections.get("auction", []))
+    fillers = 0
+    while fillers < len(tokens) and tokens[fillers] == "-":
+        fillers += 1
+    tokens = tokens[fillers:]
+    dealer = dealer_tag
+    if seat is not None:
+        first = (seat + fillers) % 4
+        if dealer_tag is not None and first != dealer_tag:
+            hint = f" after {fillers} '-'" if fillers else ""
+            raise ValueError(f"the Auction starts with {SEATS[seat]}{hint}, so its first call is {SEATS[first]}'s, "
+                             f"but the Dealer is {SEATS[dealer_tag]}")
+        dealer = first
+    if not tokens:
+        return dealer, [], False
+    calls, all_pass, ended = [], False, None
+    for token in tokens:
+        if ended is not None:
+            raise ValueError(f"call {token!r} after {ended!r}, which ends the calls told (PBN 3.5)")
+        upper = token.upper()
+        if upper in ("*", "+"):
+            ended = token
+        elif upper == "AP":
+            all_pass, ended = True, "AP"
+        elif upper == "-":
+            raise ValueError("'-' in the middle of the auction (it only stands for the seats before the dealer)")
+        elif upper.startswith("^"):
+            raise ValueError(f"irregular call {token!r} (PBN 3.9): an auction with an irregularity is not read")
+        else:
+            try:
+                calls.append(parse_call(token))
+            except ValueError:
+                raise ValueError(f"unknown call {token!r} in the auction") from None
+    if dealer is None:
+        return None, calls, False
+    auction = _auction_of(dealer, calls)
+    while all_pass and not auction.is_over:
+        calls.append(PASS)
+        auction = auction.add(PASS)
+    return dealer, calls, auction.is_over
+
+
+def _pbn_contract(game) -> tuple[bool, Contract | None]:
+    """(told, contract) of the Contract and Declarer tags: told False when the tags do not say; contract None
+    for "Pass"."""
+    text = (game.tag("contract") or "").strip()
+    if text in _UNKNOWN:
+        return False, None
+    if text.upper() in ("PASS", "P", "AP"):
+        return True, None
+    match = re.fullmatch(r"([1-7])\s*(NT|N|S|H|D|C)\s*(XX|X|)", text.upper())
+    if not match:
+        raise ValueError(f"malformed Contract tag {text!r}: expected Pass or a contract such as 4S, 3NTX, 6HXX")
+    declarer_text = (game.tag("declarer") or "").strip().lstrip("^")
+    if declarer_text in _UNKNOWN:
+        raise ValueError(f"the Contract tag says {text} but the Declarer tag does not say who declares it")
+    declarer = _seat_tag({"declarer": declarer_text}, "Declarer")
+    from .cards import parse_strain
+
+    return True, Contract(int(match.group(1)), parse_strain(match.group(2)), len(match.group(3)), declarer)
+
+
+def _pbn_result(game, contract: Contract | None) -> tuple[int | None, bool]:
+    """(declarer's tricks from the Result tag, whether it is marked ``^``: differing from the tricks won in the
+    play). Forms of PBN 3.4: "10" (declarer's), "NS 9" / "EW 4" (that side's), "NS 9 EW 4"."""
+    text = (game.tag("result") or "").strip()
+    if text in _UNKNOWN:
+        return None, False
+    marked = text.startswith("^")
+    text = text.lstrip("^").strip()
+    if text.isdigit():
+        tricks = int(text)
+    else:
+        parts = text.upper().split()
+        if len(parts) not in (2, 4) or any(side not in ("NS", "EW") for side in parts[0::2]) or not all(
+                n.isdigit() for n in parts[1::2]):
+            raise ValueError(f"malformed Result tag {game.tag('result')!r}: expected declarer's tricks 0..13, or a "
+                             "side's such as 'NS 9'")
+        told = {side: int(n) for side, n in zip(parts[0::2], parts[1::2])}
+        if len(told) == 2 and sum(told.values()) != 13:
+            raise ValueError(f"malformed Result tag {game.tag('result')!r}: the two sides' tricks do not add to 13")
+        if contract is None:
+            return None, marked
+        side = ("NS", "EW")[contract.declarer % 2]
+        tricks = told[side] if side in told else 13 - next(iter(told.values()))
+    if tricks > 13:
+        raise ValueError(f"malformed Result tag {game.tag('result')!r}: expected declarer's tricks 0..13")
+    return tricks, marked
+
+
+def _pbn_cards(game, owner, contract: Contract) -> tuple[list[int], bool]:
+    """(the cards of the Play section in play order, whether it stopped at an unknown card). Each line is a trick
+    in fixed columns from the Play tag's seat; the cards are put in play order with the trick winners. A ``-`` or
+    ``+`` (an unknown card, or the next card to play) ends what is read; ``*`` ends the section."""
+    tokens = [t for t in game.sections.get("play", []) if not _CALL_NOTE.match(t) and not t.startswith("$")
+              and not _SUFFIX.fullmatch(t)]
+    leader_tag = _seat_tag(game.tags, "Play")
+    leader = (contract.declarer + 1) % 4
+    if tokens and leader_tag is not None and leader_tag != leader:
+        raise ValueError(f"the Play section starts with {SEATS[leader_tag]}, but the opening leader against "
+                         f"{contract.name} by {SEATS[contract.declarer]} is {SEATS[leader]}")
+    if "*" in tokens:
+        tokens = tokens[:tokens.index("*")]
+    first = leader if leader_tag is None else leader_tag
+    play = PlayState.start(owner, contract)
+    cards: list[int] = []
+    for trick in range(0, len(tokens), 4):
+        row = tokens[trick:trick + 4]
+        for _ in range(4):
+            if play.is_over:
+                break
+            column = (play.to_play - first) % 4
+            if column >= len(row) or row[column] in ("-", "+"):
+                return cards, True
+            token = _SUFFIX.sub("", row[column])
+            if token.startswith("^"):
+                raise ValueError(f"irregular card {token!r} (PBN 3.9): a play with an irregularity is not read")
+            try:
+                card = parse_card(token)
+            except ValueError:
+                raise ValueError(f"unknown card {token!r} in the play (trick {trick // 4 + 1})") from None
+            play = _play(play, card)
+            cards.append(card)
+    return cards, False
+
+
+def _pbn_game_record(game, number: int, source: str) -> HandRecord:
+    """The record of one PBN game: see `pbn_records_report`. Read as PBN 2.1 allows: an Auction before the dealer
+    with ``-`` placeholders, ``AP``, ``*``/``+`` ends, notes and annotations; a complete auction with or without a
+    Contract tag (which must agree when given); a board with Contract, Declarer and Result and no auction (a
+    traveller record); a Result as declarer's tricks or a side's ("NS 11"); a play that stops at an unknown card
+    ``-`` (the board is kept up to there, its Result a claim); ``[Play ""]`` on a passed-out board."""
+    deal = game.tag("deal")
+    if deal is None:
+        raise ValueError("no Deal tag")
+    try:
+        owner = pbn_to_owner(deal)
+    except ValueError as exc:
+        raise ValueError(f"malformed Deal tag {deal!r}: {_deal_problem(exc)}") from None
+    dealer_tag = _seat_tag(game.tags, "Dealer")
+    vul_tag = (game.tag("vulnerable") or "").strip()
+    try:
+        vul = vul_for_board(number) if vul_tag in _UNKNOWN else parse_vul(vul_tag)
+    except ValueError:
+        raise ValueError(f"unknown vulnerability {vul_tag!r} in the Vulnerable tag") from None
+    dealer, calls, complete = _pbn_auction(game, dealer_tag)
+    if dealer is None:
+        dealer = dealer_for_board(number)
+        if calls:
+            _auction_of(dealer, calls)
+    told, tagged = _pbn_contract(game)
+    traveller = not calls and told
+    if complete:
+        contract = Auction.from_calls(dealer, calls).contract()
+        if told:
+            _check_told_contract(tagged, contract)
+    else:
+        contract = tagged if traveller else None
+    names = {seat: game.tag(name).strip() for seat, name in zip(SEATS, SEAT_NAMES)
+             if (game.tag(name) or "").strip() not in _UNKNOWN}
+    event = (game.tag("event") or "").strip()
+    result, marked = _pbn_result(game, contract)
+    cards, stopped = [], False
+    if game.sections.get("play") and any(t not in ("*", "-", "+") for t in game.sections["play"]):
+        if not (complete or traveller):
+            raise ValueError("a Play section without a finished auction or a Contract tag")
+        if contract is None:
+            raise ValueError("a Play section on a passed-out board")
+        cards, stopped = _pbn_cards(game, owner, contract)
+    return _make(source, number, dealer, vul, owner, calls, cards, result if (complete or traveller) else None,
+                 names, None if event in _UNKNOWN else event, "Result", traveller=traveller,
+                 final=contract if traveller else None, lenient=marked or stopped)
+
+
+def _check_told_contract(tagged: Contract | None, contract: Contract | None) -> None:
+    """The Contract and Declarer tags, when given, must be the auction's."""
+    if tagged is None and contract is not None:
+        raise ValueError(f"the Contract tag says Pass, but the auction ends in {contract}")
+    if tagged is not None and contract is None:
+        raise ValueError(f"the Contract tag says {tagged.name} by {SEATS[tagged.declarer]}, but the auction is "
+                         "passed out")
+    if tagged is not None and (tagged.level, tagged.strain, tagged.penalty, tagged.declarer) != (
+            contract.level, contract.strain, contract.penalty, contract.declarer):
+        raise ValueError(f"the Contract tag {tagged.name} by {SEATS[tagged.declarer]} disagrees with the auction, "
+                         f"which ends in {contract}")
+
+
+@dataclass
+class RecordsReport:
+    """What a hand-record file gave: ``records`` (the good ones, in file order) and ``refused`` (one
+    ``{"source": "file:board", "reason": ...}`` per board that could not be read)."""
+
+    source: str
+    records: list = field(default_factory=list)
+    refused: list = field(default_factory=list)
+
+    def require(self) -> list:
+        """The good records; none at all is refused in one line naming the first problem."""
+        if not self.records:
+            first = self.refused[0]["reason"] if self.refused else f"{self.source}: no boards"
+            raise ValueError(f"no board of {len(self.refused)} could be read; the first: {first}"
+                             if len(self.refused) > 1 else first)
+        return self.records
 
 
 def _deal_problem(exc: ValueError) -> str:
@@ -201,64 +391,9 @@ def _deal_problem(exc: ValueError) -> str:
     return str(exc).split("': ", 1)[-1]
 
 
-class _Lines:
-    """The file-like object endplay's ``parse_file`` reads (``readlines``)."""
-
-    def __init__(self, text: str):
-        self.text = text
-
-    def readlines(self) -> list[str]:
-        return self.text.splitlines(keepends=True)
-
-
 def _one_line(exc: BaseException) -> str:
     text = " ".join(str(exc).split()) or type(exc).__name__
     return text[0].lower() + text[1:] if text[:1].isupper() and not text[1:2].isupper() else text
-
-
-def _pbn_record(board, raw: dict, number: int, source: str) -> HandRecord:
-    owner = pbn_to_owner(board.deal.to_pbn())
-    dealer_tag, auction_seat = _seat_tag(raw, "Dealer"), _seat_tag(raw, "Auction")
-    if dealer_tag is not None and auction_seat is not None and dealer_tag != auction_seat:
-        raise ValueError(f"the Auction starts with {SEATS[auction_seat]} but the Dealer is {SEATS[dealer_tag]}")
-    dealer = next((s for s in (dealer_tag, auction_seat) if s is not None), dealer_for_board(number))
-    vul_tag = raw.get("vulnerable", "").strip()
-    vul = vul_for_board(number) if vul_tag in _UNKNOWN else parse_vul(vul_tag)
-    calls = [_endplay_call(bid) for bid in board.auction]
-    if raw["_all_pass"]:  # 'AP': passes to the end of the auction (endplay always reads it as three passes)
-        while calls and calls[-1] == PASS:
-            calls.pop()
-    auction = _auction_of(dealer, calls)
-    while raw["_all_pass"] and not auction.is_over:
-        calls.append(PASS)
-        auction = auction.add(PASS)
-    contract = auction.contract() if auction.is_over else None
-    if contract is not None:
-        _check_contract_tags(raw, board, contract)
-        leader = _seat_tag(raw, "Play")
-        if board.play and leader is not None and leader != (contract.declarer + 1) % 4:
-            raise ValueError(f"the Play section starts with {SEATS[leader]}, but the opening leader against "
-                             f"{contract} is {SEATS[(contract.declarer + 1) % 4]}")
-    cards = [_endplay_card(card, i // 4 + 1) for i, card in enumerate(board.play)]
-    event = raw.get("event", "").strip()
-    return _make(source, number, dealer, vul, owner, calls, cards, _tricks_tag(raw.get("result"), "Result"),
-                 _names(board.info), None if event in _UNKNOWN else event, "Result")
-
-
-def _check_contract_tags(raw: dict, board, contract: Contract) -> None:
-    """The Contract and Declarer tags, when given, must be the auction's."""
-    text = raw.get("contract", "").strip()
-    if text in _UNKNOWN or board.contract is None:
-        return
-    declarer = _seat_tag(raw, "Declarer")
-    if board.contract.is_passout():
-        raise ValueError(f"the Contract tag says Pass, but the auction ends in {contract}")
-    tagged = (int(board.contract.level), strain_from_endplay(int(board.contract.denom)),
-              {1: 0, 2: 1, 4: 2}[int(board.contract.penalty)])
-    if tagged != (contract.level, contract.strain, contract.penalty) or (
-            declarer is not None and declarer != contract.declarer):
-        by = f" by {SEATS[declarer]}" if declarer is not None else ""
-        raise ValueError(f"the Contract tag {text}{by} disagrees with the auction, which ends in {contract}")
 
 
 def _lin_pairs(text: str) -> list[tuple[str, str]]:
@@ -292,12 +427,17 @@ def _lin_boards(pairs) -> list[list[tuple[str, str]]]:
     return [b for b in boards if any(k.lower() in ("md", "mb", "pc", "mc") for k, _ in b)]
 
 
-def parse_lin_records(text: str, source: str = "<lin>") -> list[HandRecord]:
-    """The records of BBO LIN ``text`` (``source`` names it in messages)."""
+def parse_lin_records(text: str, source: str = "<lin>", strict: bool = True) -> list[HandRecord]:
+    """The records of BBO LIN ``text`` (``source`` names it in messages); ``strict`` as `parse_pbn_records`."""
+    return lin_records_report(text, source, strict).records
+
+
+def lin_records_report(text: str, source: str = "<lin>", strict: bool = False) -> "RecordsReport":
+    """The good records of LIN ``text`` and the refused boards (`RecordsReport`)."""
     boards = _lin_boards(_lin_pairs(text))
     if not boards:
         raise ValueError(f"{source}: no boards (no LIN md tag found)")
-    records = []
+    report = RecordsReport(source)
     for i, pairs in enumerate(boards):
         number = i + 1
         for key, value in pairs:
@@ -307,12 +447,15 @@ def parse_lin_records(text: str, source: str = "<lin>") -> list[HandRecord]:
                     number = int(digits[-1])
                     break
         try:
-            records.append(_lin_record(pairs, number, f"{source}:{number}"))
+            report.records.append(_lin_record(pairs, number, f"{source}:{number}"))
         except ValueError as exc:
-            message = str(exc)
+            message = " ".join(str(exc).split())
             where = f"{source} board {number}"
-            raise ValueError(message if message.startswith(where) else f"{where}: {message}") from None
-    return records
+            message = message if message.startswith(where) else f"{where}: {message}"
+            if strict:
+                raise ValueError(message) from None
+            report.refused.append({"source": f"{source}:{number}", "reason": message})
+    return report
 
 
 def _lin_record(pairs, number: int, source: str) -> HandRecord:
@@ -368,8 +511,8 @@ def _endplay_board(record: HandRecord):
             bids.append(Bid(("P", "X", "XX")[call]))
     cards = [card_to_endplay(c) for c in record.cards]
     contract = None
-    if auction.is_over:
-        final = auction.contract()
+    if record.auction_over:
+        final = record.contract
         if final is None:
             contract = EContract(level=0)
         else:
@@ -413,5 +556,6 @@ def write_pbn_records(path: str | os.PathLike, records) -> None:
     atomic_write_text(path, records_to_pbn(records))
 
 
-__all__ = ["HandRecord", "parse_lin_records", "parse_pbn_records", "read_records", "record_actions", "record_of",
+__all__ = ["HandRecord", "RecordsReport", "lin_records_report", "parse_lin_records", "parse_pbn_records",
+           "pbn_records_report", "read_records", "read_records_report", "record_actions", "record_of",
            "records_to_pbn", "replay", "write_pbn_records"]
