@@ -98,6 +98,7 @@ def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
         if not callable(getattr(agent, "act", None)):
             raise ValueError(f"agent spec {spec!r}: {attr!r} has no act(observation, action_mask) method")
         return agent
+    _refuse_missing_path(spec, "agent spec")
     raise ValueError(f"unknown agent spec {spec!r}; expected {SPEC_HELP}")
 
 
@@ -196,6 +197,7 @@ def load_play_agent(spec: str, seed: int = 0):
         if callable(getattr(agent, "act", None)):
             return agent
         raise ValueError(f"play agent spec {spec!r}: {rest!r} has no act(view) method")
+    _refuse_missing_path(spec, "play agent spec")
     raise ValueError(f"unknown play agent spec {spec!r}; expected {PLAY_SPEC_HELP}")
 
 
@@ -206,6 +208,17 @@ def _play_model_hint(path: str, kind: str) -> str:
     use = {"ISSN": f"issn:model={path}", "card-location": f"pimc:sampler=network,model={path}",
            "SSN": f"pimc:solver=ssn,ssn={path}"}[kind]
     return f"the {kind} model serves card play; use it as {use}"
+
+
+def _refuse_missing_path(spec: str, what: str) -> None:
+    """A spec that reads as a path (a '/' or a .msgpack name) but names nothing: say so, not the list of specs."""
+    path = Path(spec)
+    if "/" in spec or "\\" in spec or path.suffix == ".msgpack":
+        if not path.exists():
+            raise ValueError(f"{what} {spec!r}: no such model file or directory (a bare path must name a saved "
+                             "model: a directory holding model.msgpack, or a .msgpack file)")
+        raise ValueError(f"{what} {spec!r}: {'a directory without model.msgpack' if path.is_dir() else 'not a model file'}"
+                         " (a bare path must name a saved model: a directory holding model.msgpack, or a .msgpack file)")
 
 
 def _is_model_path(spec: str) -> bool:

@@ -231,3 +231,32 @@ def test_interrupted_message_names_the_command_that_continues(argv, saved, expec
         assert err == "bridgerl: interrupted"
     else:
         assert err.endswith("continue with: " + expected.replace("RUN", str(run)))
+
+
+def test_resume_on_a_run_of_another_kind_says_what_it_found(tmp_path):
+    """`--resume` where a run of another kind was saved: one line naming that kind and the command resuming it."""
+    from flax import serialization
+
+    from bridgerl.training.run import _load_state
+
+    path = tmp_path / "train_state.msgpack"
+    saved = {"env_id": "competitive_bidding", "algo": "ppo", "config": {}}
+    path.write_bytes(serialization.msgpack_serialize({"meta": json.dumps(saved), "leaves": {}}))
+    with pytest.raises(ValueError, match=r"--resume found a `train competitive --algo ppo` run there, not a `train "
+                                         r"uncontested` one; resume it with `bridgerl train competitive --algo ppo "
+                                         r"--resume`"):
+        _load_state(path, None, {"env_id": "uncontested_bidding", "config": {}})
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["evaluate", "competitive", "--ns", "models/no-such-model", "--ew", "pass", "--deals", "2"],
+     "agent spec 'models/no-such-model': no such model file or directory"),
+    (["evaluate", "game", "--ns", "bid=rules,play=models/no-such-player", "--ew", "bid=rules,play=dd", "--deals",
+      "2"], "play agent spec 'models/no-such-player': no such model file or directory"),
+    (["evaluate", "best-defence", "--positions", "10"],
+     "--positions 10: the number of decisions is now --count"),
+])
+def test_paths_and_renamed_options_are_named(argv, message, capsys):
+    assert main(argv) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and message in err[0], err

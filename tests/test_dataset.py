@@ -54,8 +54,18 @@ def test_missing_array_corrupt_and_absent_files(tmp_path):
         load_dataset(_write(tmp_path / "nodd.npz", owner=owner))
     corrupt = tmp_path / "corrupt.npz"
     corrupt.write_bytes(b"this is not a zip file" * 10)
-    with pytest.raises(DatasetError, match="not a readable .npz dataset"):
+    with pytest.raises(DatasetError, match="not a .npz dataset .a .npz file is a zip archive") as failure:
         load_dataset(corrupt)
+    assert "allow_pickle" not in str(failure.value)
+    pbn = tmp_path / "deals.pbn"
+    pbn.write_text('[Deal "N:..."]\n')
+    with pytest.raises(DatasetError, match="it looks like PBN: convert it with `bridgerl data from-pbn`"):
+        load_dataset(pbn)
+    pickled = tmp_path / "pickled.npz"
+    np.savez(pickled, owner=np.array([{"a": 1}], dtype=object))
+    with pytest.raises(DatasetError, match="holds object arrays, which are never read") as failure:
+        load_dataset(pickled)
+    assert "allow_pickle" not in str(failure.value)
     good = _write(tmp_path / "good.npz", owner=owner, dd=np.zeros((3, 4, 5), np.uint8))
     truncated = tmp_path / "truncated.npz"
     truncated.write_bytes(good.read_bytes()[:200])

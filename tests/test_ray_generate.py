@@ -92,6 +92,13 @@ def test_an_unreachable_cluster_is_one_line(tmp_path):
         generate(tmp_path / "x.npz", 4, 0, ray="127.0.0.1:1", progress=False)
 
 
+def test_ray_auto_without_a_cluster_speaks_our_flags(tmp_path, monkeypatch):
+    monkeypatch.delenv("RAY_ADDRESS", raising=False)
+    with pytest.raises(DatasetError, match=r"--ray auto found no running Ray cluster .*--ray HOST:PORT") as failure:
+        generate(tmp_path / "x.npz", 4, 0, ray="auto", progress=False)
+    assert "RAY_ADDRESS" not in str(failure.value) and "--address" not in str(failure.value)
+
+
 def test_without_ray_the_command_says_how_to_install_it(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` raises ImportError
     with pytest.raises(DatasetError, match=r'--ray needs Ray, which is not installed: pip install "bridgerl\[ray\]"'):

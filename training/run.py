@@ -94,6 +94,14 @@ def _load_state(path: Path, template, meta: dict, config_class=DQNConfig):
     payload = serialization.msgpack_restore(path.read_bytes())
     saved = json.loads(payload["meta"])
     meta = json.loads(json.dumps(meta))
+
+    def kind(m: dict) -> str:
+        env = {ENV_ID: "uncontested", COMPETITIVE_ENV_ID: "competitive"}.get(m.get("env_id"), str(m.get("env_id")))
+        return f"train {env}" + (" --algo ppo" if m.get("algo") == "ppo" else "")
+
+    if kind(saved) != kind(meta):
+        raise ValueError(f"{path}: --resume found a `{kind(saved)}` run there, not a `{kind(meta)}` one; resume it "
+                         f"with `bridgerl {kind(saved)} --resume` and its arguments, or choose another --out")
     keys = ["config", "seed", "data", "env_id", "env_options", "pretrain", "constructive", "algo", "devices"]
     if meta["config"].get("lr_end") is not None:
         keys.append("steps")  # the learning-rate schedule spans the whole run

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import argparse
+
 from ..core.argtypes import dataset_arg, non_negative_int, positive_int
 from ..core.files import check_output, refuse_overwrite
 from .common import DATA_HELP, write_json
@@ -220,9 +222,12 @@ def _evaluate_best_defence(args) -> int:
     from ..evaluation.best_defence_study import best_defence_study, format_best_defence_study
     from ..evaluation.specs import load_play_agent
 
+    if args.positions is not None:
+        raise ValueError(f"--positions {args.positions}: the number of decisions is now --count (--positions names a "
+                         "positions file in `evaluate trick-loss` and `evaluate inference`)")
     _check_outputs(args)
     agents = {spec: load_play_agent(spec, seed=args.seed) for spec in args.agents}
-    summary = best_defence_study(agents, positions=args.positions, data=args.data, seed=args.seed,
+    summary = best_defence_study(agents, positions=args.count, data=args.data, seed=args.seed,
                                  progress=not args.quiet, max_worlds=args.max_worlds)
     print(format_best_defence_study(summary))
     if args.json:
@@ -432,7 +437,8 @@ def add_parser(commands) -> None:
                                   "(Frank & Basin) on small endings: share of suboptimal choices, value lost")
     bd.add_argument("--agents", nargs="+", default=list(DEFAULT_AGENTS),
                     help=f"play specs (default: {' '.join(DEFAULT_AGENTS)}); " + PLAY_SPEC_HELP)
-    bd.add_argument("--positions", type=positive_int, default=300, help="decisions that matter (default 300)")
+    bd.add_argument("--count", type=positive_int, default=300, help="decisions that matter (default 300)")
+    bd.add_argument("--positions", default=None, help=argparse.SUPPRESS)  # the old name of --count: refused
     bd.add_argument("--data", type=dataset_arg, default="test", help=data_help + " (default test)")
     bd.add_argument("--seed", type=non_negative_int, default=0, help="random play to the endings, agent seeds")
     bd.add_argument("--max-worlds", type=positive_int, default=150,

@@ -178,11 +178,25 @@ def read_npz(path: Path, what: str, error: type[Exception]) -> dict:
     it and ``what`` it should be."""
     if not path.exists():
         raise error(f"{path}: no such {what} file")
+    if path.is_dir():
+        raise error(f"{path}: a directory, not a .npz {what} file")
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(2)
+    except OSError as exc:
+        raise error(f"{path}: cannot be read ({exc.strerror})") from None
+    if head != b"PK":  # numpy would try it as a pickle and advise allow_pickle
+        hint = ("; it looks like PBN: convert it with `bridgerl data from-pbn`"
+                if path.suffix.lower() == ".pbn" else "")
+        raise error(f"{path}: not a .npz {what} (a .npz file is a zip archive of numpy arrays, as `bridgerl data "
+                    f"generate` writes){hint}")
     try:
         with np.load(path, allow_pickle=False) as npz:
             return {k: npz[k] for k in npz.files}
     except (zipfile.BadZipFile, ValueError, OSError, EOFError) as exc:
-        raise error(f"{path}: not a readable .npz {what} ({exc})") from None
+        reason = ("it holds object arrays, which are never read" if "allow_pickle" in str(exc)
+                  else " ".join(str(exc).split()))
+        raise error(f"{path}: not a readable .npz {what} ({reason})") from None
 
 
 def _from_mapping(arrays: dict, source: str) -> Dataset:

@@ -176,6 +176,10 @@ def _connect_ray(address: str, workers: int | None, threads: int):
         else:
             ray.init(address=address, **options)
     except Exception as exc:
+        if address == "auto":  # Ray's own message names its --address flag and RAY_ADDRESS, not ours
+            raise DatasetError("--ray auto found no running Ray cluster on this machine: start one with `ray start "
+                               "--head`, give its address (--ray HOST:PORT), or use --ray (local) to start one "
+                               "for this run") from None
         reason = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
         raise DatasetError(f"cannot reach a Ray cluster at {address!r}: {reason}") from None
     return ray, True
