@@ -102,7 +102,7 @@ def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
     raise ValueError(f"unknown agent spec {spec!r}; expected {SPEC_HELP}")
 
 
-PLAY_SPEC_HELP = ("random | dd | pimc[:worlds=N,objective=tricks|make,max_tries=T,auction=none|rules|sayc|policy,"
+PLAY_SPEC_HELP = ("random | dd[:objective=tricks|make] | pimc[:worlds=N,objective=tricks|make,max_tries=M,auction=none|rules|sayc|policy,"
                   "prior=none|rules,max_candidates=C,goal=tricks|sigma,tiebreak=random|info,info_budget=B,"
                   "sampler=uniform|auction|network,model=PATH,reweigh=none|issn,T=N,issn=PATH,solver=dds|ssn,"
                   "ssn=PATH] (defaults "
@@ -117,7 +117,7 @@ PLAY_SPEC_HELP = ("random | dd | pimc[:worlds=N,objective=tricks|make,max_tries=
                   "the card-location model at model=PATH; reweigh=issn: worlds weighted by the ISSN's likelihood of "
                   "the other players' last T cards; solver=ssn: worlds valued by the SSN, no DDS) | "
                   "alphamu[:max_moves=M,worlds=N,transposition=true|false,early_cut=true|false,root_cut=true|false,"
-                  "max_tries=T,sampler=uniform|auction|network,model=PATH] (defaults max_moves=3, worlds=20, all "
+                  "max_tries=M,sampler=uniform|auction|network,model=PATH] (defaults max_moves=3, worlds=20, all "
                   "true) | issn[:model=PATH] (the ISSN's most likely card, default models/issn) | cardnet[:model=PATH] "
                   "(the learned card player, default models/card-player; a bare model path loads it too) | "
                   "module:attr (an "
