@@ -14,7 +14,7 @@ from fastapi.testclient import TestClient  # noqa: E402
 from bridgerl.core import load_dataset  # noqa: E402
 from bridgerl.core.bridge import BridgeState  # noqa: E402
 from bridgerl.core.calls import parse_call  # noqa: E402
-from bridgerl.core.cards import owner_to_pbn  # noqa: E402
+from bridgerl.core.cards import card_name, owner_to_pbn  # noqa: E402
 from bridgerl.core.competitive import CompetitiveDealSource  # noqa: E402
 from bridgerl.core.dd import solve_dd_table  # noqa: E402
 from bridgerl.core.imps import imps  # noqa: E402
@@ -271,3 +271,73 @@ def test_serve_refuses_a_port_in_use_in_one_line(capsys):
         assert main(["serve", "--port", str(port)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith(f"bridgerl: error: cannot serve on 127.0.0.1 port {port}") and "\n" not in err
+
+
+def _cards_named(text: str) -> set:
+    import re
+
+    return set(re.findall(r"(?<![A-Za-z0-9])[SHDC][2-9TJQKA](?![A-Za-z0-9])", text))
+
+
+def test_a_seated_board_shows_nothing_its_seats_cannot_see(client, server):
+    """Every response of a seated board (South alone, then declaring with North), up to its end: no unplayed card of
+    a hand the seats cannot see (dummy's shows after the opening lead), no deal, DD table or par; at the end all of
+    it, with the result as a scorer writes it and the last trick."""
+    import json as json_module
+
+    for seats, index in (("S", 11), ("NS", 12)):
+        table = client.post("/api/tables", json={"index": index, "seats": seats}).json()
+        owner = server.source.deal_at(index).owner
+        bid = False
+        responses = [table]
+        while table["phase"] != "over":
+            if table["phase"] == "auction":
+                call = "3NT" if seats == "NS" and not bid and "3NT" in table["legal"] else "Pass"
+                bid = bid or call == "3NT"
+                table = client.post(f"/api/tables/{table['id']}/call", json={"call": call}).json()
+            else:
+                table = client.post(f"/api/tables/{table['id']}/card", json={"card": table["legal"][0]}).json()
+            responses.append(table)
+            responses.append(client.get(f"/api/tables/{table['id']}").json())
+        for response in responses:
+            if response["phase"] == "over":
+                continue
+            assert not {"deal", "dd", "par", "result"} & set(response)
+            played = {entry["name"] for entry in response["log"] if entry["action"] >= 38}
+            visible = {seat for seat, hand in response["hands"].items() if hand is not None}
+            assert set(seats) <= visible
+            hidden = {card for card in range(52) if "NESW"[owner[card]] not in visible}
+            names = {card_name(card) for card in hidden}
+            unplayed_hidden = names - played
+            assert not _cards_named(json_module.dumps(response)) & unplayed_hidden
+        end = responses[-1]
+        assert end["phase"] == "over" and {"deal", "dd", "par", "result"} <= set(end)
+        assert all(hand is not None for hand in end["hands"].values())
+        if end["contract"] is not None:
+            level, declarer = end["contract"][0], end["declarer"]
+            assert end["result"]["text"].startswith(f"{end['contract']} {declarer} ")
+            tricks = end["result"]["tricks"]
+            over = tricks - int(level) - 6
+            assert end["result"]["text"].endswith("=" if over == 0 else f"{over:+d}")
+            assert end["last_trick"]["number"] == 13 and len(end["last_trick"]["cards"]) == 4
+            assert end["tricks"]["declarer"] + end["tricks"]["defence"] == 13
+
+
+def test_a_superseded_board_request_computes_nothing(client, server):
+    """A client's request older than its newest is answered 409 before anything is computed (a quick flip through
+    boards computes only the board it stops on); `/api/status` lists what was computed."""
+    before = len(server.computed)
+    server.note_request("flipper", 4)
+    detail = _one_line(client.get("/api/boards/30/play", params={"client": "flipper", "seq": 2}), 409)
+    assert "superseded" in detail
+    assert client.get("/api/status").json()["computed"][before:] == []
+    played = client.get("/api/boards/31/play", params={"client": "flipper", "seq": 4}).json()
+    assert played["result"]["text"]
+    computed = client.get("/api/status").json()["computed"][before:]
+    assert {entry["index"] for entry in computed} == {31}
+
+
+def test_a_bidder_alone_is_played_by_the_released_card_player(tmp_path):
+    server = Server(data="test", ns="rules", ew="bid=sayc", explain_deals=20)
+    assert server.ns == "bid=rules,play=models/card-player" and server.ew == "bid=sayc,play=models/card-player"
+    assert Server(data="test", ns="rules", explain_deals=20, models=tmp_path).ns == "bid=rules,play=pimc:worlds=20"

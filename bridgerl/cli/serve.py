@@ -43,7 +43,8 @@ def add_parser(commands) -> None:
     serve.add_argument("--ns", default="rules",
                        help="default game spec of North-South: bid=BIDDER,play=PLAYER (as `bridgerl evaluate game "
                             "--help` lists them: a competitive bidder and a card player), or a bidder alone, played "
-                            "by pimc:worlds=20 (default rules)")
+                            "by the released learned card player models/card-player (pimc:worlds=20 where it is "
+                            "missing; default rules)")
     serve.add_argument("--ew", default="rules", help="default game spec of East-West (as --ns)")
     serve.add_argument("--explain-data", type=dataset_arg, default="valid",
                        help="held-out deals on which the bidders are replayed to explain their calls (default valid)")

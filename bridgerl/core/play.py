@@ -273,7 +273,7 @@ class PlayState(_PlayFields, ContractSeats):
             raise IllegalPlayError(f"{card_name(card)} is not in {'NESW'[seat]}'s hand")
         if cards and not legal_mask(hand, cards[0] // 13) & bit:
             raise IllegalPlayError(f"{card_name(card)}: {'NESW'[seat]} must follow suit "
-                                   f"({'CDHS'[cards[0] // 13]} led)")
+                                   f"({('clubs', 'diamonds', 'hearts', 'spades')[cards[0] // 13]} were led)")
         hands = list(hands)
         hands[seat] = hand ^ bit
         cards += (card,)

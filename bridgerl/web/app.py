@@ -9,15 +9,22 @@ everything from the JSON API below; scripts can use the API too (docs/web.md):
   solved with DDS, numbered after the dataset's rows;
 - ``GET /api/boards/{index}/auction?ns=SPEC&ew=SPEC``: the agents' auction, each call with its explanation;
 - ``GET /api/boards/{index}/play?ns=SPEC&ew=SPEC``: the whole table: auction, every card with the play agent's
-  worlds summary, the result against double dummy and par;
+  worlds summary, the result against double dummy and par. Both take ``client`` and ``seq``: a request whose
+  ``seq`` is older than the last one that ``client`` sent is answered 409 without computing anything (a quick
+  flip through boards computes only the board it stops on);
+- ``GET /api/status``: what the server has computed (``computed``: one entry per board and pair of agents, in
+  order) and the tables it holds;
 - ``POST /api/tables`` (``{"index", "seats", "ns", "ew"}``), ``GET /api/tables/{id}``,
   ``POST /api/tables/{id}/call`` (``{"call": "1S"}``), ``POST /api/tables/{id}/card`` (``{"card": "SA"}``): a
   person at one seat or a pair against the agents; a finished board is compared in duplicate with the agents
   playing it at the other table.
 
-Specs in requests accept built-in agents and model paths under ``models/`` only (never ``module:attr``). Bad
-input gets a 4xx with a one-line ``detail``; agents and explanations are computed under one lock (a local,
-single-user server) and cached.
+Specs in requests accept built-in agents and model paths under ``models/`` only (never ``module:attr``); a bidder
+given alone is played by the server's card player (the released learned one, ``models/card-player``, when it is
+there: boards then load in seconds; else ``pimc:worlds=20``). Bad input gets a 4xx with a one-line ``detail``;
+agents and explanations are computed under one lock (a local, single-user server) and cached. A seated table's
+responses show only what its seats may see until the board is over (the deal, the DD table and par come with the
+end).
 """
 
 from __future__ import annotations
@@ -44,7 +51,7 @@ from bridgerl.core.par import par_contracts
 from bridgerl.evaluation.explain import AuctionExplainer, card_explanation
 from bridgerl.evaluation.game import GameError, bid_auctions, play_out, see_table, table_record
 from bridgerl.evaluation.play import agent_seed
-from bridgerl.evaluation.specs import load_pair, split_game_spec
+from bridgerl.evaluation.specs import GAME_PLAYER_DEFAULT, load_pair, split_game_spec
 
 STATIC = Path(__file__).with_name("static")
 BIDDERS = ("pass", "random", "rules", "sayc")
@@ -150,19 +157,33 @@ def actions_log(state: BridgeState) -> list[dict]:
     return log
 
 
+RELEASED_PLAYER = "models/card-player"
+
+
+def default_player(models: str | Path = "models") -> str:
+    """The card player of a bidder given alone: the released learned card player when it is there (a card in well
+    under a millisecond), else PIMC with 20 worlds."""
+    return RELEASED_PLAYER if (Path(models) / "card-player" / "model.msgpack").exists() else GAME_PLAYER_DEFAULT
+
+
 class Server:
     """What the app serves: the dataset, the default pairs, loaded agents, caches and the human tables."""
 
     def __init__(self, data="test", ns="rules", ew="rules", explain_data="valid", explain_deals: int = 400,
-                 seed: int = 0, models: str | Path = "models"):
+                 seed: int = 0, models: str | Path = "models", player: str | None = None):
         self.data_name = str(data)
         self.dataset = load_dataset(data)
         self.source = CompetitiveDealSource(self.dataset)
         self.models = Path(models)
+        self.player = player or default_player(self.models)
+        ns, ew = self.game_spec(ns), self.game_spec(ew)
         self.ns, self.ew, self.seed = ns, ew, seed
+        self.computed: list[dict] = []      # every board the server computed, in order (GET /api/status)
+        self._latest: dict[str, int] = {}   # client -> the newest seq it sent
         self.explainer = AuctionExplainer(explain_data, explain_deals)
         self.explain_data, self.explain_deals = str(explain_data), self.explainer.deals
         self.lock = threading.RLock()
+        self._seq_lock = threading.Lock()
         self._pairs: dict = {}
         self._auctions: dict = {}
         self._plays: dict = {}
@@ -209,10 +230,29 @@ class Server:
             self._custom.append(deal)
         return self.board(deal.index)
 
+    def game_spec(self, spec: str) -> str:
+        """``spec`` with the server's card player for a bidder given alone (``rules`` -> ``bid=rules,play=...``)."""
+        spec = spec.strip()
+        if spec.startswith("play=") or ",play=" in spec:
+            return spec
+        return f"bid={spec[4:] if spec.startswith('bid=') else spec},play={self.player}"
+
+    def note_request(self, client: str | None, seq: int | None) -> None:
+        """Remember ``client``'s newest ``seq`` (on arrival, before waiting for the lock)."""
+        if client is not None and seq is not None:
+            with self._seq_lock:
+                self._latest[client] = max(seq, self._latest.get(client, seq))
+
+    def check_current(self, client: str | None, seq: int | None) -> None:
+        """409 for a request that ``client`` has since superseded (checked before computing)."""
+        if client is not None and seq is not None and seq < self._latest.get(client, seq):
+            raise HTTPException(409, f"request {seq} of {client} was superseded by request "
+                                     f"{self._latest[client]}: nothing computed")
+
     def pair(self, spec: str | None, side: int, request: bool = True):
         """The `Pair` of a spec (the server's default for None), loaded once."""
         default = self.ns if side == 0 else self.ew
-        spec = default if spec is None or not spec.strip() else spec.strip()
+        spec = default if spec is None or not spec.strip() else self.game_spec(spec)
         if request and spec != default:
             try:
                 check_request_spec(spec, self.models)
@@ -249,12 +289,15 @@ class Server:
                 "deal": owner_to_pbn(deal.owner), "dd": np.asarray(deal.dd, dtype=int).tolist(),
                 "par": {"score_ns": int(deal.par_ns), "contracts": par_contracts(deal.dd, deal.vul, deal.dealer)}}
 
-    def auction(self, index: int, ns: str | None, ew: str | None) -> dict:
+    def auction(self, index: int, ns: str | None, ew: str | None, client: str | None = None,
+                seq: int | None = None) -> dict:
         deal = self.deal(index)
         pairs = (self.pair(ns, 0), self.pair(ew, 1))
         key = (index, pairs[0].name, pairs[1].name)
         with self.lock:
             if key not in self._auctions:
+                self.check_current(client, seq)
+                self.computed.append({"index": index, "ns": pairs[0].name, "ew": pairs[1].name, "what": "auction"})
                 self._reseed(pairs, index)
                 final = bid_auctions([BridgeState.start(deal)], [pairs], [index])[0]
                 state, calls = BridgeState.start(deal), []
@@ -269,12 +312,15 @@ class Server:
                 self._auctions[key] = {"ns": pairs[0].name, "ew": pairs[1].name, "calls": calls}
             return self._auctions[key]
 
-    def play(self, index: int, ns: str | None, ew: str | None) -> dict:
+    def play(self, index: int, ns: str | None, ew: str | None, client: str | None = None,
+             seq: int | None = None) -> dict:
         deal = self.deal(index)
         pairs = (self.pair(ns, 0), self.pair(ew, 1))
         key = (index, pairs[0].name, pairs[1].name)
         with self.lock:
             if key not in self._plays:
+                self.check_current(client, seq)
+                self.computed.append({"index": index, "ns": pairs[0].name, "ew": pairs[1].name, "what": "play"})
                 auction = self.auction(index, ns, ew)
                 state = BridgeState.start(deal)
                 for call in auction["calls"]:
@@ -302,7 +348,8 @@ class Server:
     def result(state: BridgeState) -> dict:
         record = table_record(state, [[0.0, 0.0], [0, 0]])
         return {key: record[key] for key in ("contract", "declarer", "tricks", "dd_tricks", "score_ns")} | {
-            "par_ns": int(state.deal.par_ns), "vs_par_imps": int(imps(record["score_ns"] - state.deal.par_ns))}
+            "par_ns": int(state.deal.par_ns), "vs_par_imps": int(imps(record["score_ns"] - state.deal.par_ns)),
+            "text": result_text(state)}
 
     # -- a person at the table --------------------------------------------------------------------------------------
     def new_table(self, request: TableRequest) -> dict:
@@ -398,8 +445,12 @@ class Server:
                 "seat_to_play": None if state.is_over else SEATS[state.seat], "your_turn": your_turn, "legal": legal,
                 "hands": hands, "log": actions_log(state),
                 "contract": contract_text(state.contract) if state.contract is not None else None,
-                "declarer": SEATS[state.contract.declarer] if state.contract is not None else None}
+                "declarer": SEATS[state.contract.declarer] if state.contract is not None else None,
+                **play_summary(state)}
         if state.is_over:
+            view["deal"] = owner_to_pbn(owner)
+            view["dd"] = np.asarray(deal.dd, dtype=int).tolist()
+            view["par"] = {"score_ns": int(deal.par_ns), "contracts": par_contracts(deal.dd, deal.vul, deal.dealer)}
             result = self.result(state)
             other = self.play(table.index, table.ns_spec, table.ew_spec)["result"]
             side = 1 if min(table.seats) % 2 == 0 else -1  # the person's side: NS +, EW -
@@ -407,6 +458,32 @@ class Server:
             view["other_table"] = other
             view["duplicate_imps"] = int(imps(side * (result["score_ns"] - other["score_ns"])))
         return view
+
+
+def play_summary(state: BridgeState) -> dict:
+    """What the table shows of the play so far: declarer's and the defence's tricks, the seat on lead to the
+    trick in progress, its cards, and the last completed trick with its winner (public information only)."""
+    play = state.play
+    if play is None:
+        return {"tricks": None, "on_lead": None, "trick": [], "last_trick": None}
+    current = [{"seat": SEATS[seat], "card": card_name(card)} for seat, card in zip(play.trick.seats, play.trick.cards)]
+    last = None
+    if play.tricks:
+        done = play.tricks[-1]
+        last = {"cards": [{"seat": SEATS[seat], "card": card_name(card)} for seat, card in zip(done.seats, done.cards)],
+                "winner": SEATS[play.winner_of(len(play.tricks) - 1)], "number": len(play.tricks)}
+    return {"tricks": {"declarer": int(play.declarer_tricks), "defence": int(len(play.tricks) - play.declarer_tricks)},
+            "on_lead": None if state.is_over else SEATS[play.trick.leader], "trick": current, "last_trick": last}
+
+
+def result_text(state: BridgeState) -> str:
+    """The result as a scorer writes it: "3NT S -4", "4HX W =", "2S N +1", "Passed out"."""
+    contract = state.contract
+    if contract is None:
+        return "Passed out"
+    tricks = state.result().tricks
+    over = tricks - contract.level - 6
+    return f"{contract_text(contract)} {SEATS[contract.declarer]} {'=' if over == 0 else f'{over:+d}'}"
 
 
 def create_app(server: Server) -> FastAPI:
@@ -447,12 +524,20 @@ def create_app(server: Server) -> FastAPI:
         return server.board(index)
 
     @app.get("/api/boards/{index}/auction")
-    def auction(index: int, ns: str | None = None, ew: str | None = None):
-        return server.auction(index, ns, ew)
+    def auction(index: int, ns: str | None = None, ew: str | None = None, client: str | None = None,
+                seq: int | None = None):
+        server.note_request(client, seq)
+        return server.auction(index, ns, ew, client, seq)
 
     @app.get("/api/boards/{index}/play")
-    def play(index: int, ns: str | None = None, ew: str | None = None):
-        return server.play(index, ns, ew)
+    def play(index: int, ns: str | None = None, ew: str | None = None, client: str | None = None,
+             seq: int | None = None):
+        server.note_request(client, seq)
+        return server.play(index, ns, ew, client, seq)
+
+    @app.get("/api/status")
+    def status():
+        return {"computed": list(server.computed), "tables": len(server.tables), "player": server.player}
 
     @app.post("/api/tables")
     def new_table(request: TableRequest):
