@@ -75,11 +75,14 @@ def test_auction_before_the_dealer_with_placeholders_and_comments():
 
 def test_inherited_tags():
     """Section 4.8: '#' is the previous game's value; '##text' holds for every later game that lacks the tag."""
+    from bridgerl.core.pbn_games import pbn_games
+
     first = '[Event "##Club night"]\n[Site "Delft"]\n' + board(1)
     second = '[Site "#"]\n' + board(2, dealer="E", auction='[Auction "E"]\nPass 1NT Pass 3NT\nPass Pass Pass',
                                     result='[Result "?"]', contract="")
     records = parse_pbn_records(first + "\n" + second, "t.pbn")
     assert [r.event for r in records] == ["Club night", "Club night"]
+    assert [game.tag("site") for game in pbn_games(first + "\n" + second)] == ["Delft", "Delft"]
     with pytest.raises(ValueError, match="the Deal tag may not inherit a value"):
         parse_pbn_records(board(1) + "\n" + board(2, deal="#"), "t.pbn")
 
@@ -162,14 +165,57 @@ def test_a_broken_board_is_refused_alone(name, text, reason, tmp_path):
     assert str(failure.value) == message
 
 
-def test_lin_boards_are_refused_alone():
-    good = ("pn|Sam,Wendy,Nora,Ed|st||md|3SJ984HKQ8DQ52CAJ7,SAQ7532HT7D6CKT83,S6HA96432DAT93CQ6,SKTHJ5DKJ874C9542|"
-            "rh||ah|Board {n}|sv|e|mb|p|mb|p|mb|p|mb|p|pg||\n")
-    bad = good.replace("mb|p|mb|p|mb|p|mb|p", "mb|1C|mb|1C").replace("{n}", "2")
-    report = lin_records_report(good.replace("{n}", "1") + bad + good.replace("{n}", "3"), "t.lin")
-    assert [r.board for r in report.records] == [1, 3]
-    assert report.refused == [{"source": "t.lin:2", "reason": "t.lin board 2: illegal call 1C by North after 1C"}] \
-        or report.refused[0]["reason"].startswith("t.lin board 2: illegal call 1C")
+LIN_GOOD = ("pn|Sam,Wendy,Nora,Ed|st||md|3SJ984HKQ8DQ52CAJ7,SAQ7532HT7D6CKT83,S6HA96432DAT93CQ6,SKTHJ5DKJ874C9542|"
+            "rh||ah|Board {n}|sv|e|mb|1s|mb|p|mb|p|mb|p|pg||pc|hj|\n")
+
+
+@pytest.mark.parametrize("change, reason", [
+    (("mb|1s|mb|p", "mb|1s|mb|1c"), "illegal call 1C by East after 1S"),
+    (("mb|1s", "mb|1z"), "unknown call '1z' in an mb tag"),
+    (("pc|hj", "pc|hx"), "unknown card 'hx' in a pc tag"),
+    (("pc|hj", "pc|"), "unknown card '' in a pc tag"),
+    (("mb|1s", "mb|?"), "unknown call '?' in an mb tag"),
+    (("pc|hj", "pc|ca"), "card CA is not in East's hand (trick 1"),
+    (("md|3SJ984", "md|3SJ9Z4"), "malformed md tag"),
+    (("rh||", "rh|"), "malformed LIN: 'Board 2' where a tag was expected"),
+])
+def test_lin_boards_are_refused_alone(change, reason):
+    """A broken LIN board is refused alone in our words (never endplay's internals), even a '|' missing, after
+    which the next boards realign; a ten written "10" is read."""
+    bad = LIN_GOOD.replace("{n}", "2").replace(*change)
+    text = "".join(LIN_GOOD.replace("{n}", str(n)) for n in (1,)) + bad + "".join(
+        LIN_GOOD.replace("{n}", str(n)) for n in (3, 4))
+    report = lin_records_report(text, "t.lin")
+    assert [r.board for r in report.records] == [1, 3, 4]
+    assert len(report.refused) == 1 and report.refused[0]["source"] == "t.lin:2"
+    message = report.refused[0]["reason"]
+    assert message.startswith("t.lin board 2: ") and reason in message, message
+    assert not any(word in message for word in INTERNALS + ("Rank", "could not convert")), message
+    ten = lin_records_report(LIN_GOOD.replace("{n}", "5").replace("SKTHJ5", "SK10HJ5"), "t.lin")
+    assert len(ten.records) == 1 and not ten.refused
+
+
+def test_a_broken_layout_loses_no_other_board(tmp_path):
+    """A '{' comment never closed refuses its own board only; games written with no empty line between them are
+    read as games; a UTF-8 byte-order mark is no problem; a Result side's count is checked."""
+    text = board(1) + "\n" + board(2).replace('[Auction "N"]', '{oops\n[Auction "N"]') + "\n" + board(3) + "\n" + \
+        board(4)
+    report = pbn_records_report(text, "t.pbn")
+    assert [r.board for r in report.records] == [1, 3, 4]
+    assert report.refused[0]["reason"].startswith("t.pbn board 2: line ") and "never closed" in \
+        report.refused[0]["reason"]
+    joined = board(1) + board(2) + board(3)  # no empty lines
+    assert [r.board for r in parse_pbn_records(joined, "t.pbn")] == [1, 2, 3]
+    path = tmp_path / "bom.pbn"
+    path.write_text("\ufeff" + board(1), encoding="utf-8")
+    assert [r.board for r in read_records(path)] == [1]
+    for result in ("NS 14", "NS 9 NS 4"):
+        with pytest.raises(ValueError, match="malformed Result tag"):
+            parse_pbn_records(board(1, result=f'[Result "{result}"]'), "t.pbn")
+    record = one(board(1, contract='[Contract "3NT"]'))  # no Declarer: the auction's
+    assert record.contract == Contract(3, 4, 0, 0)
+    west = one(board(1, auction="", contract='[Declarer "W"]\n[Contract "2HX"]', result='[Result "NS 8"]'))
+    assert west.traveller and west.contract == Contract(2, 2, 1, 3) and west.tricks == 5
 
 
 def test_evaluate_records_report_and_strict(tmp_path, capsys):

@@ -59,8 +59,7 @@ def read_pbn_deals(text: str, source: str = "<pbn>", refused: list | None = None
         raise ValueError(f"{source}: no boards (no PBN tags found)")
     owners, numbers, problems = [], [], []
     for i, game in enumerate(games):
-        board = (game.tag("board") or "").strip()
-        number = int(board) if board.isdigit() and int(board) >= 1 else i + 1
+        number = game.number if game.number is not None else i + 1
         deal = game.tag("deal")
         try:
             if deal is None:
@@ -87,7 +86,7 @@ def read_pbn_deals(text: str, source: str = "<pbn>", refused: list | None = None
 
 def read_pbn(path: str | os.PathLike, refused: list | None = None) -> Dataset:
     """Dataset from a PBN file (its deals only: `read_pbn_deals`), DD tables computed with DDS."""
-    owner, board = read_pbn_deals(Path(path).read_text(encoding="utf-8", errors="replace"), str(path), refused)
+    owner, board = read_pbn_deals(Path(path).read_text(encoding="utf-8-sig", errors="replace"), str(path), refused)
     return make_dataset(owner, solve_dd_tables(owner), board, str(path))
 
 

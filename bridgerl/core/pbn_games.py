@@ -41,10 +41,15 @@ class PbnGame:
         return self.tags.get(name.lower())
 
     @property
+    def number(self) -> int | None:
+        """The board number as tagged (a positive integer), else None."""
+        board = (self.tags.get("board") or "").strip()
+        return int(board) if board.isascii() and board.isdigit() and int(board) >= 1 else None
+
+    @property
     def label(self) -> str:
         """The game's board number as tagged, else the line it starts on."""
-        board = (self.tags.get("board") or "").strip()
-        return board if board.isdigit() else f"at line {self.line}"
+        return str(self.number) if self.number is not None else f"at line {self.line}"
 
 
 def _strip_comments(line: str, in_brace: bool) -> tuple[str, bool]:
@@ -79,12 +84,29 @@ def _strip_comments(line: str, in_brace: bool) -> tuple[str, bool]:
 
 
 def pbn_games(text: str) -> list[PbnGame]:
-    """The games of PBN ``text`` in file order (those with at least one tag); see the module docstring."""
+    """The games of PBN ``text`` in file order (those with at least one tag); see the module docstring. A ``{``
+    comment never closed is taken to end with the line it opens on (its game is refused for it, the games after it
+    are read); a game whose Event or Board tag comes again after its Deal, with no empty line between, is taken as
+    two games."""
+    lines = text.lstrip("\ufeff").splitlines()
+    cut_at: set[int] = set()
+    while True:
+        games, unclosed = _cut(lines, cut_at)
+        if unclosed is None:
+            break
+        cut_at.add(unclosed)
+    _inherit(games)
+    return games
+
+
+def _cut(lines: list[str], cut_at: set[int]) -> tuple[list[PbnGame], int | None]:
+    """(the games, the line of a ``{`` comment still open at the end, or None). A ``{`` opened on a line in
+    ``cut_at`` ends with that line, and its game is refused for it."""
     games: list[PbnGame] = []
     current: PbnGame | None = None
     last_tag: str | None = None
-    in_brace = False
-    for number, raw in enumerate(text.splitlines(), start=1):
+    in_brace, opened = False, None
+    for number, raw in enumerate(lines, start=1):
         if not in_brace and raw.strip() == "":
             if current is not None and current.tags:
                 games.append(current)
@@ -92,7 +114,15 @@ def pbn_games(text: str) -> list[PbnGame]:
             continue
         if not in_brace and raw.startswith("%"):
             continue
+        was_open = in_brace
         line, in_brace = _strip_comments(raw, in_brace)
+        if in_brace and not was_open:
+            opened = number
+            if number in cut_at:
+                in_brace = False
+                if current is None:
+                    current = PbnGame(number)
+                current.error = current.error or f"line {number}: a '{{' comment is never closed"
         line = line.strip()
         if not line:
             continue
@@ -107,6 +137,9 @@ def pbn_games(text: str) -> list[PbnGame]:
             if match:
                 name, value = match.group(1), match.group(2).replace('\\"', '"').replace("\\\\", "\\")
                 key = name.lower()
+                if key in ("event", "board") and key in current.tags and "deal" in current.tags:
+                    games.append(current)  # a new game with no empty line before it
+                    current, last_tag = PbnGame(number), None
                 if key == "note":
                     index, sep, note = value.partition(":")
                     if not sep or not index.strip().isdigit():
@@ -126,8 +159,12 @@ def pbn_games(text: str) -> list[PbnGame]:
                 current.error = current.error or f"line {number}: malformed tag {line[position:position + 40]!r}"
                 break
             end = position
-            while end < len(line) and not line[end].isspace() and line[end] != "[":
-                end += 1
+            if line[position] == '"':  # a quoted token of a table (a name may hold spaces or brackets)
+                close = line.find('"', position + 1)
+                end = len(line) if close < 0 else close + 1
+            else:
+                while end < len(line) and not line[end].isspace() and line[end] != "[":
+                    end += 1
             token = line[position:end]
             if last_tag is None or not (last_tag in ("auction", "play") or (last_tag.endswith("table")
                                                                           and last_tag != "table")):
@@ -138,8 +175,7 @@ def pbn_games(text: str) -> list[PbnGame]:
             position = end
     if current is not None and current.tags:
         games.append(current)
-    _inherit(games)
-    return games
+    return games, opened if in_brace else None
 
 
 def _inherit(games: list[PbnGame]) -> None:

@@ -59,7 +59,7 @@ def read_records_report(path: str | os.PathLike, strict: bool = False) -> "Recor
                          f"or .lin")
     if not path.is_file():
         raise FileNotFoundError(f"{path}: no such hand-record file")
-    text = path.read_text(encoding="utf-8", errors="replace")
+    text = path.read_text(encoding="utf-8-sig", errors="replace")
     return (pbn_records_report if suffix == ".pbn" else lin_records_report)(text, str(path), strict)
 
 
@@ -98,12 +98,14 @@ def _make(source: str, board: int, dealer: int, vul: str, owner, calls, cards, r
         auction = Auction.from_calls(dealer, calls)
         contract = final if traveller else (auction.contract() if auction.is_over else None)
         if contract is not None:  # a result on a pass-out or an unfinished auction says nothing
+            play = PlayState.start(owner, contract)
+            for card in cards:
+                play = _play(play, card)  # the rules' own words for a bad card
             if len(cards) == NUM_CARDS:
-                played = PlayState.start(owner, contract, cards).declarer_tricks
+                played = play.declarer_tricks
                 if played != result and not lenient:
                     raise ValueError(f"{result_tag} {result} disagrees with the play: declarer took {played} tricks")
             else:
-                play = PlayState.start(owner, contract, cards)
                 done, won = len(play.tricks), play.declarer_tricks
                 if won <= result <= won + 13 - done:
                     claimed = result
@@ -140,9 +142,9 @@ def pbn_records_report(text: str, source: str = "<pbn>", strict: bool = False) -
         raise ValueError(f"{source}: no boards (no PBN tags found)")
     report = RecordsReport(source)
     for i, game in enumerate(games):
-        board = (game.tag("board") or "").strip()
-        number = int(board) if board.isdigit() and int(board) >= 1 else i + 1
-        where = f"{source} board {number if board.isdigit() else game.label}"
+        tagged = game.number is not None
+        number = game.number if tagged else i + 1
+        where = f"{source} board {game.label}"
         try:
             if game.error:
                 raise ValueError(game.error)
@@ -154,7 +156,7 @@ def pbn_records_report(text: str, source: str = "<pbn>", strict: bool = False) -
                 message = message.replace(f"{source}:{number} ", f"{where} ", 1)
             if strict:
                 raise ValueError(message) from None
-            report.refused.append({"source": f"{source}:{number}" if board.isdigit() else f"{source}:{game.label}",
+            report.refused.append({"source": f"{source}:{number}" if tagged else f"{source}:{game.label}",
                                    "reason": message})
     return report
 
@@ -223,9 +225,9 @@ def _pbn_auction(game, dealer_tag: int | None) -> tuple[int | None, list[int], b
     return dealer, calls, auction.is_over
 
 
-def _pbn_contract(game) -> tuple[bool, Contract | None]:
-    """(told, contract) of the Contract and Declarer tags: told False when the tags do not say; contract None
-    for "Pass"."""
+def _pbn_contract(game) -> tuple[bool, tuple | None]:
+    """(told, (level, strain, penalty, declarer or None)) of the Contract and Declarer tags: told False when the
+    tags do not say; None for "Pass"."""
     text = (game.tag("contract") or "").strip()
     if text in _UNKNOWN:
         return False, None
@@ -235,12 +237,10 @@ def _pbn_contract(game) -> tuple[bool, Contract | None]:
     if not match:
         raise ValueError(f"malformed Contract tag {text!r}: expected Pass or a contract such as 4S, 3NTX, 6HXX")
     declarer_text = (game.tag("declarer") or "").strip().lstrip("^")
-    if declarer_text in _UNKNOWN:
-        raise ValueError(f"the Contract tag says {text} but the Declarer tag does not say who declares it")
-    declarer = _seat_tag({"declarer": declarer_text}, "Declarer")
+    declarer = None if declarer_text in _UNKNOWN else _seat_tag({"declarer": declarer_text}, "Declarer")
     from .cards import parse_strain
 
-    return True, Contract(int(match.group(1)), parse_strain(match.group(2)), len(match.group(3)), declarer)
+    return True, (int(match.group(1)), parse_strain(match.group(2)), len(match.group(3)), declarer)
 
 
 def _pbn_result(game, contract: Contract | None) -> tuple[int | None, bool]:
@@ -260,6 +260,9 @@ def _pbn_result(game, contract: Contract | None) -> tuple[int | None, bool]:
             raise ValueError(f"malformed Result tag {game.tag('result')!r}: expected declarer's tricks 0..13, or a "
                              "side's such as 'NS 9'")
         told = {side: int(n) for side, n in zip(parts[0::2], parts[1::2])}
+        if len(told) != len(parts) // 2 or max(told.values()) > 13:
+            raise ValueError(f"malformed Result tag {game.tag('result')!r}: expected a side's tricks 0..13, each side "
+                             "once")
         if len(told) == 2 and sum(told.values()) != 13:
             raise ValueError(f"malformed Result tag {game.tag('result')!r}: the two sides' tricks do not add to 13")
         if contract is None:
@@ -337,8 +340,13 @@ def _pbn_game_record(game, number: int, source: str) -> HandRecord:
         contract = Auction.from_calls(dealer, calls).contract()
         if told:
             _check_told_contract(tagged, contract)
+    elif traveller and tagged is not None:
+        if tagged[3] is None:
+            raise ValueError(f"the Contract tag says {game.tag('contract').strip()} with no auction, and the "
+                             "Declarer tag does not say who declares it")
+        contract = Contract(*tagged)
     else:
-        contract = tagged if traveller else None
+        contract = None
     names = {seat: game.tag(name).strip() for seat, name in zip(SEATS, SEAT_NAMES)
              if (game.tag(name) or "").strip() not in _UNKNOWN}
     event = (game.tag("event") or "").strip()
@@ -346,7 +354,7 @@ def _pbn_game_record(game, number: int, source: str) -> HandRecord:
     cards, stopped = [], False
     if game.sections.get("play") and any(t not in ("*", "-", "+") for t in game.sections["play"]):
         if not (complete or traveller):
-            raise ValueError("a Play section without a finished auction or a Contract tag")
+            raise ValueError("a Play section after an unfinished auction")
         if contract is None:
             raise ValueError("a Play section on a passed-out board")
         cards, stopped = _pbn_cards(game, owner, contract)
@@ -355,17 +363,20 @@ def _pbn_game_record(game, number: int, source: str) -> HandRecord:
                  final=contract if traveller else None, lenient=marked or stopped)
 
 
-def _check_told_contract(tagged: Contract | None, contract: Contract | None) -> None:
-    """The Contract and Declarer tags, when given, must be the auction's."""
+def _check_told_contract(tagged: tuple | None, contract: Contract | None) -> None:
+    """The Contract and Declarer tags, when given, must be the auction's (a missing Declarer is the auction's)."""
     if tagged is None and contract is not None:
         raise ValueError(f"the Contract tag says Pass, but the auction ends in {contract}")
-    if tagged is not None and contract is None:
-        raise ValueError(f"the Contract tag says {tagged.name} by {SEATS[tagged.declarer]}, but the auction is "
-                         "passed out")
-    if tagged is not None and (tagged.level, tagged.strain, tagged.penalty, tagged.declarer) != (
-            contract.level, contract.strain, contract.penalty, contract.declarer):
-        raise ValueError(f"the Contract tag {tagged.name} by {SEATS[tagged.declarer]} disagrees with the auction, "
-                         f"which ends in {contract}")
+    if tagged is None:
+        return
+    level, strain, penalty, declarer = tagged
+    told = Contract(level, strain, penalty, contract.declarer if declarer is None and contract else declarer or 0)
+    by = f" by {SEATS[declarer]}" if declarer is not None else ""
+    if contract is None:
+        raise ValueError(f"the Contract tag says {told.name}{by}, but the auction is passed out")
+    if (level, strain, penalty) != (contract.level, contract.strain, contract.penalty) or (
+            declarer is not None and declarer != contract.declarer):
+        raise ValueError(f"the Contract tag {told.name}{by} disagrees with the auction, which ends in {contract}")
 
 
 @dataclass
@@ -407,9 +418,42 @@ def _lin_pairs(text: str) -> list[tuple[str, str]]:
         if line.endswith("|"):
             parts = parts[:-1]
         tokens.extend(parts)
-    if len(tokens) % 2:
-        tokens.append("")
-    return list(zip(tokens[0::2], tokens[1::2]))
+    pairs, i = [], 0
+    while i < len(tokens):
+        key = tokens[i].strip()
+        if re.fullmatch(r"[A-Za-z]{2}", key):
+            pairs.append((tokens[i], tokens[i + 1] if i + 1 < len(tokens) else ""))
+            i += 2
+        else:  # a '|' missing or extra before here: this board is broken, the next ones realign
+            pairs.append((_LIN_BROKEN, f"malformed LIN: {key[:30]!r} where a tag was expected (a '|' missing or "
+                                       "extra before it)"))
+            i += 1
+    return pairs
+
+
+_LIN_BROKEN = "!broken"
+_LIN_CALL = re.compile(r"(P|PASS|D|X|DBL|R|XX|RDBL|[1-7](C|D|H|S|N|NT))!?", re.IGNORECASE)
+_LIN_CARD = re.compile(r"[SHDC]([2-9TJQKA]|10)", re.IGNORECASE)
+_LIN_HAND = re.compile(r"(S(?:[2-9TJQKA]|10)*)?(H(?:[2-9TJQKA]|10)*)?(D(?:[2-9TJQKA]|10)*)?(C(?:[2-9TJQKA]|10)*)?",
+                       re.IGNORECASE)
+
+
+def _check_lin_values(tags_in_order) -> None:
+    """Refuse, in our words, the values endplay's LIN parser would fail on with its own internals."""
+    for key, value in tags_in_order:
+        tag, value = key.strip().lower(), value.strip()
+        if tag == _LIN_BROKEN:
+            raise ValueError(value)
+        if tag == "mb" and not _LIN_CALL.fullmatch(value):
+            raise ValueError(f"unknown call {value!r} in an mb tag (expected p, d, r or a bid such as 1c ... 7n)")
+        if tag == "pc" and not _LIN_CARD.fullmatch(value):
+            raise ValueError(f"unknown card {value!r} in a pc tag (expected a suit letter and a rank, e.g. sa, h7, "
+                             "ct)")
+        if tag == "md" and len(value) > 1:
+            hands = value[1:].split(",")
+            if len(hands) > 4 or any(not _LIN_HAND.fullmatch(hand.strip()) for hand in hands):
+                raise ValueError(f"malformed md tag {value!r}: expected a dealer digit, then up to four hands as "
+                                 "S..H..D..C.. separated by commas")
 
 
 def _lin_boards(pairs) -> list[list[tuple[str, str]]]:
@@ -424,7 +468,7 @@ def _lin_boards(pairs) -> list[list[tuple[str, str]]]:
         has_md = has_md or tag == "md"
     if current:
         boards.append(current)
-    return [b for b in boards if any(k.lower() in ("md", "mb", "pc", "mc") for k, _ in b)]
+    return [b for b in boards if any(k.lower() in ("md", "mb", "pc", "mc", _LIN_BROKEN) for k, _ in b)]
 
 
 def parse_lin_records(text: str, source: str = "<lin>", strict: bool = True) -> list[HandRecord]:
@@ -461,6 +505,7 @@ def lin_records_report(text: str, source: str = "<lin>", strict: bool = False) -
 def _lin_record(pairs, number: int, source: str) -> HandRecord:
     from endplay.parsers.lin import LINDecoder
 
+    _check_lin_values(pairs)
     tags = {}
     for key, value in pairs:
         tags.setdefault(key.lower(), value)
@@ -478,7 +523,8 @@ def _lin_record(pairs, number: int, source: str) -> HandRecord:
         if not tags["mc"].strip().isdigit() or int(tags["mc"]) > 13:
             raise ValueError(f"malformed mc tag {tags['mc']!r}: expected declarer's tricks 0..13")
         result = int(tags["mc"])
-    kept = [(k, v) for k, v in pairs if k.lower() not in ("ah", "qx", "mc")]  # read here, not by endplay
+    kept = [(k, v.replace("10", "T") if k.lower() in ("pc", "md") else v)  # endplay reads no "10" rank
+            for k, v in pairs if k.lower() not in ("ah", "qx", "mc")]  # those three are read here, not by endplay
     line = "".join(f"{k}|{v}|" for k, v in kept) + "mc|0|"  # endplay then takes no result of its own
     try:
         board = LINDecoder().parse_line(line)
@@ -500,7 +546,6 @@ def _endplay_board(record: HandRecord):
     from endplay.types import Bid, Board, Deal, Denom, Penalty, Player
     from endplay.types import Contract as EContract
 
-    auction = record.auction
     bids = []
     for call in record.calls:
         if call >= BID_OFFSET:
