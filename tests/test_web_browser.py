@@ -128,3 +128,62 @@ def test_the_page_in_chromium(url, tmp_path):
             assert not errors, errors
         finally:
             browser.close()
+
+
+def test_a_seated_board_flips_and_a_narrow_window(url):
+    """A pair seated at North-South plays a whole board with the keyboard only (focus stays on what can be chosen),
+    never asks the server for the deal while seated (the table's own responses carry what the seats may see), and
+    sees every trick with its winner in the play so far; a quick flip through boards makes the server compute only
+    the board it stops on (checked by what the server computed); at 390 px nothing overflows sideways."""
+    import json
+    import urllib.request
+
+    def computed():
+        with urllib.request.urlopen(url + "api/status") as response:
+            return json.load(response)["computed"]
+
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            errors, requests = [], []
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.on("request", lambda request: requests.append(request.url))
+            page.goto(url + "#board=20")
+            page.wait_for_function("document.getElementById('step').textContent.includes(' of ')", timeout=120_000)
+            assert page.input_value("#index") == "21" and "Board 21" in page.inner_text("#board-title")
+
+            before = len(computed())
+            for _ in range(4):  # a quick flip: boards 22 to 25, only 25 computed
+                page.click("#next-board")
+            page.wait_for_function("document.getElementById('step').textContent.includes(' of ')", timeout=120_000)
+            assert "Board 25" in page.inner_text("#board-title") and page.input_value("#index") == "25"
+            assert {entry["index"] for entry in computed()[before:]} == {24}
+            page.fill("#index", "99999")
+            page.click("#load")
+            assert "no board 99999" in page.inner_text("#message") and page.inner_text("#board-title") == ""
+
+            page.fill("#index", "12")
+            page.select_option("#seat", "NS")
+            requests.clear()
+            page.click("#sit")
+            page.wait_for_function("table && (table.your_turn || table.phase === 'over')", timeout=60_000)
+            moves = 0
+            while page.evaluate("table.phase") != "over" and moves < 80:
+                count = page.evaluate("table.log.length")
+                page.keyboard.press("Enter")  # the focused choice: the first legal call or card
+                page.wait_for_function(f"!busy && table.log.length > {count}", timeout=60_000)
+                moves += 1
+            assert page.evaluate("table.phase") == "over" and not errors, errors
+            seated = [u for u in requests if "/api/" in u]
+            assert seated and all("/api/tables" in u for u in seated), seated  # never the board's deal
+            if page.evaluate("table.contract") is not None:
+                tricks = page.locator("#play-so-far li")
+                assert tricks.count() == 13 and all(tricks.nth(k).inner_text().count(",") == 3 for k in range(13))
+                assert "Trick 13 won by" in page.inner_text("#last-trick")
+            assert "Duplicate:" in page.inner_text("#result") and "Par: NS" in page.inner_text("#ddpar")
+
+            page.set_viewport_size({"width": 390, "height": 800})
+            assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        finally:
+            browser.close()

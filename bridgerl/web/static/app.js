@@ -15,6 +15,9 @@ let selected = null;  // the step whose explanation is shown
 let table = null;     // a person's table (play mode)
 let request = 0;      // the latest board request: answers to older ones are dropped
 let busy = false;     // a person's move is on its way to the server
+let boards = 0;       // rows in the server's dataset
+let flipTimer = null; // board flips wait a moment, so that a quick flip asks only for the board it stops on
+const CLIENT = Math.random().toString(36).slice(2);  // this page, for the server's superseded-request check
 
 function escapeHtml(text) {
   const entities = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
@@ -141,7 +144,36 @@ function renderDD() {
 }
 
 function titleText() {
-  return `Board ${board.board} (row ${board.index}) \u2014 dealer ${board.dealer}, vulnerable ${board.vulnerability}`;
+  return `Board ${board.board} \u2014 dealer ${board.dealer}, vulnerable ${board.vulnerability}`;
+}
+
+// the dataset row of the Board box (1-based: board 1 is row 0), or null with a message
+function boxRow() {
+  const value = Number($("index").value);
+  if (!Number.isInteger(value) || value < 1 || (boards && value > boards)) {
+    say(`no board ${$("index").value}: this dataset has boards 1 to ${boards}`);
+    return null;
+  }
+  return value - 1;
+}
+
+// an empty table while a board loads (or after a bad number): nothing of the previous board stays on screen
+function clearBoard(title) {
+  board = null;
+  for (const seat of SEATS) { $(`hand-${seat}`).innerHTML = ""; $(`hand-${seat}`).className = "hand"; }
+  $("auction").querySelector("tbody").innerHTML = "";
+  $("trick").innerHTML = $("ddpar").innerHTML = $("explanation").innerHTML = $("result").innerHTML = "";
+  $("step").textContent = "";
+  $("board-title").textContent = title || "";
+  $("bidbox").hidden = true;
+}
+
+function renderAuctionHeader() {
+  $("auction").querySelectorAll("thead th").forEach((th) => {
+    const seat = th.textContent.trim()[0];
+    th.className = board && vulnerable(seat, board.vulnerability) ? "vul" : "";
+    th.title = board && vulnerable(seat, board.vulnerability) ? "vulnerable" : "not vulnerable";
+  });
 }
 
 // ---- review: the agents at all four seats ---------------------------------------------------------------------
@@ -150,10 +182,9 @@ async function loadBoard() {
   const mine = ++request;
   table = null;
   game = null;
-  $("bidbox").hidden = true;
-  $("explanation").innerHTML = "";
-  $("result").innerHTML = "";
-  const index = Number($("index").value);
+  const index = boxRow();
+  if (index === null) { clearBoard(); return; }
+  clearBoard(`loading board ${index + 1}\u2026`);
   const ns = $("ns").value.trim(), ew = $("ew").value.trim();
   $("stepper").hidden = $("reveal-label").hidden = false;
   history.replaceState(null, "", `#board=${index}`);
@@ -162,9 +193,9 @@ async function loadBoard() {
     if (mine !== request) return;
     board = found;
     $("board-title").textContent = titleText();
-    renderDD();
+    renderAuctionHeader();
     say("The agents bid and play the board (explanations take a few seconds the first time)\u2026", true);
-    const query = `?ns=${encodeURIComponent(ns)}&ew=${encodeURIComponent(ew)}`;
+    const query = `?ns=${encodeURIComponent(ns)}&ew=${encodeURIComponent(ew)}&client=${CLIENT}&seq=${mine}`;
     const played = await api(`/api/boards/${index}/play${query}`);
     if (mine !== request) return;
     game = played;
@@ -173,7 +204,7 @@ async function loadBoard() {
     selected = null;
     renderReview();
   } catch (error) {
-    say(error.message);
+    if (mine === request) say(error.message);
   }
 }
 
@@ -192,6 +223,7 @@ function renderReview() {
   const cards = game.play.slice(0, Math.max(0, step - game.auction.length));
   const played = new Set(cards.map((c) => c.card));
   const reveal = $("reveal").checked;
+  if (reveal) renderDD(); else $("ddpar").innerHTML = "";  // hidden hands: no DD table or par to give them away
   for (const seat of SEATS) {
     const left = hands[seat].map((ranks, i) => [...ranks].filter((r) => !played.has(SUITS[i] + r)).join(""));
     const count = left.join("").length;
@@ -206,7 +238,8 @@ function renderReview() {
   renderExplanation();
   const r = game.result;
   $("result").innerHTML = step < actions() ? "" : (r.declarer
-    ? `<b>${contractHtml(r.contract)} by ${r.declarer}</b>: ${r.tricks} tricks (double dummy ${r.dd_tricks}); ` +
+    ? `<b>${escapeHtml(r.text)}</b>: ${contractHtml(r.contract)} by ${r.declarer}, ${r.tricks} tricks ` +
+      `(double dummy ${r.dd_tricks}); ` +
       `NS ${r.score_ns}, par NS ${r.par_ns}: ${signed(r.vs_par_imps)} IMPs for NS against par`
     : `Passed out: NS 0, par NS ${r.par_ns}: ${signed(r.vs_par_imps)} IMPs for NS against par`);
 }
@@ -273,12 +306,11 @@ async function sit() {
   const mine = ++request;
   game = null;
   table = null;
-  const index = Number($("index").value);
+  const index = boxRow();
+  if (index === null) { clearBoard(); return; }
+  clearBoard(`taking a seat at board ${index + 1}\u2026`);
   $("stepper").hidden = $("reveal-label").hidden = true;  // stepping is for the agents' table
   history.replaceState(null, "", `#board=${index}`);
-  $("ddpar").innerHTML = "";
-  $("explanation").innerHTML = "";
-  $("result").innerHTML = "";
   try {
     const body = { index, seats: $("seat").value, ns: $("ns").value.trim() || null, ew: $("ew").value.trim() || null };
     const sat = await api("/api/tables", {
@@ -288,15 +320,19 @@ async function sit() {
     table = sat;
     board = { index: sat.index, board: sat.board, dealer: sat.dealer, vulnerability: sat.vulnerability };
     $("board-title").textContent = titleText();
+    renderAuctionHeader();
     renderTable();
   } catch (error) {
-    say(error.message);
+    if (mine === request) say(error.message);
   }
 }
 
 async function humanMove(kind, value) {
   if (!table || busy) return;
   busy = true;
+  $("thinking").hidden = false;
+  $("bidbox").querySelectorAll("button").forEach((b) => { b.disabled = true; });
+  document.querySelectorAll(".hand button.card").forEach((b) => { b.disabled = true; });
   try {
     const moved = await api(`/api/tables/${table.id}/${kind}`, {
       method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ [kind]: value }),
@@ -305,14 +341,13 @@ async function humanMove(kind, value) {
     table = moved;
     say("");
     renderTable();
-    if (table.phase === "over") {  // the deal is public now: its DD table and par
-      board = await api(`/api/boards/${table.index}`);
-      renderDD();
-    }
   } catch (error) {
     say(error.message);
+    renderTable();
   } finally {
     busy = false;
+    $("thinking").hidden = true;
+    focusNext();
   }
 }
 
@@ -330,20 +365,51 @@ function renderTable() {
     });
   }
   renderAuction(calls, board.dealer, -1, false);
-  const inTrick = lastTrick(cards);
-  $("trick").innerHTML = inTrick.map((c) => `<span class="played ${c.seat}">${cardHtml(c.card)}</span>`).join("");
+  // the trick in progress; between tricks, the last one with its winner (a reply of several cards never hides it)
+  const shown = t.trick.length ? t.trick : (t.last_trick ? t.last_trick.cards : []);
+  $("trick").innerHTML = shown.map((c) => `<span class="played ${c.seat}">${cardHtml(c.card)}</span>`).join("");
   const dummy = t.seat_to_play && t.seat_to_play !== t.to_act ? `, from dummy ${t.seat_to_play}` : "";
-  $("step").textContent = t.phase === "over" ? "board over"
+  const turn = t.phase === "over" ? "board over"
     : (t.your_turn ? `your turn (${t.to_act}${dummy})` : `${t.to_act} to act`);
+  let status = turn;
+  if (t.contract) {
+    status = `${t.contract} by ${t.declarer}` + (t.tricks ? ` \u2014 declarer ${t.tricks.declarer}, defence ` +
+      `${t.tricks.defence}` : "") + (t.on_lead && t.phase === "play" ? `; ${t.on_lead} on lead` : "") + ` \u2014 ${turn}`;
+  }
+  $("step").textContent = status;
+  let side = "";
+  if (t.last_trick) {
+    side += `<div id="last-trick"><b>Trick ${t.last_trick.number}</b> won by ${t.last_trick.winner}: ` +
+      t.last_trick.cards.map((c) => `${c.seat} ${cardHtml(c.card)}`).join(", ") + "</div>";
+  }
+  if (cards.length) {
+    const rows = [];
+    for (let k = 0; k < cards.length; k += 4) {
+      rows.push(`<li>${cards.slice(k, k + 4).map((c) => `${c.seat} ${cardHtml(c.card)}`).join(", ")}</li>`);
+    }
+    side += `<details id="play-so-far"><summary>The play so far</summary><ol>${rows.join("")}</ol></details>`;
+  }
   renderBidbox();
   if (t.phase === "over") {
     const r = t.result, o = t.other_table;
     const line = (x) => (x.declarer
-      ? `${contractHtml(x.contract)} by ${x.declarer}, ${x.tricks} tricks, NS ${x.score_ns}` : "passed out, NS 0");
-    $("result").innerHTML = `<b>This table:</b> ${line(r)}<br>` +
+      ? `<b>${escapeHtml(x.text)}</b> (${x.tricks} tricks), NS ${x.score_ns}` : "passed out, NS 0");
+    side = `<b>This table:</b> ${line(r)}<br>` +
       `<b>Other table</b> (the agents at all four seats): ${line(o)}<br>` +
-      `<b>Duplicate: ${signed(t.duplicate_imps)} IMPs</b> for your side; par NS ${r.par_ns}`;
+      `<b>Duplicate: ${signed(t.duplicate_imps)} IMPs</b> for your side; par NS ${r.par_ns}` + side;
+    board = { ...board, dd: t.dd, par: t.par, deal: t.deal };  // the deal is public now: its DD table and par
+    renderDD();
   }
+  $("result").innerHTML = side;
+  focusNext();
+}
+
+// keyboard play: after every move, focus goes to the first thing the person can choose (never the page top)
+function focusNext() {
+  const target = document.querySelector("#bidbox:not([hidden]) button[data-call='Pass']:not(.illegal)") ||
+    document.querySelector("#bidbox:not([hidden]) button:not(.illegal)") ||
+    document.querySelector(".hand button.card.legal");
+  if (target && !busy) target.focus({ preventScroll: true });
 }
 
 function renderBidbox() {
@@ -369,26 +435,30 @@ async function start() {
     const config = await api("/api/config");
     $("ns").value = config.ns;
     $("ew").value = config.ew;
-    $("index").max = config.boards - 1;
+    boards = config.boards;
+    $("index").max = config.boards;
   } catch (error) {
     say(error.message);
     return;
   }
-  const fromHash = Number((location.hash.match(/board=(\d+)/) || [])[1]);
-  if (!Number.isNaN(fromHash)) $("index").value = fromHash;
+  const fromHash = Number((location.hash.match(/board=(\d+)/) || [])[1]);  // the address keeps the row
+  if (!Number.isNaN(fromHash)) $("index").value = fromHash + 1;
   $("load").addEventListener("click", loadBoard);
   $("index").addEventListener("keydown", (event) => { if (event.key === "Enter") loadBoard(); });
   $("sit").addEventListener("click", sit);
   const stepBoard = (delta) => () => {
-    $("index").value = Math.max(0, Number($("index").value) + delta);
-    loadBoard();
+    $("index").value = Math.min(boards || Infinity, Math.max(1, Number($("index").value) + delta));
+    clearTimeout(flipTimer);
+    ++request;  // whatever was loading is stale now
+    clearBoard(`board ${$("index").value}\u2026`);
+    flipTimer = setTimeout(loadBoard, 300);
   };
   $("prev-board").addEventListener("click", stepBoard(-1));
   $("next-board").addEventListener("click", stepBoard(1));
   $("first").addEventListener("click", () => go(0));
   $("back").addEventListener("click", () => go(step - 1));
   $("forward").addEventListener("click", () => go(step + 1));
-  $("last").addEventListener("click", () => go(actions()));
+  $("last").addEventListener("click", () => { if (game) go(actions()); });  // nothing before the board is in
   $("reveal").addEventListener("change", () => (table ? renderTable() : renderReview()));
   document.addEventListener("keydown", (event) => {
     if (["INPUT", "SELECT", "TEXTAREA"].includes(event.target.tagName)) return;
