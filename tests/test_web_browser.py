@@ -163,9 +163,16 @@ def test_a_seated_board_flips_and_a_narrow_window(url):
             page.click("#load")
             assert "no board 99999" in page.inner_text("#message") and page.inner_text("#board-title") == ""
 
-            page.fill("#index", "12")
+            page.fill("#index", "7")  # row 6: East-West bid 4S while North-South pass
             page.select_option("#seat", "NS")
             requests.clear()
+            page.evaluate("""() => {  // every full trick the middle of the table shows, as it shows it
+                window.fullTricks = new Set();
+                new MutationObserver(() => {
+                    const shown = [...document.querySelectorAll('#trick .played')].map((e) => e.textContent);
+                    if (shown.length === 4) window.fullTricks.add(shown.join(' '));
+                }).observe(document.getElementById('trick'), {childList: true, subtree: true});
+            }""")
             page.click("#sit")
             page.wait_for_function("table && (table.your_turn || table.phase === 'over')", timeout=60_000)
             moves = 0
@@ -177,10 +184,15 @@ def test_a_seated_board_flips_and_a_narrow_window(url):
             assert page.evaluate("table.phase") == "over" and not errors, errors
             seated = [u for u in requests if "/api/" in u]
             assert seated and all("/api/tables" in u for u in seated), seated  # never the board's deal
-            if page.evaluate("table.contract") is not None:
-                tricks = page.locator("#play-so-far li")
-                assert tricks.count() == 13 and all(tricks.nth(k).inner_text().count(",") == 3 for k in range(13))
-                assert "Trick 13 won by" in page.inner_text("#last-trick")
+            assert page.evaluate("table.contract") == "4S"
+            tricks = page.locator("#play-so-far li")
+            assert tricks.count() == 13 and all(tricks.nth(k).text_content().count(",") == 3 for k in range(13))
+            assert "Trick 13 won by" in page.inner_text("#last-trick")
+            log = page.evaluate("table.log.filter((x) => x.action >= 38).map((x) => x.name)")
+            symbol = {"S": "\u2660", "H": "\u2665", "D": "\u2666", "C": "\u2663"}
+            every = [" ".join(symbol[c[0]] + c[1] for c in log[k:k + 4]) for k in range(0, 52, 4)]
+            shown = set(page.evaluate("[...window.fullTricks]"))
+            assert all(trick in shown for trick in every), (every, shown)  # each trick whole, winner included
             assert "Duplicate:" in page.inner_text("#result") and "Par: NS" in page.inner_text("#ddpar")
 
             page.set_viewport_size({"width": 390, "height": 800})

@@ -338,8 +338,10 @@ async function humanMove(kind, value) {
       method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ [kind]: value }),
     });
     if (!table || moved.id !== table.id) return;
+    const before = table.log.filter((x) => x.action >= 38).length;
     table = moved;
     say("");
+    await showNewCards(before);
     renderTable();
   } catch (error) {
     say(error.message);
@@ -402,6 +404,19 @@ function renderTable() {
   }
   $("result").innerHTML = side;
   focusNext();
+}
+
+// the agents' reply card by card: each card in the middle of the table for a moment, and every completed trick
+// (with its winning card) before the next one starts, however many cards the reply holds
+const CARD_PAUSE_MS = 350;
+
+async function showNewCards(before) {
+  const cards = table.log.filter((x) => x.action >= 38).map((x) => ({ seat: x.seat, card: x.name }));
+  for (let n = before + 1; n < cards.length; n++) {
+    const shown = lastTrick(cards.slice(0, n));
+    $("trick").innerHTML = shown.map((c) => `<span class="played ${c.seat}">${cardHtml(c.card)}</span>`).join("");
+    await new Promise((resolve) => setTimeout(resolve, CARD_PAUSE_MS * (n % 4 === 0 ? 2 : 1)));
+  }
 }
 
 // keyboard play: after every move, focus goes to the first thing the person can choose (never the page top)
