@@ -341,3 +341,19 @@ def test_a_bidder_alone_is_played_by_the_released_card_player(tmp_path):
     server = Server(data="test", ns="rules", ew="bid=sayc", explain_deals=20)
     assert server.ns == "bid=rules,play=models/card-player" and server.ew == "bid=sayc,play=models/card-player"
     assert Server(data="test", ns="rules", explain_deals=20, models=tmp_path).ns == "bid=rules,play=pimc:worlds=20"
+
+
+def test_a_seated_person_asks_what_an_agents_call_shows(client):
+    """`GET /api/tables/{id}/calls/{k}`: what an agent's call shows, measured on held-out deals, without the agent's
+    own values (they would tell its hand); the person's own call and a call not made yet are refused in one line."""
+    table = client.post("/api/tables", json={"index": 6, "seats": "NS"}).json()
+    while table["phase"] == "auction":
+        table = client.post(f"/api/tables/{table['id']}/call", json={"call": "Pass"}).json()
+    calls = [entry for entry in table["log"] if entry["action"] < 38]
+    agent = next(k for k, entry in enumerate(calls) if entry["seat"] in "EW")
+    mine = next(k for k, entry in enumerate(calls) if entry["seat"] in "NS")
+    explained = client.get(f"/api/tables/{table['id']}/calls/{agent}").json()
+    assert explained["seat"] == calls[agent]["seat"] and explained["call"] == calls[agent]["name"]
+    assert "shows" in explained["explanation"] and "considered" not in explained["explanation"]
+    assert "yours" in _one_line(client.get(f"/api/tables/{table['id']}/calls/{mine}"), 409)
+    assert "no call 99" in _one_line(client.get(f"/api/tables/{table['id']}/calls/99"), 404)

@@ -194,6 +194,10 @@ def test_a_seated_board_flips_and_a_narrow_window(url):
             shown = set(page.evaluate("[...window.fullTricks]"))
             assert all(trick in shown for trick in every), (every, shown)  # each trick whole, winner included
             assert "Duplicate:" in page.inner_text("#result") and "Par: NS" in page.inner_text("#ddpar")
+            position = page.evaluate("table.log.filter((x) => x.action < 38).findIndex((x) => 'EW'.includes(x.seat))")
+            page.click(f"#auction td.call[data-position='{position}']")  # what an opponent's call shows
+            page.wait_for_function("document.getElementById('explanation').textContent.includes('held-out hands')")
+            assert "Considered" not in page.inner_text("#explanation")
 
             page.set_viewport_size({"width": 390, "height": 800})
             assert page.evaluate("document.documentElement.scrollWidth") <= 390

@@ -17,7 +17,8 @@ everything from the JSON API below; scripts can use the API too (docs/web.md):
 - ``POST /api/tables`` (``{"index", "seats", "ns", "ew"}``), ``GET /api/tables/{id}``,
   ``POST /api/tables/{id}/call`` (``{"call": "1S"}``), ``POST /api/tables/{id}/card`` (``{"card": "SA"}``): a
   person at one seat or a pair against the agents; a finished board is compared in duplicate with the agents
-  playing it at the other table.
+  playing it at the other table. ``GET /api/tables/{id}/calls/{k}``: what the agents' k-th call shows (measured
+  on held-out deals, without the agent's own values, which would tell its hand);
 
 Specs in requests accept built-in agents and model paths under ``models/`` only (never ``module:attr``); a bidder
 given alone is played by the server's card player (the released learned one, ``models/card-player``, when it is
@@ -417,6 +418,30 @@ class Server:
             self._advance(table)
             return self.table_view(table)
 
+    def table_call(self, table_id: int, position: int) -> dict:
+        """What the ``position``-th call of a seated table's auction shows, measured from the agent that made it on
+        held-out deals (as the agents' auction explains it), without the agent's own view of its decision (its
+        values would tell its hand); the person's own calls are not explained."""
+        with self.lock:
+            table = self.table(table_id)
+            calls = table.state.auction.calls
+            if not 0 <= position < len(calls):
+                raise HTTPException(404, f"no call {position}: the auction has {len(calls)} calls so far")
+            dealer = table.state.deal.dealer
+            seat = (dealer + position) % 4
+            if seat in table.seats:
+                raise HTTPException(409, f"call {position} is yours ({SEATS[seat]}): only the agents' calls are "
+                                         "explained")
+            state = BridgeState.start(table.state.deal)
+            for call in calls[:position]:
+                state = state.apply(call)
+            pair = table.pairs[seat % 2]
+            bidder = self._explaining_bidder(pair, seat % 2)
+            explanation = self.explainer.explain(pair.name, bidder, state, calls[position])
+            return {"seat": SEATS[seat], "call": call_name(calls[position]), "action": int(calls[position]),
+                    "explanation": {"agent": pair.name,
+                                    **{k: v for k, v in explanation.items() if k != "considered"}}}
+
     def table_view(self, table: HumanTable) -> dict:
         """What the person sees: their hands (and dummy's after the opening lead; all four at the end)."""
         state = table.state
@@ -547,6 +572,10 @@ def create_app(server: Server) -> FastAPI:
     def table(table_id: int):
         with server.lock:
             return server.table_view(server.table(table_id))
+
+    @app.get("/api/tables/{table_id}/calls/{position}")
+    def table_call(table_id: int, position: int):
+        return server.table_call(table_id, position)
 
     @app.post("/api/tables/{table_id}/call")
     def call(table_id: int, request: CallRequest):

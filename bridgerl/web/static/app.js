@@ -108,7 +108,7 @@ function renderHand(seat, suits, options = {}) {
   });
 }
 
-function renderAuction(calls, dealer, current, clickable) {
+function renderAuction(calls, dealer, current, onClick) {
   const body = $("auction").querySelector("tbody");
   const order = ["W", "N", "E", "S"];
   const cells = Array(order.indexOf(dealer)).fill(null).concat(calls);
@@ -124,12 +124,9 @@ function renderAuction(calls, dealer, current, clickable) {
     }).join("") + "</tr>";
   }
   body.innerHTML = html;
-  if (clickable) {
-    body.querySelectorAll("td.call").forEach((td) => td.addEventListener("click", () => {
-      selected = Number(td.dataset.position);
-      renderReview();
-    }));
-  }
+  if (onClick) body.querySelectorAll("td.call").forEach((td) => td.addEventListener("click", () => {
+    onClick(Number(td.dataset.position));
+  }));
 }
 
 function renderDD() {
@@ -141,6 +138,12 @@ function renderDD() {
   });
   html += `</table><div>Par: NS ${board.par.score_ns} (${board.par.contracts.join(", ") || "passed out"})</div>`;
   $("ddpar").innerHTML = html;
+}
+
+// the agent acting now for a pair's game spec: its bidder during the auction, its card player during the play
+function agentName(spec, playing) {
+  const [bid, play] = spec.split(",play=");
+  return playing ? `plays: ${play || "pimc:worlds=20"}` : `bids: ${bid.replace(/^bid=/, "")}`;
 }
 
 function titleText() {
@@ -227,9 +230,13 @@ function renderReview() {
   for (const seat of SEATS) {
     const left = hands[seat].map((ranks, i) => [...ranks].filter((r) => !played.has(SUITS[i] + r)).join(""));
     const count = left.join("").length;
-    renderHand(seat, reveal ? left : null, { count, who: seat === "N" || seat === "S" ? game.ns : game.ew });
+    const spec = seat === "N" || seat === "S" ? game.ns : game.ew;
+    renderHand(seat, reveal ? left : null, { count, who: agentName(spec, step > game.auction.length) });
   }
-  renderAuction(calls, board.dealer, step <= game.auction.length ? step - 1 : -1, true);
+  renderAuction(calls, board.dealer, step <= game.auction.length ? step - 1 : -1, (position) => {
+    selected = position;
+    renderReview();
+  });
   const inTrick = lastTrick(cards);
   $("trick").innerHTML = inTrick.map((c) => `<span class="played ${c.seat}">${cardHtml(c.card)}</span>`).join("");
   $("step").textContent = `step ${step} of ${actions()}` +
@@ -246,32 +253,35 @@ function renderReview() {
 
 function span(s) { return s.min === s.max ? `${s.min}` : `${s.min}\u2013${s.max}`; }
 
+function callExplanationHtml(c) {
+  const e = c.explanation, s = e.shows;
+  let html = `<b>${c.seat}: ${callHtml(c.call)}</b> by <code>${escapeHtml(e.agent)}</code><br>`;
+  if (s.hands > 0) {
+    html += `Shows <b>${span(s.hcp)} HCP</b> (mean ${s.hcp.mean}); ` +
+      SUITS.map((suit) => `${suitHtml(suit)} ${span(s.lengths[suit])}`).join(", ") +
+      `<br><small>${s.hands} of ${s.reached} held-out hands that reached this turn make this call ` +
+      `(${(100 * s.share).toFixed(1)}%; ${s.deals} deals replayed)</small>`;
+  } else {
+    html += `<small>None of the ${s.reached} held-out hands that reached this turn makes this call.</small>`;
+  }
+  if (s.calls_here && s.calls_here.length) {
+    const here = s.calls_here.map((x) => `${callHtml(x.call)} ${(100 * x.share).toFixed(0)}%`).join(", ");
+    html += `<div>At this turn it calls: ${here}</div>`;
+  }
+  const k = e.considered || {};  // absent at a seated table: the agent's own values would tell its hand
+  if (k.kind === "rule") html += `<div>Rule: ${escapeHtml(k.rule)}</div>`;
+  else if (k.calls) {
+    const values = k.calls.map((x) => `${callHtml(x.call)} ${x.value}`).join(", ");
+    html += `<div>Considered (${k.kind}): ${values}</div>`;
+  } else if (k.note) html += `<div><small>${escapeHtml(k.note)}</small></div>`;
+  return html;
+}
+
 function renderExplanation() {
   const div = $("explanation");
   if (selected === null || !game || selected >= actions()) { div.innerHTML = ""; return; }
   if (selected < game.auction.length) {
-    const c = game.auction[selected];
-    const e = c.explanation, s = e.shows;
-    let html = `<b>${c.seat}: ${callHtml(c.call)}</b> by <code>${escapeHtml(e.agent)}</code><br>`;
-    if (s.hands > 0) {
-      html += `Shows <b>${span(s.hcp)} HCP</b> (mean ${s.hcp.mean}); ` +
-        SUITS.map((suit) => `${suitHtml(suit)} ${span(s.lengths[suit])}`).join(", ") +
-        `<br><small>${s.hands} of ${s.reached} held-out hands that reached this turn make this call ` +
-        `(${(100 * s.share).toFixed(1)}%; ${s.deals} deals replayed)</small>`;
-    } else {
-      html += `<small>None of the ${s.reached} held-out hands that reached this turn makes this call.</small>`;
-    }
-    if (s.calls_here && s.calls_here.length) {
-      const here = s.calls_here.map((x) => `${callHtml(x.call)} ${(100 * x.share).toFixed(0)}%`).join(", ");
-      html += `<div>At this turn it calls: ${here}</div>`;
-    }
-    const k = e.considered;
-    if (k.kind === "rule") html += `<div>Rule: ${escapeHtml(k.rule)}</div>`;
-    else if (k.calls) {
-      const values = k.calls.map((x) => `${callHtml(x.call)} ${x.value}`).join(", ");
-      html += `<div>Considered (${k.kind}): ${values}</div>`;
-    } else if (k.note) html += `<div><small>${escapeHtml(k.note)}</small></div>`;
-    div.innerHTML = html;
+    div.innerHTML = callExplanationHtml(game.auction[selected]);
   } else {
     const c = game.play[selected - game.auction.length];
     const e = c.explanation;
@@ -363,10 +373,18 @@ function renderTable() {
     const count = 13 - cards.filter((c) => c.seat === seat).length;
     renderHand(seat, hand === null ? null : hand, {
       count, clickable: mine, legal: t.legal,
-      who: t.seats.includes(seat) ? "you" : ("NS".includes(seat) ? t.ns : t.ew),
+      who: t.seats.includes(seat) ? "you" : agentName("NS".includes(seat) ? t.ns : t.ew, t.phase !== "auction"),
     });
   }
-  renderAuction(calls, board.dealer, -1, false);
+  renderAuction(calls, board.dealer, -1, async (position) => {  // what an agent's call shows
+    const seat = SEATS[(SEATS.indexOf(board.dealer) + position) % 4];
+    if (t.seats.includes(seat)) { $("explanation").innerHTML = "<small>Your own call.</small>"; return; }
+    try {
+      $("explanation").innerHTML = callExplanationHtml(await api(`/api/tables/${t.id}/calls/${position}`));
+    } catch (error) {
+      say(error.message);
+    }
+  });
   // the trick in progress; between tricks, the last one with its winner (a reply of several cards never hides it)
   const shown = t.trick.length ? t.trick : (t.last_trick ? t.last_trick.cards : []);
   $("trick").innerHTML = shown.map((c) => `<span class="played ${c.seat}">${cardHtml(c.card)}</span>`).join("");
