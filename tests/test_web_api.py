@@ -357,3 +357,12 @@ def test_a_seated_person_asks_what_an_agents_call_shows(client):
     assert "shows" in explained["explanation"] and "considered" not in explained["explanation"]
     assert "yours" in _one_line(client.get(f"/api/tables/{table['id']}/calls/{mine}"), 409)
     assert "no call 99" in _one_line(client.get(f"/api/tables/{table['id']}/calls/99"), 404)
+
+
+def test_a_lin_board_of_ones_own(client, server):
+    lin = ("pn|Sam,Wendy,Nora,Ed|st||md|3SJ984HKQ8DQ52CAJ7,SAQ7532HT7D6CKT83,S6HA96432DAT93CQ6,SKTHJ5DKJ874C9542|"
+           "rh||ah|Board 9|sv|e|mb|p|mb|p|mb|p|mb|p|pg||")
+    added = client.post("/api/boards", json={"deal": lin}).json()
+    assert added["index"] >= len(server.dataset) and added["board"] == 9 and added["dealer"] == "N"
+    assert added["vulnerability"] == "EW" and added["deal"].startswith("N:6.A96432.AT93.Q6 ")
+    assert "malformed md tag" in _one_line(client.post("/api/boards", json={"deal": "md|3SZ|"}), 422)

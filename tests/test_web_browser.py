@@ -199,6 +199,15 @@ def test_a_seated_board_flips_and_a_narrow_window(url):
             page.wait_for_function("document.getElementById('explanation').textContent.includes('held-out hands')")
             assert "Considered" not in page.inner_text("#explanation")
 
+            lin = ("pn|Sam,Wendy,Nora,Ed|st||md|3SJ984HKQ8DQ52CAJ7,SAQ7532HT7D6CKT83,S6HA96432DAT93CQ6,"
+                   "SKTHJ5DKJ874C9542|rh||ah|Board 9|sv|e|mb|p|mb|p|mb|p|mb|p|pg||")
+            page.click("#paste summary")
+            page.fill("#paste-text", lin)
+            page.click("#paste-add")  # a board of one's own, numbered after the dataset's 5,000
+            page.wait_for_function("document.getElementById('step').textContent.includes(' of ')", timeout=120_000)
+            assert page.input_value("#index") == "5001" and "Board 9" in page.inner_text("#board-title")
+            assert page.inner_text("#hand-N .suit >> nth=0").endswith("6")  # North: S6
+
             page.set_viewport_size({"width": 390, "height": 800})
             assert page.evaluate("document.documentElement.scrollWidth") <= 390
         finally:

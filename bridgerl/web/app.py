@@ -5,8 +5,9 @@ everything from the JSON API below; scripts can use the API too (docs/web.md):
 
 - ``GET /api/config``: the dataset, its number of boards, the default pairs;
 - ``GET /api/boards/{index}``: one board (0-based dataset row): dealer, vulnerability, the deal in PBN, the DD
-  table and par; ``POST /api/boards`` (``{"deal": PBN, "dealer", "vulnerability"}``) adds a board of one's own,
-  solved with DDS, numbered after the dataset's rows;
+  table and par; ``POST /api/boards`` (``{"deal": PBN, "dealer", "vulnerability"}``; ``deal`` may be a PBN deal,
+  a PBN board with its tags, or a BBO LIN board) adds a board of one's own, solved with DDS, numbered after the
+  dataset's rows;
 - ``GET /api/boards/{index}/auction?ns=SPEC&ew=SPEC``: the agents' auction, each call with its explanation;
 - ``GET /api/boards/{index}/play?ns=SPEC&ew=SPEC``: the whole table: auction, every card with the play agent's
   worlds summary, the result against double dummy and par. Both take ``client`` and ``seq``: a request whose
@@ -209,7 +210,23 @@ class Server:
         """A board from a PBN deal (or PBN text with tags), solved with DDS; its index follows the dataset's."""
         if request.board is not None and request.board < 1:
             raise HTTPException(422, f"board {request.board}: board numbers start at 1")
-        options = {"deal": request.deal}
+        text = request.deal
+        if "md|" in text.lower():  # a BBO LIN board (its first one): the deal, dealer, vulnerability and number
+            from bridgerl.core.records import lin_records_report
+
+            try:
+                report = lin_records_report(text, "pasted LIN")
+            except ValueError as exc:
+                raise HTTPException(422, str(exc).splitlines()[0]) from None
+            if not report.records:
+                raise HTTPException(422, report.refused[0]["reason"] if report.refused else "no LIN board found")
+            record = report.records[0]
+            text = (f'[Board "{record.board}"]\n[Dealer "{SEATS[record.dealer]}"]\n'
+                    f'[Vulnerable "{ {"none": "None", "NS": "NS", "EW": "EW", "both": "All"}[record.vul]}"]\n'
+                    f'[Deal "{owner_to_pbn(record.owner)}"]\n')
+            if request.board is None:
+                request = request.model_copy(update={"board": record.board})
+        options = {"deal": text}
         for key, value in (("dealer", request.dealer), ("vul", request.vulnerability)):
             if value is not None:
                 try:  # named apart from the deal's own errors

@@ -462,6 +462,24 @@ function renderBidbox() {
   box.querySelectorAll("button").forEach((b) => b.addEventListener("click", () => humanMove("call", b.dataset.call)));
 }
 
+// a board of one's own, pasted as PBN or LIN: solved by the server and numbered after the dataset's boards
+async function pasteBoard() {
+  const text = $("paste-text").value.trim();
+  if (!text) { say("paste a PBN deal or board, or a BBO LIN board, first"); return; }
+  try {
+    const added = await api("/api/boards", {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ deal: text }),
+    });
+    boards = Math.max(boards, added.index + 1);
+    $("index").max = boards;
+    $("index").value = added.index + 1;
+    say(`added as board ${added.index + 1} (its own number: ${added.board})`, true);
+    loadBoard();
+  } catch (error) {
+    say(error.message);
+  }
+}
+
 // ---- wiring -----------------------------------------------------------------------------------------------------
 async function start() {
   try {
@@ -479,6 +497,7 @@ async function start() {
   $("load").addEventListener("click", loadBoard);
   $("index").addEventListener("keydown", (event) => { if (event.key === "Enter") loadBoard(); });
   $("sit").addEventListener("click", sit);
+  $("paste-add").addEventListener("click", pasteBoard);
   const stepBoard = (delta) => () => {
     $("index").value = Math.min(boards || Infinity, Math.max(1, Number($("index").value) + delta));
     clearTimeout(flipTimer);
