@@ -176,11 +176,19 @@ def test_a_seated_board_flips_and_a_narrow_window(url):
             page.click("#sit")
             page.wait_for_function("table && (table.your_turn || table.phase === 'over')", timeout=60_000)
             moves = 0
+            shots = os.environ.get("BRIDGERL_SCREENSHOT")  # the docs' pictures: seated mid-play, and a phone
             while page.evaluate("table.phase") != "over" and moves < 80:
                 count = page.evaluate("table.log.length")
                 page.keyboard.press("Enter")  # the focused choice: the first legal call or card
                 page.wait_for_function(f"!busy && table.log.length > {count}", timeout=60_000)
                 moves += 1
+                if shots and page.evaluate("table.phase === 'play' && table.tricks.declarer + "
+                                           "table.tricks.defence >= 5"):
+                    page.screenshot(path=shots.replace(".png", "-seated.png"), full_page=True)
+                    page.set_viewport_size({"width": 390, "height": 844})
+                    page.screenshot(path=shots.replace(".png", "-narrow.png"), full_page=True)
+                    page.set_viewport_size({"width": 1400, "height": 900})
+                    shots = None
             assert page.evaluate("table.phase") == "over" and not errors, errors
             seated = [u for u in requests if "/api/" in u]
             assert seated and all("/api/tables" in u for u in seated), seated  # never the board's deal
