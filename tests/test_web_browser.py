@@ -76,6 +76,7 @@ def test_the_page_in_chromium(url, tmp_path):
             assert page.inner_text("#explanation").strip()  # the last call's explanation
             page.click("#last")
             assert page.inner_text("#step").startswith(f"step {total} of")
+            assert "4H by W: declarer " in page.inner_text("#step") and "trick 13 won by" in page.inner_text("#step")
             result = page.inner_text("#result")
             assert "IMPs for NS against par" in result
             assert "4\u2665 by W" in result and "tricks" in result  # board 4 is played: 4H by West
@@ -149,6 +150,8 @@ def test_a_seated_board_flips_and_a_narrow_window(url):
             errors, requests = [], []
             page.on("pageerror", lambda error: errors.append(str(error)))
             page.on("request", lambda request: requests.append(request.url))
+            bodies = []  # every answer the page gets while seated: never the deal before the board is over
+            page.on("response", lambda response: bodies.append(response) if "/api/tables" in response.url else None)
             page.goto(url + "#board=20")
             page.wait_for_function("document.getElementById('step').textContent.includes(' of ')", timeout=120_000)
             assert page.input_value("#index") == "21" and "Board 21" in page.inner_text("#board-title")
@@ -192,6 +195,9 @@ def test_a_seated_board_flips_and_a_narrow_window(url):
             assert page.evaluate("table.phase") == "over" and not errors, errors
             seated = [u for u in requests if "/api/" in u]
             assert seated and all("/api/tables" in u for u in seated), seated  # never the board's deal
+            answers = [response.json() for response in bodies if response.request.method == "POST"]
+            assert answers and all("deal" not in answer for answer in answers if answer.get("phase") != "over")
+            assert all(answer["hands"]["E"] is None for answer in answers if answer.get("phase") == "auction")
             assert page.evaluate("table.contract") == "4S"
             tricks = page.locator("#play-so-far li")
             assert tricks.count() == 13 and all(tricks.nth(k).text_content().count(",") == 3 for k in range(13))

@@ -10,7 +10,7 @@ everything from the JSON API below; scripts can use the API too (docs/web.md):
   dataset's rows;
 - ``GET /api/boards/{index}/auction?ns=SPEC&ew=SPEC``: the agents' auction, each call with its explanation;
 - ``GET /api/boards/{index}/play?ns=SPEC&ew=SPEC``: the whole table: auction, every card with the play agent's
-  worlds summary, the result against double dummy and par. Both take ``client`` and ``seq``: a request whose
+  worlds summary, the winner of each trick, the result against double dummy and par. Both take ``client`` and ``seq``: a request whose
   ``seq`` is older than the last one that ``client`` sent is answered 409 without computing anything (a quick
   flip through boards computes only the board it stops on);
 - ``GET /api/status``: what the server has computed (``computed``: one entry per board and pair of agents, in
@@ -359,7 +359,9 @@ class Server:
 
                 state, _ = play_out(state, *pairs, trace=trace)  # an agent's illegal card raises GameError
                 self._plays[key] = {"ns": pairs[0].name, "ew": pairs[1].name, "auction": auction["calls"],
-                                    "play": cards, "result": self.result(state)}
+                                    "play": cards, "result": self.result(state),
+                                    "trick_winners": [] if state.play is None else
+                                    [SEATS[state.play.winner_of(i)] for i in range(len(state.play.tricks))]}
             return self._plays[key]
 
     @staticmethod

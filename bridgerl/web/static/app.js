@@ -239,8 +239,20 @@ function renderReview() {
   });
   const inTrick = lastTrick(cards);
   $("trick").innerHTML = inTrick.map((c) => `<span class="played ${c.seat}">${cardHtml(c.card)}</span>`).join("");
+  let playing = "";
+  if (step > game.auction.length && game.result.declarer) {  // the contract, each side's tricks, who is on lead
+    const done = Math.floor(cards.length / 4), winners = game.trick_winners.slice(0, done);
+    const ours = winners.filter((w) => "NS".includes(w) === "NS".includes(game.result.declarer)).length;
+    const lead = cards.length % 4 === 0 ? (winners[done - 1] || cards[0].seat) : cards[cards.length - cards.length % 4].seat;
+    playing = ` \u2014 ${game.result.contract} by ${game.result.declarer}: declarer ${ours}, defence ` +
+      `${done - ours}` + (cards.length < 52 ? `; ${lead} on lead` : "");
+    if (done > 0) {
+      const last = cards.slice(4 * (done - 1), 4 * done);
+      playing += ` (trick ${done} won by ${winners[done - 1]}: ${last.map((c) => c.card).join(" ")})`;
+    }
+  }
   $("step").textContent = `step ${step} of ${actions()}` +
-    (step > game.auction.length ? ` \u2014 trick ${Math.ceil(cards.length / 4)}` : "");
+    (step > game.auction.length ? ` \u2014 trick ${Math.ceil(cards.length / 4)}` : "") + playing;
   if (selected === null && step > 0) selected = step - 1;
   renderExplanation();
   const r = game.result;
