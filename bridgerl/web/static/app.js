@@ -182,6 +182,7 @@ function renderAuctionHeader() {
 // ---- review: the agents at all four seats ---------------------------------------------------------------------
 async function loadBoard() {
   say("");
+  clearTimeout(flipTimer);  // a pending flip gives way to this load
   const mine = ++request;
   table = null;
   game = null;
@@ -325,6 +326,7 @@ function go(to) {
 // ---- a person at the table -------------------------------------------------------------------------------------
 async function sit() {
   say("");
+  clearTimeout(flipTimer);  // a pending flip must not replace the table just taken
   const mine = ++request;
   game = null;
   table = null;
@@ -364,10 +366,11 @@ async function humanMove(kind, value) {
     table = moved;
     say("");
     await showNewCards(before);
+    if (table !== moved) return;  // the person left the table (another board) while the cards were shown
     renderTable();
   } catch (error) {
     say(error.message);
-    renderTable();
+    if (table) renderTable();
   } finally {
     busy = false;
     $("thinking").hidden = true;
@@ -441,10 +444,11 @@ function renderTable() {
 const CARD_PAUSE_MS = 350;
 
 async function showNewCards(before) {
+  const shown = table;
   const cards = table.log.filter((x) => x.action >= 38).map((x) => ({ seat: x.seat, card: x.name }));
-  for (let n = before + 1; n < cards.length; n++) {
-    const shown = lastTrick(cards.slice(0, n));
-    $("trick").innerHTML = shown.map((c) => `<span class="played ${c.seat}">${cardHtml(c.card)}</span>`).join("");
+  for (let n = before + 1; n < cards.length && table === shown; n++) {
+    const inTrick = lastTrick(cards.slice(0, n));
+    $("trick").innerHTML = inTrick.map((c) => `<span class="played ${c.seat}">${cardHtml(c.card)}</span>`).join("");
     await new Promise((resolve) => setTimeout(resolve, CARD_PAUSE_MS * (n % 4 === 0 ? 2 : 1)));
   }
 }
