@@ -93,8 +93,12 @@ def test_the_page_in_chromium(url, tmp_path):
             explanation = page.inner_text("#explanation")
             assert "held-out hands" in explanation
             assert "HCP" in explanation or "None of" in explanation
-            page.uncheck("#reveal")  # hidden hands face down
-            assert page.locator(".hand.hidden").count() == 4
+            page.uncheck("#reveal")  # hidden hands face down, and no DD table or par to give them away
+            assert page.locator(".hand.hidden").count() == 4 and page.inner_text("#ddpar") == ""
+            assert "plays: pimc:worlds=6" in page.inner_text("#hand-N")  # during the play, the card player's name
+            vulnerable = page.evaluate("[...document.querySelectorAll('#auction thead th.vul')].map((e) => e.textContent)")
+            assert sorted(vulnerable) == sorted(page.evaluate(
+                "SEATS.filter((s) => vulnerable(s, board.vulnerability))"))  # the auction shows who is vulnerable
             assert not page.is_visible("#bidbox")  # no bidding box while reviewing the agents
             page.check("#reveal")
             page.click("#first")

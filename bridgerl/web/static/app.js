@@ -337,9 +337,10 @@ async function sit() {
   history.replaceState(null, "", `#board=${index}`);
   try {
     const body = { index, seats: $("seat").value, ns: $("ns").value.trim() || null, ew: $("ew").value.trim() || null };
+    $("thinking").hidden = false;  // the agents may call first
     const sat = await api("/api/tables", {
       method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
-    });
+    }).finally(() => { $("thinking").hidden = true; });
     if (mine !== request) return;
     table = sat;
     board = { index: sat.index, board: sat.board, dealer: sat.dealer, vulnerability: sat.vulnerability };
