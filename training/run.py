@@ -178,22 +178,18 @@ def train_competitive(out: str | Path, preset: str = "small", steps: int | None 
                            devices=devices, env_options=env_options))
 
 
-def _table_card_player(played_by: dict | None):
-    """The learned card player that made the training data's played tables (``played_by``: its path and
+def _table_card_player(data):
+    """The learned card player that made the training data's played tables (``data.played_by``: its path and
     checkpoint hash), loaded for PPO's ``playout``; refused in one line without played tables or when the file at
-    that path is no longer the one that made them."""
+    that path is no longer the one that made them (`bridgerl.core.dataset.check_played_by`)."""
     from bridgerl.agents.learned.card_player import CardPlayer
-    from bridgerl.core.dataset import file_hash
+    from bridgerl.core.dataset import check_played_by
 
-    if not played_by:
+    if getattr(data, "played_by", None) is None or getattr(data, "tricks", "dd") != "played":
         raise ValueError("playout plays contracts out with the card player of the played tables: train with "
                          "--tricks played (par comes from those tables)")
-    path = played_by["player"]
-    if not Path(path).exists():
-        raise FileNotFoundError(f"playout: the card player that made the played tables, {path}, does not exist")
-    if file_hash(path) != played_by["hash"]:
-        raise ValueError(f"playout: {path} is not the card player that made the played tables (checkpoint hash "
-                         "differs); remake the tables with `bridgerl data played` or restore that checkpoint")
+    path = data.played_by["player"]
+    check_played_by(data, path)
     return CardPlayer.load(path)
 
 
@@ -315,7 +311,7 @@ def train(run: RunConfig) -> dict:
     if algo == "ppo":
         card_player = None
         if config.playout:  # the card player that made the played tables plays every contract out
-            card_player = _table_card_player(played_by)
+            card_player = _table_card_player(data)
         trainer = ppo.PPOTrainer(env, config, seed=seed, total_steps=steps, demonstrations=demos, mesh=mesh,
                                  card_player=card_player)
     else:

@@ -33,7 +33,6 @@ from .contract import Contract
 from .play import PlayState
 
 SUIT_NAMES = ("club", "diamond", "heart", "spade")
-_PBN_VUL = {"none": "None", "NS": "NS", "EW": "EW", "both": "All"}
 _UNKNOWN = ("", "?")
 
 

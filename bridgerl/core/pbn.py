@@ -60,14 +60,8 @@ def read_pbn_deals(text: str, source: str = "<pbn>", refused: list | None = None
     owners, numbers, problems = [], [], []
     for i, game in enumerate(games):
         number = game.number if game.number is not None else i + 1
-        deal = game.tag("deal")
         try:
-            if deal is None:
-                raise ValueError("no Deal tag")
-            try:
-                owners.append(pbn_to_owner(deal))
-            except ValueError as exc:
-                raise ValueError(f"malformed Deal tag {deal!r}: {str(exc).split(chr(39) + ': ', 1)[-1]}") from None
+            owners.append(game.owner())
         except ValueError as exc:
             message = f"{source} board {number}: malformed PBN: {exc}"
             if strict:

@@ -21,6 +21,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+import numpy as np
+
+from .cards import pbn_to_owner
+
 _TAG = re.compile(r'\[\s*([A-Za-z0-9_]+)\s*"((?:[^"\\]|\\.)*)"\s*\]')
 _NO_INHERIT = frozenset({"dealer", "vulnerable", "deal", "declarer", "contract", "auction", "play", "note"})
 
@@ -46,10 +50,26 @@ class PbnGame:
         board = (self.tags.get("board") or "").strip()
         return int(board) if board.isascii() and board.isdigit() and int(board) >= 1 else None
 
+    def owner(self) -> np.ndarray:
+        """The deal of the Deal tag (`bridgerl.core.cards.pbn_to_owner`); ValueError in one line when it is missing
+        or malformed."""
+        deal = self.tags.get("deal")
+        if deal is None:
+            raise ValueError("no Deal tag")
+        try:
+            return pbn_to_owner(deal)
+        except ValueError as exc:
+            raise ValueError(f"malformed Deal tag {deal!r}: {deal_problem(exc)}") from None
+
     @property
     def label(self) -> str:
         """The game's board number as tagged, else the line it starts on."""
         return str(self.number) if self.number is not None else f"at line {self.line}"
+
+
+def deal_problem(exc: ValueError) -> str:
+    """The reason of a `pbn_to_owner` error, without the deal it repeats."""
+    return str(exc).split("': ", 1)[-1]
 
 
 def _strip_comments(line: str, in_brace: bool) -> tuple[str, bool]:
@@ -199,4 +219,4 @@ def _inherit(games: list[PbnGame]) -> None:
         previous.update(game.tags)
 
 
-__all__ = ["PbnGame", "pbn_games"]
+__all__ = ["PbnGame", "deal_problem", "pbn_games"]

@@ -26,6 +26,7 @@ first bad board, as before). `read_records` returns the good records.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 from dataclasses import dataclass, field
@@ -39,6 +40,7 @@ from .contract import Contract
 from .dd import card_from_endplay, card_to_endplay, strain_from_endplay, strain_to_endplay, vul_to_endplay
 from .files import atomic_write_text
 from .hand_record import _UNKNOWN, HandRecord, _auction_of, _play, record_actions, record_of, replay
+from .pbn_games import deal_problem
 from .play import PlayState
 
 # -- reading -------------------------------------------------------------------------------------------------------
@@ -93,27 +95,21 @@ def _make(source: str, board: int, dealer: int, vul: str, owner, calls, cards, r
     """The record, with ``result`` (declarer's tricks from a Result / mc tag) turned into ``claimed`` before the
     end of the play and checked against the play after it (not when ``lenient``: a result marked as differing
     from the tricks won, or a play cut at an unknown card, where the play's own count stands)."""
-    claimed = None
-    if result is not None:
-        auction = Auction.from_calls(dealer, calls)
-        contract = final if traveller else (auction.contract() if auction.is_over else None)
-        if contract is not None:  # a result on a pass-out or an unfinished auction says nothing
-            play = PlayState.start(owner, contract)
-            for card in cards:
-                play = _play(play, card)  # the rules' own words for a bad card
-            if len(cards) == NUM_CARDS:
-                played = play.declarer_tricks
-                if played != result and not lenient:
-                    raise ValueError(f"{result_tag} {result} disagrees with the play: declarer took {played} tricks")
-            else:
-                done, won = len(play.tricks), play.declarer_tricks
-                if won <= result <= won + 13 - done:
-                    claimed = result
-                elif not lenient:
-                    raise ValueError(f"{result_tag} {result} is impossible: declarer has won {won} of the {done} "
-                                     "tricks played")
-    return HandRecord(board, dealer, vul, owner, tuple(calls), tuple(cards), claimed, names, event, source,
-                      traveller, final)
+    record = HandRecord(board, dealer, vul, owner, tuple(calls), tuple(cards), None, names, event, source,
+                        traveller, final)  # checks the calls and cards
+    if result is None or record.contract is None:  # a result on a pass-out or an unfinished auction says nothing
+        return record
+    if len(cards) == NUM_CARDS:
+        played = record.play_state.declarer_tricks
+        if played != result and not lenient:
+            raise ValueError(f"{result_tag} {result} disagrees with the play: declarer took {played} tricks")
+        return record
+    try:
+        return dataclasses.replace(record, claimed=result)  # HandRecord checks that the play allows the claim
+    except ValueError:
+        if lenient:
+            return record
+        raise
 
 
 def _names(info) -> dict:
@@ -316,13 +312,7 @@ def _pbn_game_record(game, number: int, source: str) -> HandRecord:
     Contract tag (which must agree when given); a board with Contract, Declarer and Result and no auction (a
     traveller record); a Result as declarer's tricks or a side's ("NS 11"); a play that stops at an unknown card
     ``-`` (the board is kept up to there, its Result a claim); ``[Play ""]`` on a passed-out board."""
-    deal = game.tag("deal")
-    if deal is None:
-        raise ValueError("no Deal tag")
-    try:
-        owner = pbn_to_owner(deal)
-    except ValueError as exc:
-        raise ValueError(f"malformed Deal tag {deal!r}: {_deal_problem(exc)}") from None
+    owner = game.owner()
     dealer_tag = _seat_tag(game.tags, "Dealer")
     vul_tag = (game.tag("vulnerable") or "").strip()
     try:
@@ -397,11 +387,6 @@ class RecordsReport:
         return self.records
 
 
-def _deal_problem(exc: ValueError) -> str:
-    """The reason of a `pbn_to_owner` error, without the deal it repeats."""
-    return str(exc).split("': ", 1)[-1]
-
-
 def _one_line(exc: BaseException) -> str:
     text = " ".join(str(exc).split()) or type(exc).__name__
     return text[0].lower() + text[1:] if text[:1].isupper() and not text[1:2].isupper() else text
@@ -432,10 +417,16 @@ def _lin_pairs(text: str) -> list[tuple[str, str]]:
 
 
 _LIN_BROKEN = "!broken"
-_LIN_CALL = re.compile(r"(P|PASS|D|X|DBL|R|XX|RDBL|[1-7](C|D|H|S|N|NT))!?", re.IGNORECASE)
-_LIN_CARD = re.compile(r"[SHDC]([2-9TJQKA]|10)", re.IGNORECASE)
 _LIN_HAND = re.compile(r"(S(?:[2-9TJQKA]|10)*)?(H(?:[2-9TJQKA]|10)*)?(D(?:[2-9TJQKA]|10)*)?(C(?:[2-9TJQKA]|10)*)?",
                        re.IGNORECASE)
+
+
+def _parses(parse, text: str) -> bool:
+    try:
+        parse(text)
+    except ValueError:
+        return False
+    return True
 
 
 def _check_lin_values(tags_in_order) -> None:
@@ -444,9 +435,9 @@ def _check_lin_values(tags_in_order) -> None:
         tag, value = key.strip().lower(), value.strip()
         if tag == _LIN_BROKEN:
             raise ValueError(value)
-        if tag == "mb" and not _LIN_CALL.fullmatch(value):
+        if tag == "mb" and not _parses(parse_call, value.rstrip("!")):
             raise ValueError(f"unknown call {value!r} in an mb tag (expected p, d, r or a bid such as 1c ... 7n)")
-        if tag == "pc" and not _LIN_CARD.fullmatch(value):
+        if tag == "pc" and not _parses(parse_card, value):
             raise ValueError(f"unknown card {value!r} in a pc tag (expected a suit letter and a rank, e.g. sa, h7, "
                              "ct)")
         if tag == "md" and len(value) > 1:
@@ -533,7 +524,7 @@ def _lin_record(pairs, number: int, source: str) -> HandRecord:
     try:
         owner = pbn_to_owner(board.deal.to_pbn())
     except ValueError as exc:
-        raise ValueError(f"malformed md tag {tags['md']!r}: {_deal_problem(exc)}") from None
+        raise ValueError(f"malformed md tag {tags['md']!r}: {deal_problem(exc)}") from None
     dealer = int(board.dealer)
     vul = vul_for_board(number) if board.vul is None else ("none", "both", "NS", "EW")[int(board.vul)]
     calls = [_endplay_call(bid) for bid in board.auction]

@@ -221,11 +221,10 @@ class Server:
             if not report.records:
                 raise HTTPException(422, report.refused[0]["reason"] if report.refused else "no LIN board found")
             record = report.records[0]
-            text = (f'[Board "{record.board}"]\n[Dealer "{SEATS[record.dealer]}"]\n'
-                    f'[Vulnerable "{ {"none": "None", "NS": "NS", "EW": "EW", "both": "All"}[record.vul]}"]\n'
-                    f'[Deal "{owner_to_pbn(record.owner)}"]\n')
-            if request.board is None:
-                request = request.model_copy(update={"board": record.board})
+            text = owner_to_pbn(record.owner)
+            request = request.model_copy(update={
+                "board": request.board or record.board, "dealer": request.dealer or SEATS[record.dealer],
+                "vulnerability": request.vulnerability or record.vul})
         options = {"deal": text}
         for key, value in (("dealer", request.dealer), ("vul", request.vulnerability)):
             if value is not None:

@@ -143,7 +143,7 @@ function renderDD() {
 // the agent acting now for a pair's game spec: its bidder during the auction, its card player during the play
 function agentName(spec, playing) {
   const [bid, play] = spec.split(",play=");
-  return playing ? `plays: ${play || "pimc:worlds=20"}` : `bids: ${bid.replace(/^bid=/, "")}`;
+  return playing ? `plays: ${play}` : `bids: ${bid.replace(/^bid=/, "")}`;  // the server's specs name both
 }
 
 function titleText() {
