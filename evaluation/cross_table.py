@@ -12,41 +12,63 @@ from bridgerl.evaluation.competitive import duplicate_match
 
 
 def cross_table(agents: dict, data="test", deals: int | None = None, progress: bool = False, play=None,
-                play_name: str | None = None, seed: int = 0, out=None) -> dict:
+                play_name: str | None = None, seed: int = 0, out=None, identities: dict | None = None,
+                play_identity: dict | None = None) -> dict:
     """{"agents": names, "data", "matches": [match results, one per pair, "a" the earlier name]}. With ``play`` (a
     card player) every match is a whole-deal `game_match` with it at all four seats, summarised by
-    `summarize_game`; ``out`` (a directory) keeps each match's boards as JSON lines (``MATCH_i_j.jsonl``) and a
-    rerun resumes them."""
+    `summarize_game`; ``out`` (a directory) keeps each match's boards as JSON lines (``MATCH_i_j.jsonl``, each
+    recording its match: `bridgerl.evaluation.game.match_job`) and a rerun resumes them; a file of another match is
+    refused before any board is played. ``identities`` ({name: `specs.load_identified`'s identity}) and
+    ``play_identity`` are what the files record of the bidders and the player (their classes when not given)."""
     names = list(agents)
     if len(names) < 2:
         raise ValueError(f"a cross table needs at least two agents, got {len(names)}")
     pairs = [(i, j) for i in range(len(names)) for j in range(i + 1, len(names))]
-    if progress:
-        from tqdm import tqdm
-
-        pairs = tqdm(pairs, desc="cross table", unit="match")
     if play is None:
+        if progress:
+            from tqdm import tqdm
+
+            pairs = tqdm(pairs, desc="cross table", unit="match")
         matches = [duplicate_match(agents[names[i]], agents[names[j]], data, deals=deals, names=(names[i], names[j]))
                    for i, j in pairs]
         return {"agents": names, "data": matches[0]["data"], "boards": matches[0]["boards"], "matches": matches}
-    import os
     from pathlib import Path
 
     from bridgerl.core import load_dataset
-    from bridgerl.evaluation.game import Pair, game_match, summarize_game
+    from bridgerl.evaluation.game import Pair, data_name, game_match, match_job, play_of, summarize_game
+    from bridgerl.evaluation.jsonlines import check_results_file
 
     dataset = load_dataset(data)
     count = len(dataset) if deals is None else min(deals, len(dataset))
-    name = str(data) if isinstance(data, (str, os.PathLike)) else dataset.source
-    if out is not None:
+    name = data_name(data, dataset)
+
+    def pair(agent_name: str) -> Pair:
+        if identities is None or play_identity is None:
+            return Pair(agent_name, agents[agent_name], play)
+        bidder = identities[agent_name]
+        return Pair(agent_name, agents[agent_name], play, {
+            "bidder": bidder["resolved"], "player": play_identity["resolved"], "seed": seed,
+            "checkpoints": sorted(set(bidder["checkpoints"] + play_identity["checkpoints"]))})
+
+    seatings = [(i, j, pair(names[i]), pair(names[j])) for i, j in pairs]
+    if out is not None:  # every match file checked before any board is played
+        for i, j, a, b in seatings:
+            check_results_file(Path(out) / f"MATCH_{i}_{j}.jsonl",
+                               match_job("evaluate cross", a, b, dataset, data, 0, seed), "--boards-dir")
         Path(out).mkdir(parents=True, exist_ok=True)
+    if progress:
+        from tqdm import tqdm
+
+        seatings = tqdm(seatings, desc="cross table", unit="match")
     matches = []
-    for i, j in pairs:
-        a, b = Pair(names[i], agents[names[i]], play), Pair(names[j], agents[names[j]], play)
-        boards = game_match(a, b, dataset, deals=count, seed=seed,
-                            out=None if out is None else Path(out) / f"MATCH_{i}_{j}.jsonl")
-        matches.append({**summarize_game(boards, names[i], names[j]), "data": name})
-    return {"agents": names, "data": name, "boards": count, "play": play_name or repr(play), "matches": matches}
+    for i, j, a, b in seatings:
+        boards = game_match(a, b, data, deals=count, seed=seed,
+                            out=None if out is None else Path(out) / f"MATCH_{i}_{j}.jsonl",
+                            command="evaluate cross", flag="--boards-dir")
+        matches.append({**summarize_game(boards, names[i], names[j]), "play": play_of(a, b), "data": name})
+    resolved = play_identity["resolved"] if play_identity is not None else matches[0]["play"]["a"]
+    return {"agents": names, "data": name, "boards": count, "play": play_name or repr(play),
+            "play_resolved": resolved, "matches": matches}
 
 
 def cell(table: dict, row: str, column: str) -> tuple[float, float] | None:

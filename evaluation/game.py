@@ -18,8 +18,7 @@ from __future__ import annotations
 import os
 import time
 import warnings
-from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Callable
 
 import numpy as np
 
@@ -31,9 +30,10 @@ from bridgerl.core.cards import SEATS, card_name
 from bridgerl.core.competitive import CompetitiveDealSource, contract_text, deal_and_auction_lines
 from bridgerl.core.contract import Contract
 from bridgerl.core.scoring import GAME, SMALL_SLAM, bonus_level
-from bridgerl.core.stats import mean_ci
+from bridgerl.core.stats import ci_text, mean_ci
 from bridgerl.evaluation.jsonlines import append_line, read_done
 from bridgerl.evaluation.lockstep import act_batch
+from bridgerl.evaluation.specs import Pair  # noqa: F401  (the pair of a match; `bridgerl.evaluation.game.Pair` as ever)
 from bridgerl.evaluation.play import agent_seed
 
 
@@ -41,13 +41,27 @@ class GameError(ValueError):
     """An agent broke the rules during a whole-deal match (the message names the agent, board and action)."""
 
 
-@dataclass
-class Pair:
-    """One partnership: its name (the spec), its bidder and its card player."""
+def match_job(command: str, a: Pair, b: Pair, dataset, data, start: int, seed: int) -> dict:
+    """The identity of a whole-deal match (`bridgerl.core.identity`), what its results file records first: the
+    command, both pairs' specs as given and resolved with their checkpoints, the data and its content hash, the
+    first row, the tricks table in use (and its card player's checkpoint), the seed."""
+    from bridgerl.core.dataset import dataset_hash
 
-    name: str
-    bidder: Any
-    player: Any
+    job = {"command": command}
+    for key, pair in (("a", a), ("b", b)):
+        identity = pair.described()
+        job.update({key: pair.name, f"{key}_bidder": identity["bidder"], f"{key}_player": identity["player"],
+                    f"{key}_checkpoints": identity["checkpoints"]})
+    played_by = dataset.played_by if dataset.tricks == "played" else None
+    job.update({"data": data_name(data, dataset), "data_sha256": dataset_hash(dataset), "start": int(start),
+                "tricks": dataset.tricks, "tricks_player": None if played_by is None else played_by["hash"],
+                "seed": int(seed)})
+    return job
+
+
+def data_name(data, dataset) -> str:
+    """The data as named ("test", a path): a bundled split is the same match on any checkout."""
+    return str(data) if isinstance(data, (str, os.PathLike)) else dataset.source
 
 
 def bid_auctions(states: list[BridgeState], pairs: list[tuple[Pair, Pair]], rows: list[int],
@@ -178,16 +192,22 @@ def declaring_pair(record: dict, table: int) -> str | None:
 
 
 def game_match(a: Pair, b: Pair, data="test", deals: int = 100, start: int = 0, seed: int = 0, out=None,
-               progress: bool = False, batch: int = 64) -> list[dict]:
+               progress: bool = False, batch: int = 64, workers: int = 1, command: str = "evaluate game",
+               flag: str = "--out") -> list[dict]:
     """Boards ``start`` .. ``start + deals - 1`` of ``data`` at two tables (A North-South at table 1). With
-    ``out`` (JSON lines) finished boards are kept and skipped when the same match runs again. One dict per board:
+    ``out`` (JSON lines) finished boards are kept and skipped when the same match (`match_job`) runs again; a file
+    of another match is refused in one line naming the first field that differs and ``flag``. One dict per board:
     ``row``, ``board``, ``dealer``, ``vul``, ``par_ns``, ``tables`` (two `table_record` dicts) and ``imps`` for A.
     ``batch``: boards played at once where both card players are `batchable` (1: one board at a time; the boards
-    are the same either way, only the seconds differ)."""
+    are the same either way, only the seconds differ). ``workers`` > 1: processes over disjoint boards, each
+    loading both pairs from their specs (pairs made by `load_pair`); the boards are those of one worker."""
     if int(batch) < 1:
         raise ValueError(f"batch must be at least 1 board, got {batch}")
+    if int(workers) < 1:
+        raise ValueError(f"workers must be at least 1, got {workers}")
+    if workers > 1 and (a.identity is None or b.identity is None):
+        raise ValueError("workers > 1 loads the pairs again in each process: make them with load_pair(spec, seed)")
     dataset = load_dataset(data)
-    source = CompetitiveDealSource(dataset)
     rows = list(range(start, min(len(dataset), start + deals)))
     if not rows:
         raise ValueError(f"{dataset.source}: no board to play (rows {start} to {start + deals - 1} of "
@@ -195,58 +215,99 @@ def game_match(a: Pair, b: Pair, data="test", deals: int = 100, start: int = 0, 
     if len(rows) < deals:
         warnings.warn(f"{dataset.source} holds {len(dataset)} deals: playing rows {start}-{rows[-1]}, "
                       f"{len(rows)} boards instead of {deals}", stacklevel=2)
-    # the data as named ("test", a path): a bundled split is the same match on any checkout
-    match = {"a": a.name, "b": b.name, "data": str(data) if isinstance(data, (str, os.PathLike)) else dataset.source,
-             "seed": seed}
-    done = {item["row"]: item for item in read_done(out, match)} if out is not None else {}
-    for item in done.values():  # lines written before the field existed
-        for t, record in enumerate(item["tables"]):
-            record.setdefault("declaring_pair", declaring_pair(record, t))
+    job = match_job(command, a, b, dataset, data, start, seed)
+    done = {item["row"]: item for item in read_done(out, job, flag)} if out is not None else {}
     todo = [row for row in rows if row not in done]
-    if todo:
-        tables = [(a, b), (b, a)]
-        starts = [BridgeState.start(source.deal_at(row)) for row in todo for _ in tables]
-        seating = [tables[t] for _ in todo for t in range(2)]
-        auctions = bid_auctions(starts, seating, [row for row in todo for _ in tables])
-        bar = None
-        if progress:
-            from tqdm import tqdm
+    bar = None
+    if progress and todo:
+        from tqdm import tqdm
 
-            bar = tqdm(desc="boards", unit="board", initial=len(rows) - len(todo), total=len(rows))
-        for first in range(0, len(todo), int(batch)):
-            chunk = range(first, min(len(todo), first + int(batch)))
-            # the chunk's tables of batchable players first, in lockstep; then board by board, each written as it
-            # finishes (a match of players without act_views runs, and is kept, one board at a time as ever)
-            lockstep = [(k, t) for k in chunk for t, (ns, ew) in enumerate(tables)
-                        if batch > 1 and batchable(ns.player) and batchable(ew.player)]
-            results = play_lockstep([auctions[2 * k + t] for k, t in lockstep], [tables[t] for _, t in lockstep])
-            played: dict[tuple[int, int], tuple[BridgeState, list]] = dict(zip(lockstep, results))
-            for k in chunk:
-                row = todo[k]
-                records = []
-                for t, (ns, ew) in enumerate(tables):
-                    if (k, t) not in played:
-                        state = auctions[2 * k + t]
-                        for side, pair in enumerate((ns, ew)):
-                            if hasattr(pair.player, "reseed"):
-                                pair.player.reseed(agent_seed(seed, row, 2 * t + side))
-                            see_table(pair.player, state, ns, ew)
-                        played[k, t] = play_out(state, ns, ew)
-                    record = table_record(*played[k, t])
-                    record["declaring_pair"] = declaring_pair(record, t)
-                    records.append(record)
-                deal = auctions[2 * k].deal
-                item = {"row": row, "board": deal.board, "dealer": SEATS[deal.dealer], "vul": deal.vul,
-                        "par_ns": int(deal.par_ns), "tables": records,
-                        "imps": int(imps(records[0]["score_ns"] - records[1]["score_ns"]))}
-                done[row] = item
-                if out is not None:
-                    append_line(out, item)
-                if bar is not None:
-                    bar.update(1)
+        bar = tqdm(desc="boards", unit="board", initial=len(rows) - len(todo), total=len(rows))
+
+    def keep(item: dict) -> None:
+        done[item["row"]] = item
+        if out is not None:
+            append_line(out, item)
+        if bar is not None:
+            bar.update(1)
+
+    try:
+        if workers > 1 and len(todo) > 1:
+            _play_in_workers(a, b, dataset, todo, seed, batch, workers, keep)
+        elif todo:
+            play_boards(a, b, dataset, todo, seed, batch, keep)
+    finally:
         if bar is not None:
             bar.close()
     return [done[row] for row in rows]
+
+
+def play_boards(a: Pair, b: Pair, dataset, todo: list[int], seed: int, batch: int, keep: Callable) -> None:
+    """Bid and play the boards of rows ``todo`` at both tables; ``keep(item)`` receives each finished board."""
+    source = CompetitiveDealSource(dataset)
+    tables = [(a, b), (b, a)]
+    starts = [BridgeState.start(source.deal_at(row)) for row in todo for _ in tables]
+    seating = [tables[t] for _ in todo for t in range(2)]
+    auctions = bid_auctions(starts, seating, [row for row in todo for _ in tables])
+    for first in range(0, len(todo), int(batch)):
+        chunk = range(first, min(len(todo), first + int(batch)))
+        # the chunk's tables of batchable players first, in lockstep; then board by board, each kept as it
+        # finishes (a match of players without act_views runs, and is kept, one board at a time as ever)
+        lockstep = [(k, t) for k in chunk for t, (ns, ew) in enumerate(tables)
+                    if batch > 1 and batchable(ns.player) and batchable(ew.player)]
+        results = play_lockstep([auctions[2 * k + t] for k, t in lockstep], [tables[t] for _, t in lockstep])
+        played: dict[tuple[int, int], tuple[BridgeState, list]] = dict(zip(lockstep, results))
+        for k in chunk:
+            row = todo[k]
+            records = []
+            for t, (ns, ew) in enumerate(tables):
+                if (k, t) not in played:
+                    state = auctions[2 * k + t]
+                    for side, pair in enumerate((ns, ew)):
+                        if hasattr(pair.player, "reseed"):
+                            pair.player.reseed(agent_seed(seed, row, 2 * t + side))
+                        see_table(pair.player, state, ns, ew)
+                    played[k, t] = play_out(state, ns, ew)
+                record = table_record(*played[k, t])
+                record["declaring_pair"] = declaring_pair(record, t)
+                records.append(record)
+            deal = auctions[2 * k].deal
+            keep({"row": row, "board": deal.board, "dealer": SEATS[deal.dealer], "vul": deal.vul,
+                  "par_ns": int(deal.par_ns), "tables": records,
+                  "imps": int(imps(records[0]["score_ns"] - records[1]["score_ns"]))})
+
+
+_WORKER_PAIRS: dict = {}  # (game spec, seed) -> Pair, in a worker process
+
+
+def _worker_boards(job: tuple) -> list[dict]:
+    """One worker's share: the boards of ``rows``, the pairs loaded once per process from their specs."""
+    from bridgerl.evaluation.specs import load_pair
+
+    specs, dataset, rows, seed, batch = job
+    pairs = []
+    for spec, pair_seed in specs:
+        if (spec, pair_seed) not in _WORKER_PAIRS:
+            _WORKER_PAIRS[spec, pair_seed] = load_pair(spec, seed=pair_seed)
+        pairs.append(_WORKER_PAIRS[spec, pair_seed])
+    items: list[dict] = []
+    play_boards(pairs[0], pairs[1], dataset, rows, seed, batch, items.append)
+    return items
+
+
+def _play_in_workers(a: Pair, b: Pair, dataset, todo: list[int], seed: int, batch: int, workers: int,
+                     keep: Callable) -> None:
+    """`play_boards` over ``workers`` processes, in pieces of at most ``batch`` boards (each board kept as its
+    piece comes back); a pair's pieces are bid and played as they would be by one process."""
+    import multiprocessing
+
+    size = max(1, min(int(batch), -(-len(todo) // (4 * workers))))
+    specs = ((a.name, a.identity["seed"]), (b.name, b.identity["seed"]))
+    jobs = [(specs, dataset, todo[i:i + size], seed, batch) for i in range(0, len(todo), size)]
+    with multiprocessing.get_context("spawn").Pool(min(workers, len(jobs))) as pool:
+        for items in pool.imap(_worker_boards, jobs):
+            for item in items:
+                keep(item)
 
 
 def summarize_game(boards: list[dict], a: str, b: str) -> dict:
@@ -274,6 +335,15 @@ def summarize_game(boards: list[dict], a: str, b: str) -> dict:
     return summary
 
 
+def play_of(a: Pair, b: Pair, dataset=None) -> dict:
+    """What played the cards at each table and the tricks table of the differentials, as a match's JSON and
+    summary name them: {"a", "b": each pair's card player (resolved spec), "tricks", "tricks_player"}."""
+    played_by = None if dataset is None or dataset.tricks != "played" else dataset.played_by
+    return {"a": a.described()["player"], "b": b.described()["player"],
+            "tricks": "dd" if dataset is None else dataset.tricks,
+            "tricks_player": None if played_by is None else played_by["hash"]}
+
+
 def _same_contract(item: dict) -> bool:
     one, two = item["tables"]
     return one["contract"] == two["contract"] and one["declarer"] == two["declarer"]
@@ -298,16 +368,22 @@ def contract_counts(boards: list[dict]) -> dict:
 def summary_lines(summary: dict) -> list[str]:
     """The lines `bridgerl evaluate game` prints."""
     lines = [f"{summary['a']} vs {summary['b']}: {summary['imps_per_board']:+.2f} IMPs/board for {summary['a']} "
-             f"(95% CI +/- {summary['ci95']:.2f}) over {summary['boards']} boards, each played at two tables"]
+             f"({ci_text(summary['ci95'], summary['boards'])}) over {summary['boards']} boards, each played at "
+             "two tables"]
+    play = summary.get("play")
+    if play is not None:
+        table = "DD table" if play["tricks"] == "dd" else f"played table of checkpoint {play['tricks_player'][:12]}"
+        lines.append(f"  cards played by {play['a']} for {summary['a']} and {play['b']} for {summary['b']}, at both "
+                     f"tables; differentials against the {table}")
     for key in ("a_declaring", "b_declaring"):
         row = summary[key]
         if row["contracts"]:
             lines.append(f"  {row['pair']} declaring: {row['contracts']} contracts, {row['tricks']:.2f} tricks, "
-                         f"differential (DD - declarer) {row['differential']:+.2f} (95% CI +/- "
-                         f"{row['differential_ci95']:.2f})")
+                         f"differential (DD - declarer) {row['differential']:+.2f} "
+                         f"({ci_text(row['differential_ci95'], row['contracts'])})")
     per_card = summary["seconds_per_card"]
     lines.append(f"  same contract at both tables on {summary['same_contract']:.0%} of boards; seconds per card: "
-                 f"{summary['a']} {per_card['a']:.3f}, {summary['b']} {per_card['b']:.3f}")
+                 f"{summary['a']} {per_card['a']:.2g}, {summary['b']} {per_card['b']:.2g}")
     return lines
 
 

@@ -88,9 +88,11 @@ def _read_done(path: Path, match: dict) -> dict[int, PlayRecord]:
 def play_match(declarer_agent, defence_agent, data="test", contract: str | Contract = "3NT S", deals: int = 100,
                start: int = 0, seed: int = 0, constraints: Mapping[int, HandConstraint] | None = None,
                out: str | os.PathLike | None = None, progress: bool = False,
-               names: tuple[str, str] | None = None) -> list[PlayRecord]:
+               names: tuple[str, str] | None = None, identities: tuple[dict, dict] | None = None) -> list[PlayRecord]:
     """Play rows ``start`` .. ``start + deals - 1`` of ``data``; with ``out`` (JSON lines) finished deals are kept
-    and skipped when the same match (``names`` of the agents, data, contract, seed) runs again."""
+    and skipped when the same match runs again: the agents (``names``, and ``identities`` from
+    `bridgerl.evaluation.specs.load_identified`: resolved specs and checkpoint hashes), the data and its content
+    hash, the first row, the contract, the constraints and the seed (`bridgerl.core.identity`)."""
     dataset = load_dataset(data)
     contract = contract if isinstance(contract, Contract) else Contract.parse(contract)
     rows = range(start, min(len(dataset), start + deals))
@@ -99,8 +101,15 @@ def play_match(declarer_agent, defence_agent, data="test", contract: str | Contr
                          f"{len(dataset)} deals)")
     path = Path(out) if out is not None else None
     names = names or (repr(declarer_agent), repr(defence_agent))
-    match = {"declarer": names[0], "defenders": names[1], "data": str(dataset.source), "contract": str(contract),
-             "seed": seed, "constraints": {str(k): str(v) for k, v in (constraints or {}).items()}}
+    from bridgerl.core.dataset import dataset_hash
+
+    match = {"command": "evaluate play"}
+    for key, name, identity in zip(("declarer", "defenders"), names, identities or ({}, {})):
+        match.update({key: name, f"{key}_resolved": identity.get("resolved", name),
+                      f"{key}_checkpoints": identity.get("checkpoints", [])})
+    match.update({"data": str(data) if isinstance(data, (str, os.PathLike)) else dataset.source,
+                  "data_sha256": dataset_hash(dataset), "start": int(start), "contract": str(contract),
+                  "constraints": {str(k): str(v) for k, v in (constraints or {}).items()}, "seed": int(seed)})
     done = _read_done(path, match) if path is not None else {}
     todo = [row for row in rows if row not in done]
     iterator = todo

@@ -22,6 +22,7 @@ resumes where it stopped and may use several processes.
 from __future__ import annotations
 
 import multiprocessing
+import os
 import time
 
 import numpy as np
@@ -127,8 +128,11 @@ def play_study(data="test", deals: int = 100, start: int = 0, worlds: int = 20, 
     if len(rows) == 0:
         raise ValueError(f"{dataset.source}: no deal to play (rows {start} to {start + deals - 1} of "
                          f"{len(dataset)} deals)")
-    study = {"study": "play", "data": str(dataset.source), "worlds": worlds, "seed": seed, "info_budget": info_budget,
-             "runs": {name: list(RUNS[name]) for name in names}}
+    from bridgerl.core.dataset import dataset_hash
+
+    study = {"command": "evaluate play-study", "data": str(data) if isinstance(data, (str, os.PathLike))
+             else dataset.source, "data_sha256": dataset_hash(dataset), "start": int(start), "worlds": worlds,
+             "seed": seed, "info_budget": info_budget, "runs": {name: list(RUNS[name]) for name in names}}
     done = {item["row"]: item for item in read_done(out, study)} if out is not None else {}
     jobs = [(row, dataset.owner[row], dataset.dd[row], int(dataset.boards[row]), worlds, seed, info_budget, names)
             for row in rows if row not in done]

@@ -24,7 +24,7 @@ from pathlib import Path
 import numpy as np
 
 from bridgerl.core import load_dataset
-from bridgerl.core.dataset import PLAYED_META, atomic_savez, file_hash, read_npz
+from bridgerl.core.dataset import PLAYED_META, atomic_savez, dataset_hash, file_hash, read_npz
 from bridgerl.core.files import claim_job_folder
 
 CHUNK = 256
@@ -116,8 +116,8 @@ def write_played(data, out, player_spec: str = "models/card-player", level="dd",
     arrays = read_npz(Path(dataset.source), "dataset", ValueError)  # extra arrays (seed, ...) are kept
     out = Path(out)
     parts = Path(str(out) + ".partial")
-    job = {"data": str(data), "rows": len(dataset), "player": str(model), "hash": digest, "level": level,
-           "chunk": chunk}
+    job = {"command": "data played", "data": str(data), "data_sha256": dataset_hash(dataset), "rows": len(dataset),
+           "player": str(model), "player_checkpoint": digest, "level": level, "chunk": chunk}
     claim_job_folder(parts, job)
     starts = list(range(0, len(dataset), chunk))
     todo = [s for s in starts if not (parts / f"rows_{s:07d}.npy").exists()]

@@ -125,6 +125,17 @@ def _chunk_path(parts: Path, first: int) -> Path:
     return parts / f"rows_{first:07d}.npz"
 
 
+def _chunk_done(path: Path, rows: list[int]) -> bool:
+    """Whether the chunk file holds exactly ``rows`` (the last chunk of a run with other --deals is played again)."""
+    if not path.exists():
+        return False
+    try:
+        with np.load(path, allow_pickle=False) as npz:
+            return npz["deal_row"].tolist() == list(rows)
+    except (OSError, ValueError, KeyError):
+        return False
+
+
 def _read_chunk(path: Path, rows: list[int]) -> tuple[dict, dict]:
     """A finished chunk, checked to hold exactly ``rows``."""
     with np.load(path, allow_pickle=False) as npz:
@@ -149,10 +160,11 @@ def generate_positions(out, data="train", deals: int = 100, start: int = 0, ns: 
         raise ValueError(f"chunk must be at least 1, got {chunk}")
     if not 0 <= label_worlds <= 255:
         raise ValueError(f"--label-worlds must be in 0..255 (0: none), got {label_worlds}")
+    from bridgerl.core.dataset import dataset_hash
     from bridgerl.evaluation.specs import load_pair
 
-    for spec in (ns, ew):  # a spec that does not load fails here, in one line, before any work
-        load_pair(spec, seed=seed)
+    # a spec that does not load fails here, in one line, before any work
+    identities = {side: load_pair(spec, seed=seed).identity for side, spec in (("ns", ns), ("ew", ew))}
     dataset = load_dataset(data)
     rows = list(range(start, min(len(dataset), start + deals)))
     if not rows:
@@ -160,12 +172,17 @@ def generate_positions(out, data="train", deals: int = 100, start: int = 0, ns: 
                          f"{len(dataset)} deals)")
     out = Path(out)
     parts = Path(str(out) + ".partial")
+    job = {"command": "data positions", "format": FORMAT, "data": str(data), "data_sha256": dataset_hash(dataset)}
+    for side, spec in (("ns", ns), ("ew", ew)):
+        job.update({side: spec, f"{side}_bidder": identities[side]["bidder"],
+                    f"{side}_player": identities[side]["player"],
+                    f"{side}_checkpoints": identities[side]["checkpoints"]})
+    job.update({"start": rows[0], "seed": int(seed), "label_worlds": int(label_worlds), "chunk": chunk})
     meta = {"format": FORMAT, "source": str(data), "ns": ns, "ew": ew, "seed": int(seed),
-            "label_worlds": int(label_worlds)}
-    job = {**meta, "chunk": chunk, "start": rows[0], "stop": rows[-1] + 1}
-    claim_job_folder(parts, job)
+            "label_worlds": int(label_worlds), "identity": job}
+    claim_job_folder(parts, job)  # more --deals extend the job, fewer read its first chunks
     chunks = [rows[i:i + chunk] for i in range(0, len(rows), chunk)]
-    todo = [c for c in chunks if not _chunk_path(parts, c[0]).exists()]
+    todo = [c for c in chunks if not _chunk_done(_chunk_path(parts, c[0]), c)]
     bar = None
     if progress:
         from tqdm import tqdm

@@ -11,7 +11,8 @@ import importlib
 import inspect
 import os
 import sys
-from pathlib import Path
+from dataclasses import dataclass
+from typing import Any
 
 SPEC_HELP = ("pass | random | rules | sayc (competitive: a SAYC-like natural system) | dqn:PATH | ppo:PATH "
              "(competitive: a PPO actor-critic's greedy policy) | rules+dqn:PATH "
@@ -91,6 +92,7 @@ def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
         if kind != "DQN":
             raise ValueError(f"agent spec {spec!r}: {_play_model_hint(spec, kind)}")
         return DQNAgent.load(spec, env_id=env_id)
+    _refuse_other_kind(spec, "agent spec", "bidder")
     if ":" in spec:
         module_name, _, attr = spec.partition(":")
         target = _import_object(module_name, attr, spec, "agent")
@@ -99,7 +101,7 @@ def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
             raise ValueError(f"agent spec {spec!r}: {attr!r} has no act(observation, action_mask) method")
         return agent
     _refuse_missing_path(spec, "agent spec")
-    raise ValueError(f"unknown agent spec {spec!r}; expected {SPEC_HELP}")
+    raise ValueError(f"unknown agent spec {spec!r}; a bidder is expected: {BIDDERS} (--help)")
 
 
 PLAY_SPEC_HELP = ("random | dd[:objective=tricks|make] | pimc[:worlds=N,objective=tricks|make,max_tries=M,auction=none|rules|sayc|policy,"
@@ -184,6 +186,8 @@ def load_play_agent(spec: str, seed: int = 0):
                              f"bid={spec} in a game spec)")
         raise ValueError(f"play agent spec {spec!r}: {_play_model_hint(spec, kind)}")
     name, _, rest = spec.partition(":")
+    if name not in _PLAY_CLASSES:
+        _refuse_other_kind(spec, "play agent spec", "card player")
     if name in _PLAY_CLASSES:
         cls = getattr(agents, _PLAY_CLASSES[name])
         kwargs = _keyword_values(rest, spec, cls)
@@ -198,7 +202,31 @@ def load_play_agent(spec: str, seed: int = 0):
             return agent
         raise ValueError(f"play agent spec {spec!r}: {rest!r} has no act(view) method")
     _refuse_missing_path(spec, "play agent spec")
-    raise ValueError(f"unknown play agent spec {spec!r}; expected {PLAY_SPEC_HELP}")
+    raise ValueError(f"unknown play agent spec {spec!r}; a card player is expected: {PLAYERS} (--help)")
+
+
+BIDDERS = "pass, random, rules, sayc, dqn:PATH, ppo:PATH, rules+dqn:PATH, search:PATH, a model path, module:attr"
+PLAYERS = "random, dd, pimc:..., alphamu:..., issn:..., cardnet:..., a model path, module:attr"
+_BIDDER_NAMES = ("pass", "rules", "sayc", "dqn", "ppo", "rules+dqn", "search")  # `random` is both
+_PLAYER_NAMES = tuple(name for name in _PLAY_CLASSES if name != "random")
+
+
+def _refuse_other_kind(spec: str, what: str, expected: str) -> None:
+    """A spec of another kind than ``expected`` ("bidder" or "card player"), refused in one short line naming the
+    kind found and the kinds accepted (the whole option list stays in --help)."""
+    name = spec.partition(":")[0]
+    if spec.startswith(("bid=", "play=")) or ",play=" in spec:
+        found = "a game spec"
+    elif expected == "bidder" and name in _PLAYER_NAMES:
+        found = "a card player"
+    elif expected == "card player" and name in _BIDDER_NAMES:
+        found = "a bidder"
+    else:
+        return
+    from bridgerl.core.identity import shorten
+
+    accepted = BIDDERS if expected == "bidder" else PLAYERS
+    raise ValueError(f"{what} {shorten(spec, 40)!r} is {found}; {expected}s: {accepted} (--help)")
 
 
 def _play_model_hint(path: str, kind: str) -> str:
@@ -212,7 +240,9 @@ def _play_model_hint(path: str, kind: str) -> str:
 
 def _refuse_missing_path(spec: str, what: str) -> None:
     """A spec that reads as a path (a '/' or a .msgpack name) but names nothing: say so, not the list of specs."""
-    path = Path(spec)
+    from bridgerl.core.models import resolve_model_path
+
+    path = resolve_model_path(spec)  # models/NAME: the released model when there is no such path here
     if "/" in spec or "\\" in spec or path.suffix == ".msgpack":
         if not path.exists():
             raise ValueError(f"{what} {spec!r}: no such model file or directory (a bare path must name a saved "
@@ -222,9 +252,30 @@ def _refuse_missing_path(spec: str, what: str) -> None:
 
 
 def _is_model_path(spec: str) -> bool:
-    """A directory holding a model.msgpack, or a .msgpack file."""
-    path = Path(spec)
+    """A directory holding a model.msgpack, or a .msgpack file (``models/NAME``: `resolve_model_path`)."""
+    from bridgerl.core.models import resolve_model_path
+
+    path = resolve_model_path(spec)
     return (path.is_dir() and (path / "model.msgpack").exists()) or (path.suffix == ".msgpack" and path.is_file())
+
+
+@dataclass
+class Pair:
+    """One partnership: its name (the spec), its bidder and its card player. ``identity`` (made by
+    `bridgerl.evaluation.specs.load_pair`): {"bidder", "player": the specs as resolved, "checkpoints": SHA-256 of
+    every model they loaded, "seed"}; a pair made in code without it is recorded by its classes."""
+
+    name: str
+    bidder: Any
+    player: Any
+    identity: dict | None = None
+
+    def described(self) -> dict:
+        """The identity, or one made of the agents' classes."""
+        if self.identity is not None:
+            return self.identity
+        named = lambda agent: f"{type(agent).__module__}.{type(agent).__qualname__}"  # noqa: E731
+        return {"bidder": named(self.bidder), "player": named(self.player), "checkpoints": [], "seed": None}
 
 
 GAME_PLAYER_DEFAULT = "pimc:worlds=20"
@@ -248,9 +299,55 @@ def split_game_spec(spec: str) -> tuple[str, str]:
     return bid, play if sep else GAME_PLAYER_DEFAULT
 
 
-def load_pair(spec: str, seed: int = 0):
-    """A `bridgerl.evaluation.game.Pair` (bidder for competitive bidding, card player) from a game spec."""
-    from bridgerl.evaluation.game import Pair
+def resolved_agent_spec(spec: str) -> str:
+    """A bidder spec as it was loaded: a bare model path becomes its explicit spec (``dqn:PATH``, ``ppo:PATH``)."""
+    if _is_model_path(spec):
+        from bridgerl.agents.learned.checkpoint import checkpoint_kind
 
+        return f"{checkpoint_kind(spec).lower()}:{spec}"
+    return spec
+
+
+def resolved_play_spec(spec: str) -> str:
+    """A play spec as it was loaded: a bare model path becomes its explicit spec, and a built-in player lists every
+    setting with its value (defaults included), so a changed default never passes for the same player."""
+    if _is_model_path(spec):
+        from bridgerl.agents.learned.checkpoint import checkpoint_kind
+
+        kind = checkpoint_kind(spec)
+        spec = {"ISSN": f"issn:model={spec}", "card-player": f"cardnet:model={spec}"}.get(kind, spec)
+    name, _, rest = spec.partition(":")
+    if name not in _PLAY_CLASSES:
+        return spec
+    import bridgerl.agents as agents
+
+    cls = getattr(agents, _PLAY_CLASSES[name])
+    settings = {**spec_keywords(cls), **_keyword_values(rest, spec, cls)}
+    text = ",".join(f"{key}={str(value).lower() if isinstance(value, bool) else value}"
+                    for key, value in settings.items())
+    return f"{name}:{text}" if text else name
+
+
+def load_identified(spec: str, kind: str, seed: int = 0, env_id: str = "competitive_bidding") -> tuple[object, dict]:
+    """(agent, identity) of a bidder (``kind`` "bidder") or card player ("player") spec: the identity is what a
+    results file records of it, {"spec": as given, "resolved": `resolved_agent_spec` / `resolved_play_spec`,
+    "checkpoints": the SHA-256 of every checkpoint file it loaded, sorted}."""
+    from bridgerl.agents.learned.checkpoint import recording_checkpoints
+
+    with recording_checkpoints() as seen:
+        if kind == "bidder":
+            agent, resolved = load_agent(spec, env_id, seed=seed), resolved_agent_spec(spec)
+        else:
+            agent, resolved = load_play_agent(spec, seed=seed), resolved_play_spec(spec)
+    return agent, {"spec": spec, "resolved": resolved, "checkpoints": sorted(set(seen.values()))}
+
+
+def load_pair(spec: str, seed: int = 0):
+    """A `bridgerl.evaluation.game.Pair` (bidder for competitive bidding, card player) from a game spec, with its
+    identity (`Pair.identity`: the specs as given and resolved, the checkpoints loaded, the seed)."""
     bid, play = split_game_spec(spec)
-    return Pair(spec, load_agent(bid, "competitive_bidding", seed=seed), load_play_agent(play, seed=seed))
+    bidder, bid_identity = load_identified(bid, "bidder", seed)
+    player, play_identity = load_identified(play, "player", seed)
+    identity = {"bidder": bid_identity["resolved"], "player": play_identity["resolved"],
+                "checkpoints": sorted(set(bid_identity["checkpoints"] + play_identity["checkpoints"])), "seed": seed}
+    return Pair(spec, bidder, player, identity)

@@ -149,7 +149,7 @@ def test_training_is_seeded_resumable_and_models_load_checked(positions_file, va
     save_weights(tmp_path / "shape.msgpack", params, {**metadata, "hidden": [64]}, format=FORMAT)
     with pytest.raises(ValueError, match="do not fit"):
         LocationModel.load(tmp_path / "shape.msgpack")
-    with pytest.raises(ValueError, match="not a bridgerl card-location checkpoint"):
+    with pytest.raises(ValueError, match="a DQN model, not a card-location one"):
         LocationModel.load("models/uncontested-dqn")
     assert main(["evaluate", "inference", "--model", "models/uncontested-dqn", "--positions",
                  str(positions_file)]) == 2

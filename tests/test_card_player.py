@@ -188,7 +188,7 @@ def test_training_is_seeded_resumable_and_loads_checked(positions_file, valid_fi
     with pytest.raises(ValueError, match="relabelling is exact only without the auction"):
         card_player_task(auction=True, augment=True)
     # a checkpoint of another kind, or of another shape, is refused in one line
-    with pytest.raises(ValueError, match="not a bridgerl card-player checkpoint"):
+    with pytest.raises(ValueError, match="an ISSN model, not a card-player one"):
         CardPlayer.load("models/issn")
     from bridgerl.agents.learned.card_player import FORMAT
     from bridgerl.agents.learned.checkpoint import load_weights, save_weights

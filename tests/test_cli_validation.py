@@ -181,6 +181,73 @@ def test_train_export_refuses_to_replace_a_release(tmp_path, capsys):
     assert (out / "model.msgpack").read_bytes() != before  # bfloat16 now
 
 
+def _play_positions(count=6):
+    """(states, views) at a few points of the play of validation deals (every view knows its auction)."""
+    from bridgerl.core.bridge import BridgeState
+    from bridgerl.core.competitive import CompetitiveDealSource
+    from bridgerl.core.contract import Contract
+
+    source = CompetitiveDealSource(load_dataset("valid"))
+    states = []
+    for row in range(count):
+        state = BridgeState.at_opening_lead(source.deal_at(row), Contract(1 + row % 7, row % 5, row % 3, row % 4))
+        for n in range(row * 11 % 45):
+            legal = state.legal_actions()
+            state = state.apply(legal[(n * 7 + row) % len(legal)])
+        states.append(state)
+    return states, [state.view() for state in states]
+
+
+@pytest.mark.parametrize("name", ["issn", "ssn", "card-player", "card-location"])
+def test_train_export_releases_the_play_models(name, tmp_path, capsys):
+    """`train export` of a released play model in float16: it loads where the original does (its loader class and
+    its play spec), its outputs agree with the original's to float16's rounding, and it is not replaced without
+    --force."""
+    from bridgerl.agents.learned.card_location import LocationModel, view_inputs
+    from bridgerl.agents.learned.card_player import CardPlayer
+    from bridgerl.agents.play.simulation import PolicyModel, SolverModel, worlds_ssn_inputs
+    from bridgerl.core.play_features import play_features
+    from bridgerl.evaluation.specs import load_play_agent
+
+    model, out = ROOT / "models" / name, tmp_path / "release"
+    assert main(["train", "export", str(model), "--out", str(out), "--dtype", "float16"]) == 0
+    printed = capsys.readouterr().out.strip().splitlines()
+    assert len(printed) == 1 and printed[0].startswith(f"wrote {out / 'model.msgpack'} (") and "float16" in printed[0]
+    assert sorted(p.name for p in out.iterdir()) == ["model.msgpack"]
+    assert (out / "model.msgpack").stat().st_size < 0.6 * (model / "model.msgpack").stat().st_size
+    states, views = _play_positions()
+    loader = {"issn": PolicyModel, "ssn": SolverModel, "card-player": CardPlayer, "card-location": LocationModel}[name]
+    original, exported = loader.load(model), loader.load(out)
+    assert exported.metadata == {**original.metadata, "dtype": "float16"}
+    if name == "issn":
+        np.testing.assert_allclose(np.exp(exported.decision_log_probs(views)),
+                                   np.exp(original.decision_log_probs(views)), atol=2e-3)
+    elif name == "ssn":
+        for state, view in zip(states, views):
+            inputs = worlds_ssn_inputs(view, state.deal.owner[None])
+            np.testing.assert_allclose(exported.values(*inputs), original.values(*inputs), atol=0.02)
+    elif name == "card-location":
+        for view in views:
+            np.testing.assert_allclose(exported.probabilities(view_inputs(view)),
+                                       original.probabilities(view_inputs(view)), atol=2e-3)
+    else:
+        for view in views:
+            np.testing.assert_allclose(exported.outputs(play_features(view)), original.outputs(play_features(view)),
+                                       atol=0.02)
+        cards = exported.act_views(views)
+        assert all(int(card) in view.legal for card, view in zip(cards, views))
+        np.testing.assert_array_equal(cards, original.act_views(views))
+    spec = {"issn": f"issn:model={out}", "ssn": f"pimc:solver=ssn,ssn={out},worlds=2",
+            "card-player": f"cardnet:model={out}", "card-location": f"pimc:sampler=network,model={out},worlds=2"}[name]
+    agent = load_play_agent(spec)
+    assert all(agent.act(view) in view.legal for view in views[:3])
+    before = (out / "model.msgpack").read_bytes()
+    assert main(["train", "export", str(model), "--out", str(out)]) == 2
+    assert "pass --force" in capsys.readouterr().err and (out / "model.msgpack").read_bytes() == before
+    assert main(["train", "export", str(model), "--out", str(out), "--force"]) == 0
+    assert loader.load(out).metadata["dtype"] == "bfloat16"  # the default type, read back as float32
+
+
 def test_resume_needs_a_saved_run(tmp_path, capsys):
     out = tmp_path / "nothing"
     assert main(["train", "uncontested", "--out", str(out), "--resume", "--quiet"]) == 2

@@ -54,12 +54,12 @@ def test_missing_array_corrupt_and_absent_files(tmp_path):
         load_dataset(_write(tmp_path / "nodd.npz", owner=owner))
     corrupt = tmp_path / "corrupt.npz"
     corrupt.write_bytes(b"this is not a zip file" * 10)
-    with pytest.raises(DatasetError, match="not a .npz dataset .a .npz file is a zip archive") as failure:
+    with pytest.raises(DatasetError, match="a text file, not a .npz dataset .a zip archive") as failure:
         load_dataset(corrupt)
     assert "allow_pickle" not in str(failure.value)
     pbn = tmp_path / "deals.pbn"
     pbn.write_text('[Deal "N:..."]\n')
-    with pytest.raises(DatasetError, match="it looks like PBN: convert it with `bridgerl data from-pbn`"):
+    with pytest.raises(DatasetError, match="a PBN file, not a .npz dataset.*convert it with `bridgerl data from-pbn`"):
         load_dataset(pbn)
     pickled = tmp_path / "pickled.npz"
     np.savez(pickled, owner=np.array([{"a": 1}], dtype=object))

@@ -49,7 +49,7 @@ def test_a_seeded_match_repeats_and_resumes(tmp_path):
     resumed = untimed(game_match(*pairs(), deals=4, seed=5, out=out))
     assert resumed == first
     assert len(out.read_text().splitlines()) == 5  # header + 4 boards
-    with pytest.raises(ValueError, match="different match"):
+    with pytest.raises(ValueError, match="holds another match: seed is"):
         game_match(*pairs(), deals=4, seed=6, out=out)
 
 

@@ -55,7 +55,7 @@ def test_checkpoint_with_other_arguments_is_refused(tmp_path):
     out = tmp_path / "x.npz"
     np.savez(partial_path(out), dd=np.zeros((4, 4, 5), np.uint8), seed=np.int64(9), deals=np.int64(200))
     result = subprocess.run(CLI + ["--out", str(out)], capture_output=True, text=True)
-    assert result.returncode == 2 and "checkpoint is for --seed 9 --deals 200" in result.stderr
+    assert result.returncode == 2 and "holds another job: seed is 9 there" in result.stderr
 
 
 def test_a_checkpoint_of_the_older_prefix_format_is_read(tmp_path):

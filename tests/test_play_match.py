@@ -31,7 +31,7 @@ def test_resumed_match_equals_a_fresh_one(tmp_path):
                          names=("pimc", "random"))
     assert [r.play for r in resumed] == [r.play for r in fresh]
     assert len(out.read_text().splitlines()) == 1 + 5
-    with pytest.raises(ValueError, match="different match"):
+    with pytest.raises(ValueError, match="holds another match: seed is"):
         play_match(PIMCAgent(6), RandomAgent(), "test", "4S N", deals=5, seed=3, out=out, names=("pimc", "random"))
     summary = summarize(resumed)
     assert summary["deals"] == 5 and 0 <= summary["make_rate"] <= 1

@@ -81,7 +81,7 @@ def test_study_runs_resumes_and_is_deterministic(tmp_path, capsys):
     assert len(out.read_text().splitlines()) == 3 and resumed[0] == first[0]
     summary = summarize_study(resumed)
     assert summary["deals"] == 2 and set(summary["runs"]) == set(item["runs"])
-    with pytest.raises(ValueError, match="different match"):
+    with pytest.raises(ValueError, match="holds another match: worlds is 3 there, 4 now"):
         play_study("test", deals=2, start=40, worlds=4, seed=1, out=out)
     assert main(["evaluate", "play-study", "--deals", "2", "--start", "40", "--worlds", "3", "--seed", "1",
                  "--out", str(out), "--json", str(tmp_path / "s.json"), "--quiet"]) == 0

@@ -122,8 +122,11 @@ def test_data_played_cli(played_file, player_path, tmp_path, capsys):
     write_played(played_file, tmp_path / "q.npz", str(player_path), chunk=5, progress=False)
     full = load_dataset(tmp_path / "q.npz").tables["played"]
     parts.mkdir()
-    stamp = {"data": str(played_file), "rows": ROWS, "player": str(player_path),
-             "hash": load_dataset(played_file).played_by["hash"], "level": "dd", "chunk": 5}
+    from bridgerl.core.dataset import dataset_hash
+
+    stamp = {"command": "data played", "data": str(played_file), "data_sha256": dataset_hash(load_dataset(played_file)),
+             "rows": ROWS, "player": str(player_path), "player_checkpoint": load_dataset(played_file).played_by["hash"],
+             "level": "dd", "chunk": 5}
     (parts / "job.json").write_text(json.dumps(stamp))
     marked = full[:5].copy()
     marked[0, 0, 0] = 13 - marked[0, 0, 0]  # a chunk the rerun must take as done

@@ -34,7 +34,10 @@ def test_positions_replay_and_their_dd_values_chain(played):
     _, pos = played
     p = pos.positions
     assert len(pos.deals["row"]) == 4 and (pos.deals["row"] == [10, 11, 12, 13]).all()
+    identity = pos.meta.pop("identity")
     assert pos.meta == {"format": 1, "source": "test", "ns": FAST, "ew": FAST, "seed": 3, "label_worlds": 0}
+    assert identity["command"] == "data positions" and identity["ns"] == FAST and identity["start"] == 10
+    assert identity["ns_player"].startswith(FAST.split("play=")[1].split(":")[0])
     checked = 0
     for i in range(len(pos)):
         state = pos.state(i)
@@ -85,16 +88,18 @@ def test_positions_do_not_depend_on_chunks_or_interruption(played, tmp_path, mon
     generate_positions(cut, data="test", deals=4, start=10, ns=FAST, ew=FAST, seed=3, chunk=1, progress=False,
                        workers=2)
     assert not (tmp_path / "cut.npz.partial").exists()
-    with pytest.raises(ValueError, match="another job"):  # the same command with other rows is another job
+    with pytest.raises(ValueError, match="older bridgerl"):  # a job stamped before identities were recorded
         partial = tmp_path / "rows.npz.partial"
         partial.mkdir()
         (partial / "job.json").write_text(json.dumps({"format": 1, "source": "test", "ns": FAST, "ew": FAST,
                                                       "seed": 3, "chunk": 1, "start": 10, "stop": 12}))
         generate_positions(tmp_path / "rows.npz", data="test", deals=4, start=10, ns=FAST, ew=FAST, seed=3, chunk=1,
                            progress=False)
-    with pytest.raises(ValueError, match="another job"):  # a partial folder is only resumed by the same job
+    with pytest.raises(ValueError, match="holds another job"):  # a partial folder is only resumed by the same job
         (tmp_path / "other.npz.partial").mkdir()
-        (tmp_path / "other.npz.partial" / "job.json").write_text('{"seed": 9}')
+        stamp = json.loads((tmp_path / "rows.npz.partial" / "job.json").read_text())
+        (tmp_path / "other.npz.partial" / "job.json").write_text(json.dumps({"command": "data positions", **stamp,
+                                                                             "seed": 9}))
         generate_positions(tmp_path / "other.npz", data="test", deals=4, start=10, ns=FAST, ew=FAST, seed=3,
                            progress=False)
     again = load_positions(cut)

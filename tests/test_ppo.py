@@ -185,7 +185,7 @@ def test_tiny_training_run_saves_a_ppo_model(tiny_run):
     match = duplicate_match(load_agent(str(out), "competitive_bidding"), load_agent("sayc", "competitive_bidding"),
                             data="test", deals=20)
     assert match["boards"] == 20
-    with pytest.raises(ValueError, match="not a bridgerl DQN checkpoint"):
+    with pytest.raises(ValueError, match="a PPO model, not a DQN one"):
         load_agent(f"dqn:{out}", "competitive_bidding")
 
 

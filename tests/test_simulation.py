@@ -188,9 +188,9 @@ def test_issn_and_ssn_train_seeded_resume_and_load_checked(train_file, valid_fil
     assert main(["train", "issn", "--train", str(valid_file), "--valid", str(valid_file), "--out",
                  str(tmp_path / "bad"), "--quiet"]) == 2
     assert "valid split" in capsys.readouterr().err
-    with pytest.raises(ValueError, match="not a bridgerl ISSN checkpoint"):
+    with pytest.raises(ValueError, match="an? SSN model, not an? ISSN one"):
         PolicyModel.load(tmp_path / "train_ssn_a")
-    with pytest.raises(ValueError, match="not a bridgerl SSN checkpoint"):
+    with pytest.raises(ValueError, match="an? ISSN model, not an? SSN one"):
         SolverModel.load(tmp_path / "train_issn_a")
     metadata, params = load_weights(tmp_path / "train_ssn_a", format=SSN_FORMAT)
     save_weights(tmp_path / "wide.msgpack", params, {**metadata, "hidden": [32]}, format=SSN_FORMAT)

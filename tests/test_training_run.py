@@ -1,6 +1,7 @@
 """The training run's rough edges: RunConfig, the trainer told which seat's return it reports, training never
 importing evaluation, one DQfD large-margin loss, a NaN loss stopping the run with the last good checkpoint kept,
-resume refusing a missing run and naming every setting that differs."""
+resume refusing a missing run, naming every setting that differs and naming the command of a run another trainer
+made."""
 
 import ast
 import json
@@ -161,3 +162,54 @@ def test_a_nan_loss_keeps_the_last_good_checkpoint(tmp_path, monkeypatch):
     result = train_uncontested(out, steps=320, data="test", eval_data="test", overrides=TINY, chunk=5,
                                progress=False, command="x", resume=True)
     assert result["env_steps"] == 320 and np.isfinite(result["imps_per_deal"])
+
+
+@pytest.fixture(scope="module")
+def runs(tmp_path_factory):
+    """Tiny runs of three trainers (uncontested DQN, supervised card player, self-play card player) and the
+    arguments (besides --out and --resume) of each `train` command of the test below."""
+    from bridgerl.cli import main
+    from bridgerl.core.dataset import load_dataset, make_dataset, save_dataset
+    from helper_games import small_positions
+
+    base = tmp_path_factory.mktemp("runs")
+    test = load_dataset("test")
+    deals = base / "deals.npz"
+    save_dataset(deals, make_dataset(test.owner[:64], test.dd[:64], test.boards[:64]))
+    positions = small_positions(tmp_path_factory, "train", 2, 100, "bid=rules,play=issn", 1)
+    valid = small_positions(tmp_path_factory, "valid", 1, 0, "bid=rules,play=issn", 1)
+    dqn = ["--data", str(deals), "--eval-data", str(deals), "--steps", "32", "--hidden", "8", "--num-envs", "16",
+           "--min-replay", "32", "--replay-size", "2000", "--batch-size", "16", "--quiet"]
+    supervised = ["--train", str(positions), "--valid", str(valid), "--hidden", "16", "--epochs", "1", "--batch-size",
+                  "32", "--quiet"]
+    selfplay = ["--init", str(base / "card-player"), "--deals", str(positions), "--valid", str(valid), "--tables", "4",
+                "--updates", "1", "--minibatches", "2", "--eval-every", "1", "--warmup", "1", "--quiet"]
+    commands = {"uncontested": dqn, "competitive --algo ppo": dqn[:6] + ["--quiet"], "card-player": supervised,
+                "issn": supervised, "card-player-selfplay": selfplay}
+    for name in ("uncontested", "card-player", "card-player-selfplay"):
+        assert main(["train", *name.split(), "--out", str(base / name), *commands[name]]) == 0, name
+    return base, commands
+
+
+@pytest.mark.parametrize("saved, command", [("card-player", "uncontested"), ("card-player", "competitive --algo ppo"),
+                                            ("card-player", "issn"), ("card-player", "card-player-selfplay"),
+                                            ("uncontested", "card-player"), ("card-player-selfplay", "card-player"),
+                                            ("card-player-selfplay", "uncontested")])
+def test_resume_on_a_run_of_another_trainer_names_its_command(runs, saved, command, capsys):
+    """`--resume` on a run another `train` command made (the supervised and self-play trainers included): exit 2,
+    one line naming the command found and the one that resumes it, nothing in the run touched."""
+    from bridgerl.cli import main
+
+    base, commands = runs
+    out = base / saved
+    before = {path.name: path.read_bytes() for path in out.iterdir() if path.is_file()}
+    capsys.readouterr()
+    assert main(["train", *command.split(), "--out", str(out), "--resume", *commands[command]]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1, err
+    assert "None" not in err[0] and "train bridge" not in err[0], err[0]
+    assert err[0] == (f"bridgerl: error: {out / 'train_state.msgpack'}: --resume found a `train {saved}` run there, "
+                      f"not a `train {command}` one; resume it with `bridgerl train {saved} --resume` and its "
+                      "arguments, or choose another --out")
+    assert {path.name: path.read_bytes() for path in out.iterdir() if path.is_file()} == before
+    assert sorted(path.name for path in out.iterdir()) == sorted(before)

@@ -90,18 +90,56 @@ def _save_state(path: Path, ts, meta: dict) -> None:
     atomic_write_bytes(path, serialization.msgpack_serialize(payload))
 
 
-def _load_state(path: Path, template, meta: dict, config_class=DQNConfig):
-    payload = serialization.msgpack_restore(path.read_bytes())
+# the `train` command of each supervised or self-play trainer, by the "kind" its saved env_options name
+_TRAINER_COMMANDS = {"card-location": "card-location", "ISSN": "issn", "SSN": "ssn", "card-player": "card-player",
+                     "card-player-selfplay": "card-player-selfplay"}
+
+
+def _run_command(meta: dict) -> str | None:
+    """The ``train ...`` command that makes (and resumes) a run of this saved meta: ``train uncontested``,
+    ``train competitive [--algo ppo]``, ``train card-location | issn | ssn | card-player | card-player-selfplay``
+    (the supervised and self-play trainers save their kind in env_options); None for a meta of none of them."""
+    env_id = meta.get("env_id")
+    options = meta.get("env_options") if isinstance(meta.get("env_options"), dict) else {}
+    if env_id in (ENV_ID, COMPETITIVE_ENV_ID):
+        name = "uncontested" if env_id == ENV_ID else "competitive"
+        return f"train {name}" + (" --algo ppo" if meta.get("algo") == "ppo" else "")
+    kind = options.get("kind")
+    return f"train {_TRAINER_COMMANDS.get(kind, kind.lower())}" if isinstance(kind, str) and kind else None
+
+
+def _read_state(path: Path) -> dict:
+    """The deserialised run state at ``path`` (its "meta" and "leaves"); one line for a file that is not one."""
+    try:
+        payload = serialization.msgpack_restore(path.read_bytes())
+        json.loads(payload["meta"])
+        return payload
+    except MemoryError:
+        raise
+    except Exception as exc:
+        raise ValueError(f"{path}: not a readable saved run ({type(exc).__name__}: {exc}); choose another --out "
+                         "or start afresh with --force") from None
+
+
+def _check_run_kind(path: Path, saved: dict, meta: dict) -> None:
+    """Refuse in one line to resume a run saved by another `train` command (naming the command that resumes it)."""
+    found, wanted = _run_command(saved), _run_command(meta)
+    if found == wanted:
+        return
+    if found is None:
+        raise ValueError(f"{path}: --resume found a run of another trainer there, not a `{wanted}` one; choose "
+                         "another --out")
+    raise ValueError(f"{path}: --resume found a `{found}` run there, not a `{wanted}` one; resume it with "
+                     f"`bridgerl {found} --resume` and its arguments, or choose another --out")
+
+
+def _load_state(path: Path, template, meta: dict, config_class=DQNConfig, payload: dict | None = None):
+    """The run state saved at ``path`` (``payload``: already read by `_read_state`) restored into the pytree
+    ``template``; a run of another `train` command or of other settings is refused in one line."""
+    payload = _read_state(path) if payload is None else payload
     saved = json.loads(payload["meta"])
     meta = json.loads(json.dumps(meta))
-
-    def kind(m: dict) -> str:
-        env = {ENV_ID: "uncontested", COMPETITIVE_ENV_ID: "competitive"}.get(m.get("env_id"), str(m.get("env_id")))
-        return f"train {env}" + (" --algo ppo" if m.get("algo") == "ppo" else "")
-
-    if kind(saved) != kind(meta):
-        raise ValueError(f"{path}: --resume found a `{kind(saved)}` run there, not a `{kind(meta)}` one; resume it "
-                         f"with `bridgerl {kind(saved)} --resume` and its arguments, or choose another --out")
+    _check_run_kind(path, saved, meta)
     keys = ["config", "seed", "data", "env_id", "env_options", "pretrain", "constructive", "algo", "devices"]
     if meta["config"].get("lr_end") is not None:
         keys.append("steps")  # the learning-rate schedule spans the whole run
@@ -243,6 +281,10 @@ def train(run: RunConfig) -> dict:
         raise ValueError("--resume continues the run in --out and --force replaces it: give one of them")
     if run.resume and not state_path.exists():
         raise FileNotFoundError(f"{out}: no run to resume (no {STATE_FILE}); leave out --resume to start a new run")
+    saved_state = None
+    if run.resume:  # a run of another `train` command is refused before any data, env or file is touched
+        saved_state = _read_state(state_path)
+        _check_run_kind(state_path, json.loads(saved_state["meta"]), {"env_id": env_id, "algo": algo})
     existing = [out / name for name in RUN_FILES if (out / name).exists()]
     if not run.resume and existing:
         if not run.force:
@@ -333,7 +375,8 @@ def train(run: RunConfig) -> dict:
     else:
         ts = trainer.init(env)
     if resuming:
-        ts = _load_state(state_path, ts, meta, config_class)
+        ts = _load_state(state_path, ts, meta, config_class, payload=saved_state)
+        saved_state = None
     ts = trainer.place(ts)
     iterations = math.ceil(steps / per_iteration)
     done_iterations = int(ts.env_steps) // per_iteration

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 from flax import serialization
 
-from bridgerl.core.files import atomic_write_bytes
+from bridgerl.core.files import MODEL_KINDS, atomic_write_bytes
 
 FORMAT = "bridgerl-dqn-1"
 PPO_FORMAT = "bridgerl-ppo-1"  # a PPO actor-critic (`agents.networks.ActorCritic`, training.ppo)
@@ -21,8 +21,11 @@ CRITIC_FILE = "critic.msgpack"  # the centralised critic beside an uncontested D
 
 
 def checkpoint_file(path: str | os.PathLike) -> Path:
-    """The checkpoint file named by ``path``: the file itself, or a directory's ``model.msgpack``."""
-    path = Path(path)
+    """The checkpoint file named by ``path``: the file itself, or a directory's ``model.msgpack``; ``models/NAME``
+    with no such path here is the released model (`bridgerl.core.models.resolve_model_path`)."""
+    from bridgerl.core.models import resolve_model_path
+
+    path = resolve_model_path(path)
     return path / "model.msgpack" if path.is_dir() else path
 
 
@@ -37,14 +40,51 @@ def save_weights(path: str | os.PathLike, params: dict, metadata: dict, dtype: s
     atomic_write_bytes(path, serialization.msgpack_serialize(payload))
 
 
+_RECORDINGS: list[dict] = []  # open `recording_checkpoints` blocks: {file path: sha256}
+_HASHES: dict[str, str] = {}  # file path -> sha256 of the bytes read (once per process, as the models are cached)
+
+
+def _note(path: Path, data: bytes | None = None) -> None:
+    """Record a checkpoint file read (or served from the cache) in every open `recording_checkpoints` block."""
+    if not _RECORDINGS:
+        return
+    key = str(path)
+    if data is not None or key not in _HASHES:
+        import hashlib
+
+        _HASHES[key] = hashlib.sha256(path.read_bytes() if data is None else data).hexdigest()
+    for seen in _RECORDINGS:
+        seen[key] = _HASHES[key]
+
+
+class recording_checkpoints:
+    """``with recording_checkpoints() as seen:`` collects {checkpoint file: sha256} of every model loaded in the
+    block, models served from the per-process cache included (what a results file records of a spec)."""
+
+    def __enter__(self) -> dict:
+        self.seen: dict = {}
+        _RECORDINGS.append(self.seen)
+        return self.seen
+
+    def __exit__(self, *exc) -> None:
+        _RECORDINGS.remove(self.seen)
+
+
 def _payload(path: Path, what: str):
     """The deserialised checkpoint file (one-line errors for a missing or unreadable file)."""
     if not path.exists():
         raise FileNotFoundError(f"{path}: no {what} checkpoint there")
+    if path.is_dir():
+        raise ValueError(f"{path}: a directory without model.msgpack, not a {what} checkpoint")
+    data = path.read_bytes()
     try:
-        return serialization.msgpack_restore(path.read_bytes())
-    except Exception as exc:
-        raise ValueError(f"{path}: not a readable {what} checkpoint ({exc})") from None
+        payload = serialization.msgpack_restore(data)
+    except Exception:
+        from bridgerl.core.files import describe_file
+
+        raise ValueError(f"{path}: {describe_file(path) or 'an unreadable file'}, not a {what} checkpoint") from None
+    _note(path, data)
+    return payload
 
 
 def load_weights(path: str | os.PathLike, format: str = FORMAT, what: str = "DQN") -> tuple[dict, dict]:
@@ -54,6 +94,8 @@ def load_weights(path: str | os.PathLike, format: str = FORMAT, what: str = "DQN
     payload = _payload(path, what)
     if not isinstance(payload, dict) or payload.get("format") != format:
         found = payload.get("format") if isinstance(payload, dict) else None
+        if found in KINDS:
+            raise ValueError(f"{path}: {article(KINDS[found])} model, not {article(what)} one")
         raise ValueError(f"{path}: not a bridgerl {what} checkpoint (format {format!r} expected, found {found!r})")
     import jax
 
@@ -94,12 +136,17 @@ def cached_load(cls, path):
     key = (cls, str(path))
     if key not in _LOADED:
         _LOADED[key] = cls.load(path)
+    else:
+        _note(checkpoint_file(path))  # a model served from the cache is loaded all the same
     return _LOADED[key]
 
 
-KINDS = {"bridgerl-dqn-1": "DQN", "bridgerl-ppo-1": "PPO", "bridgerl-card-location-1": "card-location",
-         "bridgerl-issn-1": "ISSN",
-         "bridgerl-ssn-1": "SSN", "bridgerl-card-player-1": "card-player"}
+def article(kind: str) -> str:
+    """"a DQN", "an ISSN", "an SSN": the kind with its article."""
+    return ("an " if kind[:1] in "AEIOU" or kind in ("SSN",) else "a ") + kind
+
+
+KINDS = MODEL_KINDS  # format -> kind (`bridgerl.core.files.MODEL_KINDS`)
 
 
 def checkpoint_kind(path: str | os.PathLike) -> str:

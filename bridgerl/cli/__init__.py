@@ -13,7 +13,8 @@ from pathlib import Path
 from .. import __version__
 from ..core.argtypes import OneLineParser
 from ..core.dataset import DatasetError
-from . import data, evaluate, serve, show, train
+from ..core.files import check_output
+from . import data, evaluate, models, serve, show, train
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -21,7 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"bridgerl {__version__}",
                         help="print the version and exit")
     commands = parser.add_subparsers(dest="command", required=True)
-    for group in (data, train, evaluate, show, serve):  # one module per command group, each adding its parsers
+    for group in (data, train, evaluate, show, serve, models):  # one module per command group, each adding its parsers
         group.add_parser(commands)
     return parser
 
@@ -49,18 +50,36 @@ def _one_line_warning(message, category, filename, lineno, line=None) -> str:
     return f"bridgerl: note: {message}\n"
 
 
+def _quiet_stdout() -> None:
+    """Point standard output at /dev/null so that Python's flush at exit finds no closed pipe to complain about."""
+    import os
+
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError):  # no file descriptor (a captured stream in tests)
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
     import warnings
 
     warnings.formatwarning = _one_line_warning  # notes such as "fewer boards than asked" in one line
     argv = list(sys.argv[1:] if argv is None else argv)
-    args = build_parser().parse_args(argv)
-    if getattr(args, "devices", None) is not None:  # before JAX starts its backend
-        from ..devices import request_host_devices
-
-        request_host_devices(args.devices)
     try:
-        return args.func(args)
+        args = build_parser().parse_args(argv)
+        if getattr(args, "devices", None) is not None:  # before JAX starts its backend
+            from ..devices import request_host_devices
+
+            request_host_devices(args.devices)
+        # a --json file is checked before any work: a directory, a folder that is a file, no permission
+        check_output(getattr(args, "json", None), "file", "--json")
+        code = args.func(args)
+        sys.stdout.flush()  # a closed pipe shows here, not at exit
+        return code
+    except BrokenPipeError:  # the reader went away (`bridgerl ... | head`): stop quietly, as `yes | head` does
+        _quiet_stdout()
+        return 141
     except (DatasetError, ValueError, OSError, NotImplementedError) as exc:  # OSError: file system
         print(f"bridgerl: error: {exc}", file=sys.stderr)
         return 2

@@ -6,6 +6,7 @@ import argparse
 
 from ..core.argtypes import dataset_arg, non_negative_int, positive_int
 from ..core.files import check_output, refuse_overwrite
+from ..core.stats import ci_text
 from .common import DATA_HELP, write_json
 
 
@@ -19,6 +20,46 @@ def _scored_data(args):
     return load_dataset(args.data, tricks=args.tricks)
 
 
+def _add_tricks(parser) -> None:
+    """--tricks and --same-player, for the commands that score auctions with a tricks table."""
+    parser.add_argument("--tricks", choices=["dd", "played"], default="dd",
+                        help="score contracts and par with the DD tables (default) or the played-tricks tables of "
+                             "datasets made by `bridgerl data played`")
+    parser.add_argument("--same-player", action="store_true",
+                        help="with --tricks played: refuse a learned bidder trained on the played table of another "
+                             "card player than the data's (default: a note naming both checkpoints, and go on)")
+
+
+def _tricks_text(args, data) -> str:
+    """The tricks table in use and its card player, as printed beside every figure."""
+    if args.tricks == "dd":
+        return "DD tricks"
+    by = data.played_by
+    return f"played tricks of {by['player']}, checkpoint {by['hash'][:12]}"
+
+
+def _check_tables(args, agents: dict, data) -> str | None:
+    """With --tricks played: a learned bidder trained on the played table of another card player than the data's
+    gets a one-line note naming both checkpoints (refused with --same-player). Returns the data's card player's
+    checkpoint hash (None with DD tricks)."""
+    if args.tricks != "played":
+        return None
+    import sys
+
+    by = data.played_by
+    for spec, agent in agents.items():
+        trained = (getattr(agent, "metadata", None) or {}).get("played_by")
+        if trained and trained.get("hash") != by["hash"]:
+            message = (f"{spec} was trained on the played table of {trained.get('player')} (checkpoint "
+                       f"{str(trained.get('hash'))[:12]}); this data's is by {by['player']} (checkpoint "
+                       f"{by['hash'][:12]})")
+            if args.same_player:
+                raise ValueError(f"{message}; --same-player refuses it")
+            print(f"bridgerl: note: {message}; scoring with it all the same (--same-player refuses)",
+                  file=sys.stderr)
+    return by["hash"]
+
+
 def _evaluate_uncontested(args) -> int:
     from ..evaluation.specs import load_agent
     from ..evaluation.uncontested import evaluate_uncontested
@@ -29,12 +70,14 @@ def _evaluate_uncontested(args) -> int:
     summary, outcomes = evaluate_uncontested(agent, data, deals=args.deals, side=args.side,
                                              opening_rules=not args.no_opening_rules, agent_name=args.agent)
     summary["tricks"] = args.tricks
+    summary["tricks_player"] = _check_tables(args, {args.agent: agent}, data)
     from ..evaluation.behaviour import pass_rates
 
     summary["behaviour"] = pass_rates(outcomes, data, args.side, not args.no_opening_rules)
     shares = summary["categories"]
     print(f"{args.agent}: {summary['imps_per_deal']:.2f} IMPs/deal vs constructive par (95% CI +/- "
-          f"{summary['ci95']:.2f}) on {summary['deals']} deals ({summary['skipped_nothing_makeable']} skipped)")
+          f"{summary['ci95']:.2f}) on {summary['deals']} deals ({summary['skipped_nothing_makeable']} skipped); "
+          f"{_tricks_text(args, data)}")
     print(f"  at par {shares['at_par']:.1%}, overbid {shares['overbid']:.1%}, underbid across a bonus boundary "
           f"{shares['underbid_bonus']:.1%}, wrong strain or level {shares['wrong_strain_or_level']:.1%}")
     behaviour = summary["behaviour"]
@@ -54,12 +97,13 @@ def _evaluate_compare(args) -> int:
     from ..evaluation.specs import load_agent
     from ..evaluation.uncontested import compare, evaluate_uncontested
 
-    results = []
-    for spec in (args.a, args.b):
-        results.append(evaluate_uncontested(load_agent(spec, "uncontested_bidding", seed=args.seed),
-                                            _scored_data(args), deals=args.deals, agent_name=spec))
+    agents = {spec: load_agent(spec, "uncontested_bidding", seed=args.seed) for spec in dict.fromkeys((args.a, args.b))}
+    data = _scored_data(args)
+    _check_tables(args, agents, data)
+    results = [evaluate_uncontested(agents[spec], data, deals=args.deals, agent_name=spec) for spec in (args.a, args.b)]
     paired = compare(results[0][1], results[1][1])
-    print(f"{args.a}: {results[0][0]['imps_per_deal']:.2f}, {args.b}: {results[1][0]['imps_per_deal']:.2f} IMPs/deal")
+    print(f"{args.a}: {results[0][0]['imps_per_deal']:.2f}, {args.b}: {results[1][0]['imps_per_deal']:.2f} IMPs/deal "
+          f"vs constructive par ({_tricks_text(args, data)})")
     print(f"paired difference (a - b): {paired['difference_imps_per_deal']:+.2f} IMPs/deal (95% CI +/- "
           f"{paired['ci95']:.2f}) on {paired['deals']} deals; a better on {paired['a_better']}, "
           f"b better on {paired['b_better']}")
@@ -74,10 +118,13 @@ def _evaluate_competitive(args) -> int:
     a = load_agent(args.ns, "competitive_bidding", seed=args.seed)
     b = load_agent(args.ew, "competitive_bidding", seed=args.seed + 1)
     boards = [] if args.json or args.report else None
-    result = duplicate_match(a, b, _scored_data(args), deals=args.deals, names=(args.ns, args.ew), boards=boards)
-    result["tricks"] = args.tricks
-    print(f"{args.ns} vs {args.ew}: {result['imps_per_board']:+.2f} IMPs/board for {args.ns} (95% CI +/- "
-          f"{result['ci95']:.2f}) over {result['boards']} boards, each played at two tables")
+    data = _scored_data(args)
+    tricks_player = _check_tables(args, {args.ns: a, args.ew: b}, data)
+    result = duplicate_match(a, b, data, deals=args.deals, names=(args.ns, args.ew), boards=boards)
+    result["tricks"], result["tricks_player"] = args.tricks, tricks_player
+    print(f"{args.ns} vs {args.ew}: {result['imps_per_board']:+.2f} IMPs/board for {args.ns} "
+          f"({ci_text(result['ci95'], result['boards'])}) over {result['boards']} boards, each played at two tables; "
+          f"{_tricks_text(args, data)}")
     if boards is not None:
         from ..evaluation.game import contract_counts
 
@@ -93,25 +140,32 @@ def _evaluate_cross(args) -> int:
     _check_outputs(args)
     if len(set(args.agents)) != len(args.agents):
         raise ValueError("each agent spec may appear once in a cross table")
-    agents = {spec: load_agent(spec, "competitive_bidding", seed=args.seed + i) for i, spec in enumerate(args.agents)}
     if args.play is not None:
-        from ..evaluation.specs import load_play_agent
+        from ..evaluation.specs import load_identified
 
         if args.tricks != "dd":
             raise ValueError("--play plays the cards: leave out --tricks (it scores auctions without play)")
         check_output(args.boards_dir, "directory", "--boards-dir")
-        player = load_play_agent(args.play, seed=args.seed)
-        table = cross_table(agents, args.data, deals=args.deals, progress=not args.quiet, play=player,
-                            play_name=args.play, seed=args.seed, out=args.boards_dir)
-        print(f"{table['boards']} boards of {table['data']}, whole deals with {args.play} at every seat, duplicate, "
-              "IMPs/board for the row agent (95% CI):")
+        loaded = {spec: load_identified(spec, "bidder", seed=args.seed + i) for i, spec in enumerate(args.agents)}
+        player, play_identity = load_identified(args.play, "player", seed=args.seed)
+        table = cross_table({spec: agent for spec, (agent, _) in loaded.items()}, args.data, deals=args.deals,
+                            progress=not args.quiet, play=player, play_name=args.play, seed=args.seed,
+                            out=args.boards_dir, identities={spec: ident for spec, (_, ident) in loaded.items()},
+                            play_identity=play_identity)
+        print(f"{table['boards']} boards of {table['data']}, whole deals with {args.play} at every seat "
+              f"({table['play_resolved']}), duplicate, IMPs/board for the row agent (95% CI):")
     else:
         if args.boards_dir is not None:
             raise ValueError("--boards-dir keeps the boards of whole-deal matches: use it with --play")
-        table = cross_table(agents, _scored_data(args), deals=args.deals, progress=not args.quiet)
+        agents = {spec: load_agent(spec, "competitive_bidding", seed=args.seed + i)
+                  for i, spec in enumerate(args.agents)}
+        data = _scored_data(args)
+        note = _check_tables(args, agents, data)
+        table = cross_table(agents, data, deals=args.deals, progress=not args.quiet)
         table["tricks"] = args.tricks
-        print(f"{table['boards']} boards of {table['data']}, duplicate ({args.tricks} tricks), IMPs/board for the "
-              "row agent (95% CI):")
+        table["tricks_player"] = note
+        print(f"{table['boards']} boards of {table['data']}, duplicate ({_tricks_text(args, data)}), IMPs/board for "
+              "the row agent (95% CI):")
     print(markdown(table))
     if args.json:
         write_json(args.json, {**table, "seed": args.seed})
@@ -136,7 +190,7 @@ def _check_outputs(args) -> None:
 
 
 def _evaluate_game(args) -> int:
-    from ..evaluation.game import game_match, summarize_game, summary_lines
+    from ..evaluation.game import game_match, play_of, summarize_game, summary_lines
     from ..evaluation.specs import load_pair
 
     _check_outputs(args)
@@ -144,8 +198,9 @@ def _evaluate_game(args) -> int:
         refuse_overwrite(args.pbn, args.force, "PBN file")
     a, b = load_pair(args.ns, seed=args.seed), load_pair(args.ew, seed=args.seed + 1)
     boards = game_match(a, b, args.data, deals=args.deals, start=args.start, seed=args.seed, out=args.out,
-                        progress=not args.quiet, batch=args.batch)
-    summary = {**summarize_game(boards, args.ns, args.ew), "data": str(args.data), "seed": args.seed}
+                        progress=not args.quiet, batch=args.batch, workers=args.workers)
+    summary = {**summarize_game(boards, args.ns, args.ew), "play": play_of(a, b), "data": str(args.data),
+               "start": args.start, "seed": args.seed}
     print("\n".join(summary_lines(summary)))
     _write_outputs(args, {**summary, "board_results": boards}, boards, "Whole deal")
     if args.pbn:
@@ -182,15 +237,15 @@ def _evaluate_curve(args) -> int:
 def _evaluate_play(args) -> int:
     from ..core.contract import Contract
     from ..evaluation.play import play_match, summarize
-    from ..evaluation.specs import load_play_agent
+    from ..evaluation.specs import load_identified
 
     _check_outputs(args)
     contract = Contract.parse(args.contract, args.seat)
-    declarer = load_play_agent(args.declarer, seed=args.seed)
-    defenders = load_play_agent(args.defenders, seed=args.seed + 1)
+    declarer, declarer_identity = load_identified(args.declarer, "player", seed=args.seed)
+    defenders, defenders_identity = load_identified(args.defenders, "player", seed=args.seed + 1)
     records = play_match(declarer, defenders, args.data, contract, deals=args.deals, start=args.start,
                          seed=args.seed, out=args.out, progress=not args.quiet,
-                         names=(args.declarer, args.defenders))
+                         names=(args.declarer, args.defenders), identities=(declarer_identity, defenders_identity))
     summary = {"declarer": args.declarer, "defenders": args.defenders, "contract": str(contract),
                "data": str(args.data), "seed": args.seed, **summarize(records)}
     print(f"{args.declarer} declaring {contract} against {args.defenders} on {summary['deals']} deals: "
@@ -319,9 +374,7 @@ def add_parser(commands) -> None:
     ev.add_argument("--no-opening-rules", action="store_true",
                     help="let the agent open any hand (the thesis protocol forbids openings the rules do not make)")
     ev.add_argument("--seed", type=non_negative_int, default=0, help="seed of a random agent (default 0)")
-    ev.add_argument("--tricks", choices=["dd", "played"], default="dd",
-                    help="score contracts and par with the DD tables (default) or the played-tricks tables of "
-                         "datasets made by `bridgerl data played`")
+    _add_tricks(ev)
     ev.set_defaults(func=_evaluate_uncontested)
     cmp_ = eval_commands.add_parser("compare", help="paired difference of two agents on the same deals")
     cmp_.add_argument("--a", required=True, help=SPEC_HELP)
@@ -329,9 +382,7 @@ def add_parser(commands) -> None:
     cmp_.add_argument("--data", type=dataset_arg, default="test", help=data_help + " (default test)")
     cmp_.add_argument("--deals", type=positive_int, default=None, help=deals_help)
     cmp_.add_argument("--seed", type=non_negative_int, default=0, help="seed of a random agent (default 0)")
-    cmp_.add_argument("--tricks", choices=["dd", "played"], default="dd",
-                    help="score contracts and par with the DD tables (default) or the played-tricks tables of "
-                         "datasets made by `bridgerl data played`")
+    _add_tricks(cmp_)
     cmp_.set_defaults(func=_evaluate_compare)
     cross = eval_commands.add_parser("cross", help="cross table of competitive bidders, every pair in duplicate")
     cross.add_argument("agents", nargs="+", help=SPEC_HELP)
@@ -345,9 +396,7 @@ def add_parser(commands) -> None:
     cross.add_argument("--boards-dir", default=None, metavar="DIR",
                        help="with --play: keep each match's boards as JSON lines in DIR; a rerun resumes them")
     cross.add_argument("--quiet", action="store_true", help="no progress bar")
-    cross.add_argument("--tricks", choices=["dd", "played"], default="dd",
-                    help="score contracts and par with the DD tables (default) or the played-tricks tables of "
-                         "datasets made by `bridgerl data played`")
+    _add_tricks(cross)
     cross.set_defaults(func=_evaluate_cross)
     comp = eval_commands.add_parser("competitive", help="duplicate match in competitive bidding")
     comp.add_argument("--ns", required=True, help=SPEC_HELP + " (plays NS at table 1, EW at table 2)")
@@ -358,9 +407,7 @@ def add_parser(commands) -> None:
                       help="seed of a random agent (--ns gets S, --ew S + 1; default 0)")
     comp.add_argument("--json", help="write the summary and every board's auctions as JSON (atomic)")
     comp.add_argument("--report", help="write a Markdown report with PNG plots into this directory")
-    comp.add_argument("--tricks", choices=["dd", "played"], default="dd",
-                    help="score contracts and par with the DD tables (default) or the played-tricks tables of "
-                         "datasets made by `bridgerl data played`")
+    _add_tricks(comp)
     comp.set_defaults(func=_evaluate_competitive)
 
     game = eval_commands.add_parser("game", help="whole-deal duplicate match: auction and play at two tables")
@@ -375,7 +422,13 @@ def add_parser(commands) -> None:
                       help="boards played at once where both card players are networks (act_views): their "
                            "decisions at all those tables go to one call; the boards are the same for any value "
                            "(default 64)")
-    game.add_argument("--out", help="JSON lines, one per board; running again resumes")
+    game.add_argument("--workers", type=positive_int, default=1,
+                      help="processes over disjoint boards, each loading both pairs (the same boards as one "
+                           "worker; default 1)")
+    game.add_argument("--out", help="JSON lines, one per board, after a first line that records the match (specs "
+                                    "as given and resolved, data hash, first row, seed, checkpoint hashes); running "
+                                    "the same match again resumes it, more --deals extend it, and a file of another "
+                                    "match is refused")
     game.add_argument("--json", help="write the summary and every board as JSON (atomic)")
     game.add_argument("--report", help="write a Markdown report with PNG plots into this directory")
     game.add_argument("--pbn", help="write both tables of every board as PBN (auction and play)")

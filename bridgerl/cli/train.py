@@ -133,27 +133,41 @@ def _train_selfplay(args) -> int:
     return 0
 
 
+def _play_formats() -> dict:
+    """The checkpoint formats of the play models, by `checkpoint_kind`'s names (one file each, no helpers beside)."""
+    from ..agents.learned.card_location import FORMAT as LOCATION_FORMAT
+    from ..agents.learned.card_player import FORMAT as CARD_PLAYER_FORMAT
+    from ..agents.play.simulation import ISSN_FORMAT, SSN_FORMAT
+
+    return {"card-location": LOCATION_FORMAT, "ISSN": ISSN_FORMAT, "SSN": SSN_FORMAT,
+            "card-player": CARD_PLAYER_FORMAT}
+
+
 def _train_export(args) -> int:
     from ..agents.learned.checkpoint import (CRITIC_FILE, FORMAT, PPO_FORMAT, checkpoint_file, checkpoint_kind,
                                              load_weights, save_weights)
 
     kind = checkpoint_kind(args.run)
-    if kind not in ("DQN", "PPO"):
-        raise ValueError(f"{args.run}: a {kind} model; train export takes DQN and PPO bidders")
-    model_format = PPO_FORMAT if kind == "PPO" else FORMAT
+    model_format = {"DQN": FORMAT, "PPO": PPO_FORMAT, **_play_formats()}.get(kind)
+    if model_format is None:
+        raise ValueError(f"{args.run}: a {kind} model; train export takes the DQN and PPO bidders and the "
+                         "card-location, ISSN, SSN and card-player models")
     metadata, params = load_weights(args.run, format=model_format, what=kind)
     out = Path(args.out)
-    refuse_overwrite(out / "model.msgpack", args.force, "model")
-    if metadata.get("constructive"):
-        refuse_overwrite(out / metadata["constructive"], args.force, "constructive bidder")
+    bidder = kind in ("DQN", "PPO")  # a bidder's helpers go along; a play model is its one file
+    constructive = metadata.get("constructive") if bidder else None
     critic = checkpoint_file(args.run).parent / CRITIC_FILE
-    if critic.exists():
+    critic = critic if bidder and critic.exists() else None
+    refuse_overwrite(out / "model.msgpack", args.force, "model")
+    if constructive:
+        refuse_overwrite(out / constructive, args.force, "constructive bidder")
+    if critic:
         refuse_overwrite(out / critic.name, args.force, "critic")
     save_weights(out / "model.msgpack", params, metadata, dtype=args.dtype, format=model_format)
-    if metadata.get("constructive"):  # the uncontested DQN that bids while the opponents pass goes along
-        helper, helper_params = load_weights(checkpoint_file(args.run).parent / metadata["constructive"])
-        save_weights(out / metadata["constructive"], helper_params, helper, dtype=helper.get("dtype", "float32"))
-    if critic.exists():  # the centralised critic of decision-time search (search:PATH) goes along, same dtype
+    if constructive:  # the uncontested DQN that bids while the opponents pass goes along
+        helper, helper_params = load_weights(checkpoint_file(args.run).parent / constructive)
+        save_weights(out / constructive, helper_params, helper, dtype=helper.get("dtype", "float32"))
+    if critic:  # the centralised critic of decision-time search (search:PATH) goes along, same dtype
         critic_metadata, critic_params = load_weights(critic, what="critic")
         save_weights(out / critic.name, critic_params, critic_metadata, dtype=args.dtype)
     size = (out / "model.msgpack").stat().st_size
@@ -349,8 +363,10 @@ def add_parser(commands) -> None:
     selfplay.add_argument("--force", action="store_true", help="start a new run in an --out that holds one")
     selfplay.add_argument("--quiet", action="store_true", help="no progress bar")
     selfplay.set_defaults(func=_train_selfplay)
-    export = train_commands.add_parser("export", help="copy a run's weights (e.g. as bfloat16) for release")
-    export.add_argument("run", help="run directory or model.msgpack")
+    export = train_commands.add_parser(
+        "export", help="copy a run's weights (e.g. as bfloat16) for release: a DQN or PPO bidder (with its "
+                       "constructive bidder and critic, if any) or a card-location, ISSN, SSN or card-player model")
+    export.add_argument("run", help="run directory or model.msgpack (of any train command)")
     export.add_argument("--out", required=True, help="directory for model.msgpack")
     export.add_argument("--dtype", choices=["float32", "float16", "bfloat16"], default="bfloat16",
                         help="floating-point type of the released weights (default bfloat16)")

@@ -152,14 +152,28 @@ def load_dataset(data, tricks: str | None = None, player=None) -> Dataset:
 
 
 def file_hash(path) -> str:
-    """SHA-256 of a file (a model path: a run directory's model.msgpack)."""
+    """SHA-256 of a file (a model path: a run directory's model.msgpack; ``models/NAME``: `resolve_model_path`)."""
     import hashlib
 
-    path = Path(path)
+    from .models import resolve_model_path
+
+    path = resolve_model_path(path)
     path = path / "model.msgpack" if path.is_dir() else path
     if not path.exists():
         raise DatasetError(f"{path}: no such model file")
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def dataset_hash(dataset: Dataset) -> str:
+    """SHA-256 of a dataset's content: its deals, DD table and board numbers, whatever file holds them (the played
+    table is recorded on its own, with its player: `Dataset.played_by`)."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    dd = dataset.dd if dataset.tables is None else dataset.tables["dd"]
+    for array in (dataset.owner.astype(np.uint8), np.asarray(dd, np.uint8), dataset.boards.astype(np.int32)):
+        digest.update(np.ascontiguousarray(array).tobytes())
+    return digest.hexdigest()
 
 
 def check_played_by(dataset: Dataset, player) -> None:
@@ -186,9 +200,11 @@ def read_npz(path: Path, what: str, error: type[Exception]) -> dict:
     except OSError as exc:
         raise error(f"{path}: cannot be read ({exc.strerror})") from None
     if head != b"PK":  # numpy would try it as a pickle and advise allow_pickle
-        hint = ("; it looks like PBN: convert it with `bridgerl data from-pbn`"
-                if path.suffix.lower() == ".pbn" else "")
-        raise error(f"{path}: not a .npz {what} (a .npz file is a zip archive of numpy arrays, as `bridgerl data "
+        from .files import describe_file
+
+        found = describe_file(path) or "a file numpy cannot read"
+        hint = "; convert it with `bridgerl data from-pbn`" if found == "a PBN file" else ""
+        raise error(f"{path}: {found}, not a .npz {what} (a zip archive of numpy arrays, as `bridgerl data "
                     f"generate` writes){hint}")
     try:
         with np.load(path, allow_pickle=False) as npz:
@@ -202,7 +218,14 @@ def read_npz(path: Path, what: str, error: type[Exception]) -> dict:
 def _from_mapping(arrays: dict, source: str) -> Dataset:
     for key in ("owner", "dd"):
         if key not in arrays:
-            raise DatasetError(f"{source}: missing array '{key}' (found {sorted(arrays)})")
+            from .files import describe_file
+
+            found = describe_file(source) if source != "<arrays>" else None
+            if found and not found.startswith(("a .npz file of arrays", "a dataset")):
+                raise DatasetError(f"{source}: {found}, not a dataset (a .npz with 'owner' and 'dd')")
+            names = sorted(arrays)
+            raise DatasetError(f"{source}: missing array '{key}' (found {', '.join(names[:8])}"
+                               f"{', ...' if len(names) > 8 else ''})")
     dataset = make_dataset(arrays["owner"], arrays["dd"], arrays.get("board"), source)
     if "played" not in arrays:
         return dataset

@@ -58,7 +58,14 @@ def check_output(path: str | os.PathLike | None, kind: str = "file", flag: str =
     if kind == "file" and path.is_dir():
         raise ValueError(f"{flag} {path} is a directory; give a file name")
     if kind == "directory" and path.exists() and not path.is_dir():
-        raise ValueError(f"{flag} {path} is a file; give a directory for the report")
+        raise ValueError(f"{flag} {path} is a file; give a directory")
+    folder = path if kind == "directory" else path.parent
+    while not folder.exists() and folder != folder.parent:  # the nearest folder that exists is written into
+        folder = folder.parent
+    if folder.exists() and not folder.is_dir():
+        raise ValueError(f"{flag} {path}: {folder} is a file, not a folder")
+    if not os.access(folder, os.W_OK | os.X_OK) or (path.is_file() and not os.access(path, os.W_OK)):
+        raise ValueError(f"{flag} {path}: cannot be written (no permission)")
 
 
 def refuse_overwrite(path: str | os.PathLike, force: bool = False, what: str = "output") -> None:
@@ -69,10 +76,13 @@ def refuse_overwrite(path: str | os.PathLike, force: bool = False, what: str = "
         raise FileExistsError(f"{path}: the {what} exists; pass --force to replace it")
 
 
-def claim_job_folder(parts: Path, job: dict) -> None:
-    """The ``OUT.partial/`` folder of a resumable job: created with ``job`` stamped in ``job.json``, or, when it
-    exists, checked to hold chunks of the same job (another job's folder is refused in one line)."""
+def claim_job_folder(parts: Path, job: dict, flag: str = "--out") -> None:
+    """The ``OUT.partial/`` folder of a resumable job: created with ``job`` (its identity, `bridgerl.core.identity`)
+    stamped in ``job.json``, or, when it exists, checked to hold chunks of the same job: another job's folder is
+    refused in one line naming the first field that differs and ``flag``."""
     import json
+
+    from .identity import check_same_job
 
     parts = Path(parts)
     stamp = parts / "job.json"
@@ -81,8 +91,89 @@ def claim_job_folder(parts: Path, job: dict) -> None:
             saved = json.loads(stamp.read_text())
         except (OSError, ValueError):
             saved = None
-        if saved != json.loads(json.dumps(job)):
-            raise ValueError(f"{parts}: holds chunks of another job ({saved}); delete it or rerun that job")
+        check_same_job(parts, saved if isinstance(saved, dict) and "command" in saved else None, job, flag, "job")
     else:
         parts.mkdir(parents=True, exist_ok=True)
         atomic_write_text(stamp, json.dumps(job))
+
+
+MODEL_KINDS = {"bridgerl-dqn-1": "DQN", "bridgerl-ppo-1": "PPO", "bridgerl-card-location-1": "card-location",
+               "bridgerl-issn-1": "ISSN", "bridgerl-ssn-1": "SSN", "bridgerl-card-player-1": "card-player"}
+"""The kind of model each checkpoint format holds (the ``format`` field of a model.msgpack)."""
+
+
+def describe_file(path: str | os.PathLike) -> str | None:
+    """What a file is, told from its content, in a few words ("a positions file (`bridgerl data positions`)", "a
+    card-player model", "a results file of `evaluate game`", "a binary file", ...), for the one-line error of a file
+    given where another kind goes; None when it cannot be read at all."""
+    import json
+
+    path = Path(path)
+    if path.is_dir():
+        return "a directory" + (" holding a model (model.msgpack)" if (path / "model.msgpack").exists() else "")
+    try:
+        with open(path, "rb") as handle:
+            head = handle.read(1 << 16)
+    except OSError:
+        return None
+    if not head:
+        return "an empty file"
+    if head[:2] == b"PK":
+        return _describe_npz(path)
+    if head[0] in range(0x80, 0x90) or head[0] in (0xDE, 0xDF):
+        try:
+            import msgpack
+
+            payload = msgpack.unpackb(path.read_bytes(), raw=False, strict_map_key=False)
+        except Exception:
+            payload = None
+        if isinstance(payload, dict):
+            if payload.get("format") in MODEL_KINDS:
+                kind = MODEL_KINDS[payload["format"]]
+                return ("an " if kind in ("ISSN", "SSN") else "a ") + f"{kind} model"
+            if "meta" in payload and "leaves" in payload:
+                return "a training run's saved state"
+        return "a binary file"
+    try:
+        text = head.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        if exc.start < len(head) - 4:  # not merely a character cut at the end of the window
+            return "a binary file"
+        text = head[:exc.start].decode("utf-8")
+    first = text.lstrip("\ufeff").lstrip().split("\n", 1)[0]
+    try:
+        line = json.loads(first)
+    except ValueError:
+        line = None
+    if isinstance(line, dict):
+        if isinstance(line.get("job"), dict) and "command" in line["job"]:
+            return f"a results file of `{line['job']['command']}`"
+        if "match" in line or "study" in line:
+            return "a results file of an older bridgerl"
+        return "a JSON file"
+    if first.startswith("{") or first.startswith("["):
+        if first.startswith("[") and any(tag in text for tag in ("[Deal ", "[Board ", "[Event ")):
+            return "a PBN file"
+        return "a JSON file"
+    if any(tag in text for tag in ("md|", "pn|", "qx|")):
+        return "a LIN file"
+    if any(tag in text for tag in ("[Deal ", "[Board ")):
+        return "a PBN file"
+    return "a text file"
+
+
+def _describe_npz(path: Path) -> str:
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            names = {name.removesuffix(".npy") for name in archive.namelist()}
+    except (zipfile.BadZipFile, OSError):
+        return "a zip file that is not a readable .npz"
+    if any(name.startswith("pos_") for name in names) and any(name.startswith("deal_") for name in names):
+        return "a positions file (`bridgerl data positions`)"
+    if {"owner", "dd"} <= names:
+        return "a dataset with a played-tricks table" if "played" in names else "a dataset"
+    if {"dd", "solved", "seed", "deals"} <= names:
+        return "the checkpoint of an unfinished `bridgerl data generate`"
+    return f"a .npz file of arrays {', '.join(sorted(names)[:6])}" + (", ..." if len(names) > 6 else "")

@@ -23,6 +23,7 @@ import numpy as np
 
 from .dataset import DatasetError, atomic_savez
 from .dd import DDS_MAX_TABLES, set_dds_threads, solve_dd_tables
+from .identity import check_same_job
 
 RAY_INSTALL = 'pip install "bridgerl[ray]" (or: pip install ray)'
 LOCAL_RAY = "local"
@@ -54,9 +55,11 @@ def _load_partial(path: Path, seed: int, deals: int) -> tuple[np.ndarray, np.nda
             saved_solved = npz["solved"] if "solved" in npz.files else None
     except Exception as exc:  # a checkpoint we cannot read is recomputed, never trusted
         raise DatasetError(f"{path}: unreadable checkpoint ({exc}); delete it to start over") from None
-    if saved_seed != seed or saved_deals != deals:
-        raise DatasetError(f"{path}: checkpoint is for --seed {saved_seed} --deals {saved_deals}, not "
-                           f"--seed {seed} --deals {deals}; delete it or use the same arguments")
+    try:  # the job's identity (`bridgerl.core.identity`): the deals are those of the seed, as many as asked
+        check_same_job(path, {"command": "data generate", "seed": saved_seed, "deals": saved_deals},
+                       {"command": "data generate", "seed": seed, "deals": deals}, "--out", "job")
+    except ValueError as exc:
+        raise DatasetError(str(exc)) from None
     if saved_solved is None:  # the older format: the first len(dd) deals, in order
         saved_solved = np.arange(deals) < len(saved_dd)
         saved_dd = np.concatenate([saved_dd, dd[len(saved_dd):]])

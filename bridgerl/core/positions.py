@@ -10,7 +10,9 @@ deal arrays), ``step`` (cards played before it), ``player`` (the seat choosing: 
 ``seat`` (the hand the card comes from), ``legal`` bool[P, 52], ``choices`` (groups of equal legal cards), ``card``
 (the card played) and ``dd`` int8[P, 52]: the double-dummy tricks the side to play takes from this position on (the
 trick in progress included) after each legal card, -1 for the others. Scalars: ``format`` (1), ``source`` (the
-dataset), ``ns``/``ew`` (the specs that bid and played), ``seed``.
+dataset), ``ns``/``ew`` (the specs that bid and played), ``seed``; optional ``identity`` (JSON: the job that made
+the file, `bridgerl.core.identity`: the specs as resolved, the SHA-256 of every checkpoint they loaded (the card
+player's included), the data's content hash).
 
 Optional (``bridgerl data positions --label-worlds K``): the position array ``worlds`` uint8[P, 52], for each
 position with a choice the number of K worlds, sampled uniformly among the layouts consistent with the chooser's
@@ -20,6 +22,7 @@ without a choice), and the scalar ``label_worlds`` (K).
 
 from __future__ import annotations
 
+import json
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -137,6 +140,8 @@ def file_arrays(deals: dict, positions: dict, meta: dict) -> dict:
     arrays.update({k: np.asarray(meta[k]) for k in SCALARS})
     if "worlds" in positions:
         arrays["label_worlds"] = np.asarray(int(meta["label_worlds"]))
+    if meta.get("identity") is not None:  # the job that made the file, checkpoint hashes included (JSON)
+        arrays["identity"] = np.asarray(json.dumps(meta["identity"]))
     return arrays
 
 
@@ -149,8 +154,13 @@ def load_positions(path: str | os.PathLike) -> Positions:
     missing += [f"pos_{k}" for k in POSITION_ARRAYS if f"pos_{k}" not in arrays]
     missing += [k for k in SCALARS if k not in arrays]
     if missing:
-        raise PositionsError(f"{path}: not a positions file (missing {', '.join(missing)}; "
-                             "make one with `bridgerl data positions`)")
+        from .files import describe_file
+
+        found = describe_file(path)
+        if found and not found.startswith(("a .npz file of arrays", "a positions file")):
+            raise PositionsError(f"{path}: {found}, not a positions file (make one with `bridgerl data positions`)")
+        raise PositionsError(f"{path}: not a positions file (missing {', '.join(missing[:4])}"
+                             f"{', ...' if len(missing) > 4 else ''}; make one with `bridgerl data positions`)")
     try:
         version = int(arrays["format"])
     except (TypeError, ValueError):
@@ -181,6 +191,7 @@ def load_positions(path: str | os.PathLike) -> Positions:
             raise PositionsError(f"{path}: {name!r} values outside {low}..{high}")
     meta = {k: arrays[k].item() for k in SCALARS}
     meta["label_worlds"] = int(arrays["label_worlds"]) if optional else 0
+    meta["identity"] = json.loads(str(arrays["identity"].item())) if "identity" in arrays else None
     return Positions(deals, positions, meta, str(path))
 
 

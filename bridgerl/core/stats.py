@@ -17,3 +17,8 @@ def mean_ci(values) -> tuple[float, float]:
     if len(values) < 2:
         return float(values.mean()), float("nan")
     return float(values.mean()), float(1.96 * values.std(ddof=1) / math.sqrt(len(values)))
+
+
+def ci_text(ci: float, count: int) -> str:
+    """"95% CI +/- x", or what stands in for it where one value gives no interval (never "nan")."""
+    return f"95% CI +/- {ci:.2f}" if count > 1 and np.isfinite(ci) else "one value: no CI"

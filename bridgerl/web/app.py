@@ -78,8 +78,11 @@ def check_request_spec(spec: str, models: Path) -> str:
     bid, play = split_game_spec(spec)
 
     def model_path(path: str) -> None:
-        resolved = Path(path).resolve()
-        if ":" in path or not (path.startswith("models/") and resolved.is_relative_to(models.resolve())):
+        from ..core.models import released_roots, resolve_model_path
+
+        resolved = resolve_model_path(path).resolve()  # models/NAME: the working directory's, else the released one
+        roots = [models.resolve(), *(root.resolve() for root in released_roots())]
+        if ":" in path or not (path.startswith("models/") and any(resolved.is_relative_to(r) for r in roots)):
             raise SpecError(f"spec {spec!r}: the web view loads models under models/ only, not {path!r}")
         if not resolved.exists():
             raise SpecError(f"spec {spec!r}: no model at {path!r}")
@@ -165,7 +168,10 @@ RELEASED_PLAYER = "models/card-player"
 def default_player(models: str | Path = "models") -> str:
     """The card player of a bidder given alone: the released learned card player when it is there (a card in well
     under a millisecond), else PIMC with 20 worlds."""
-    return RELEASED_PLAYER if (Path(models) / "card-player" / "model.msgpack").exists() else GAME_PLAYER_DEFAULT
+    from ..core.models import resolve_model_path
+
+    released = resolve_model_path(Path(models) / "card-player" / "model.msgpack")
+    return RELEASED_PLAYER if released.exists() else GAME_PLAYER_DEFAULT
 
 
 class Server:

@@ -1,0 +1,31 @@
+"""``bridgerl models``: the released models (shipped with the package), with what made each."""
+
+from __future__ import annotations
+
+from ..core.files import check_output
+from .common import write_json
+
+
+def _models(args) -> int:
+    from ..core.models import released_models
+
+    check_output(args.json, flag="--json")
+    models = released_models()
+    if not models:
+        raise FileNotFoundError("no released models found (neither in the installed package nor beside it)")
+    width = max(len(m["name"]) for m in models)
+    kinds = max(len(m["kind"]) for m in models)
+    for m in models:
+        print(f"{m['name']:<{width}}  {m['kind']:<{kinds}}  {m['bytes'] / 1e6:5.1f} MB  {m['sha256'][:12]}  "
+              f"{m['command'] or '(command unknown)'}")
+    if args.json:
+        write_json(args.json, models)
+    return 0
+
+
+def add_parser(commands) -> None:
+    """Add ``models`` to the top-level subparsers."""
+    models = commands.add_parser("models", help="list the released models: kind, size, checksum and the command "
+                                                "that made each (models/NAME in any agent spec)")
+    models.add_argument("--json", metavar="FILE", help="also write the list as JSON (replaced atomically)")
+    models.set_defaults(func=_models)
