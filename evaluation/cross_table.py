@@ -42,15 +42,16 @@ def cross_table(agents: dict, data="test", deals: int | None = None, progress: b
     count = len(dataset) if deals is None else min(deals, len(dataset))
     name = data_name(data, dataset)
 
-    def pair(agent_name: str) -> Pair:
+    def pair(place: int, agent_name: str) -> Pair:
         if identities is None or play_identity is None:
             return Pair(agent_name, agents[agent_name], play)
         bidder = identities[agent_name]
         return Pair(agent_name, agents[agent_name], play, {
-            "bidder": bidder["resolved"], "player": play_identity["resolved"], "seed": seed,
-            "checkpoints": sorted(set(bidder["checkpoints"] + play_identity["checkpoints"]))})
+            "bidder": bidder["resolved"], "bidder_checkpoints": bidder["checkpoints"],
+            "player": play_identity["resolved"], "player_checkpoints": play_identity["checkpoints"],
+            "seed": seed + place})  # `evaluate cross` seeds the agents seed, seed + 1, ... in their order
 
-    seatings = [(i, j, pair(names[i]), pair(names[j])) for i, j in pairs]
+    seatings = [(i, j, pair(i, names[i]), pair(j, names[j])) for i, j in pairs]
     if out is not None:  # every match file checked before any board is played
         for i, j, a, b in seatings:
             check_results_file(Path(out) / f"MATCH_{i}_{j}.jsonl",
@@ -91,7 +92,8 @@ def markdown(table: dict, labels: dict | None = None) -> str:
         cells = []
         for column in names:
             value = cell(table, row, column)
-            cells.append("" if value is None else f"{value[0]:+.2f} ± {value[1]:.2f}")
+            cells.append("" if value is None else f"{value[0]:+.2f} ± {value[1]:.2f}" if value[1] == value[1]
+                         else f"{value[0]:+.2f} (one board: no CI)")
         lines.append(f"| {labels.get(row, row)} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 

@@ -49,9 +49,7 @@ def match_job(command: str, a: Pair, b: Pair, dataset, data, start: int, seed: i
 
     job = {"command": command}
     for key, pair in (("a", a), ("b", b)):
-        identity = pair.described()
-        job.update({key: pair.name, f"{key}_bidder": identity["bidder"], f"{key}_player": identity["player"],
-                    f"{key}_checkpoints": identity["checkpoints"]})
+        job.update(pair_fields(key, pair))
     played_by = dataset.played_by if dataset.tricks == "played" else None
     job.update({"data": data_name(data, dataset), "data_sha256": dataset_hash(dataset), "start": int(start),
                 "tricks": dataset.tricks, "tricks_player": None if played_by is None else played_by["hash"],
@@ -59,18 +57,35 @@ def match_job(command: str, a: Pair, b: Pair, dataset, data, start: int, seed: i
     return job
 
 
+def pair_fields(key: str, pair: Pair) -> dict:
+    """What a job records of one pair: its spec as given, its bidder and card player as resolved with the
+    checkpoints each loaded, its seed."""
+    identity = pair.described()
+    return {key: pair.name, f"{key}_bidder": identity["bidder"],
+            f"{key}_bidder_checkpoints": identity["bidder_checkpoints"], f"{key}_player": identity["player"],
+            f"{key}_player_checkpoints": identity["player_checkpoints"], f"{key}_seed": identity["seed"]}
+
+
 def data_name(data, dataset) -> str:
     """The data as named ("test", a path): a bundled split is the same match on any checkout."""
     return str(data) if isinstance(data, (str, os.PathLike)) else dataset.source
 
 
+def bidder_seed(seed: int, row: int, table: int, call: int) -> int:
+    """The seed a stochastic bidder gets for one call: independent of which boards are bid with it."""
+    return int(np.random.SeedSequence([seed, row, table, call, 1]).generate_state(1, np.uint64)[0])
+
+
 def bid_auctions(states: list[BridgeState], pairs: list[tuple[Pair, Pair]], rows: list[int],
-                 stop: Callable[[BridgeState], bool] | None = None) -> list[BridgeState]:
+                 stop: Callable[[BridgeState], bool] | None = None, seed: int | None = None,
+                 tables: list[int] | None = None) -> list[BridgeState]:
     """Run every auction to its end, one batch per bidder and turn: ``pairs[i]`` = (NS pair, EW pair) of state i;
     ``stop(state)`` true leaves that auction where it stands (e.g. a person's turn, `bridgerl.web`).
 
-    Bidders are asked in batches over the boards still to bid, so a stochastic bidder (``random``) bids differently
-    when the batches differ (a resumed match); the built-in ``rules`` and ``dqn`` bidders are deterministic."""
+    Bidders are asked in batches over the boards still to bid. With ``seed`` (and ``tables[i]``, the table of state
+    i), a stochastic bidder (one with ``reseed``, such as ``random``) is reseeded for every call from (seed, row,
+    table, call) and asked alone, so its calls do not depend on the other boards (a resumed match, `--workers`);
+    without it, it bids from its generator as it stands. The other built-in bidders are deterministic."""
     states = list(states)
     while True:
         active = [i for i, s in enumerate(states) if s.phase == "auction" and not (stop is not None and stop(s))]
@@ -85,7 +100,15 @@ def bid_auctions(states: list[BridgeState], pairs: list[tuple[Pair, Pair]], rows
             observations = np.stack([states[i].auction_observation() for i in members])
             masks = np.stack([states[i].auction.legal_mask().astype(np.int8) for i in members])
             views = [states[i].view() for i in members]
-            calls = act_batch(pair.bidder, observations, masks, views, fixed=True)
+            if seed is not None and hasattr(pair.bidder, "reseed"):
+                calls = []
+                for k, i in enumerate(members):
+                    pair.bidder.reseed(bidder_seed(seed, rows[i], 0 if tables is None else tables[i],
+                                                   len(states[i].auction.calls)))
+                    calls.append(act_batch(pair.bidder, observations[k:k + 1], masks[k:k + 1], views[k:k + 1],
+                                           fixed=True)[0])
+            else:
+                calls = act_batch(pair.bidder, observations, masks, views, fixed=True)
             for i, mask, call in zip(members, masks, calls):
                 call = int(call)
                 if not (0 <= call < NUM_CALLS and mask[call]):
@@ -248,7 +271,8 @@ def play_boards(a: Pair, b: Pair, dataset, todo: list[int], seed: int, batch: in
     tables = [(a, b), (b, a)]
     starts = [BridgeState.start(source.deal_at(row)) for row in todo for _ in tables]
     seating = [tables[t] for _ in todo for t in range(2)]
-    auctions = bid_auctions(starts, seating, [row for row in todo for _ in tables])
+    auctions = bid_auctions(starts, seating, [row for row in todo for _ in tables], seed=seed,
+                            tables=[t for _ in todo for t in range(2)])
     for first in range(0, len(todo), int(batch)):
         chunk = range(first, min(len(todo), first + int(batch)))
         # the chunk's tables of batchable players first, in lockstep; then board by board, each kept as it

@@ -85,6 +85,21 @@ def _read_done(path: Path, match: dict) -> dict[int, PlayRecord]:
     return done
 
 
+def play_job(names: tuple[str, str], identities, data, dataset, start: int, contract: Contract, constraints,
+             seed: int) -> dict:
+    """The identity of a card-play match (`bridgerl.core.identity`), the first line of its results file."""
+    from bridgerl.core.dataset import dataset_hash
+
+    job = {"command": "evaluate play"}
+    for key, name, identity in zip(("declarer", "defenders"), names, identities or ({}, {})):
+        job.update({key: name, f"{key}_resolved": identity.get("resolved", name),
+                    f"{key}_checkpoints": identity.get("checkpoints", [])})
+    job.update({"data": str(data) if isinstance(data, (str, os.PathLike)) else dataset.source,
+                "data_sha256": dataset_hash(dataset), "start": int(start), "contract": str(contract),
+                "constraints": {str(k): str(v) for k, v in (constraints or {}).items()}, "seed": int(seed)})
+    return job
+
+
 def play_match(declarer_agent, defence_agent, data="test", contract: str | Contract = "3NT S", deals: int = 100,
                start: int = 0, seed: int = 0, constraints: Mapping[int, HandConstraint] | None = None,
                out: str | os.PathLike | None = None, progress: bool = False,
@@ -101,15 +116,7 @@ def play_match(declarer_agent, defence_agent, data="test", contract: str | Contr
                          f"{len(dataset)} deals)")
     path = Path(out) if out is not None else None
     names = names or (repr(declarer_agent), repr(defence_agent))
-    from bridgerl.core.dataset import dataset_hash
-
-    match = {"command": "evaluate play"}
-    for key, name, identity in zip(("declarer", "defenders"), names, identities or ({}, {})):
-        match.update({key: name, f"{key}_resolved": identity.get("resolved", name),
-                      f"{key}_checkpoints": identity.get("checkpoints", [])})
-    match.update({"data": str(data) if isinstance(data, (str, os.PathLike)) else dataset.source,
-                  "data_sha256": dataset_hash(dataset), "start": int(start), "contract": str(contract),
-                  "constraints": {str(k): str(v) for k, v in (constraints or {}).items()}, "seed": int(seed)})
+    match = play_job(names, identities, data, dataset, start, contract, constraints, seed)
     done = _read_done(path, match) if path is not None else {}
     todo = [row for row in rows if row not in done]
     iterator = todo

@@ -107,6 +107,19 @@ def _deal_job(job: tuple) -> dict:
     return {"row": row, "board": board, "contract": str(contract), "dd_tricks": dd_tricks, "runs": runs}
 
 
+def study_job(data, dataset, start: int, worlds: int, seed: int, info_budget: int, names: list[str]) -> dict:
+    """The identity of a play study (`bridgerl.core.identity`): the data and its hash, the first row, the worlds,
+    seed and information budget, each run's settings, and PIMC's settings as this bridgerl defaults them (a changed
+    default is another study)."""
+    from bridgerl.core.dataset import dataset_hash
+    from bridgerl.evaluation.specs import spec_keywords
+
+    return {"command": "evaluate play-study", "data": str(data) if isinstance(data, (str, os.PathLike))
+            else dataset.source, "data_sha256": dataset_hash(dataset), "start": int(start), "worlds": int(worlds),
+            "seed": int(seed), "info_budget": int(info_budget), "runs": {name: list(RUNS[name]) for name in names},
+            "pimc_defaults": spec_keywords(PIMCAgent)}
+
+
 def play_study(data="test", deals: int = 100, start: int = 0, worlds: int = 20, seed: int = 0,
                info_budget: int | None = None, out=None, workers: int = 1, progress: bool = False,
                runs=None) -> list[dict]:
@@ -128,11 +141,7 @@ def play_study(data="test", deals: int = 100, start: int = 0, worlds: int = 20, 
     if len(rows) == 0:
         raise ValueError(f"{dataset.source}: no deal to play (rows {start} to {start + deals - 1} of "
                          f"{len(dataset)} deals)")
-    from bridgerl.core.dataset import dataset_hash
-
-    study = {"command": "evaluate play-study", "data": str(data) if isinstance(data, (str, os.PathLike))
-             else dataset.source, "data_sha256": dataset_hash(dataset), "start": int(start), "worlds": worlds,
-             "seed": seed, "info_budget": info_budget, "runs": {name: list(RUNS[name]) for name in names}}
+    study = study_job(data, dataset, start, worlds, seed, info_budget, names)
     done = {item["row"]: item for item in read_done(out, study)} if out is not None else {}
     jobs = [(row, dataset.owner[row], dataset.dd[row], int(dataset.boards[row]), worlds, seed, info_budget, names)
             for row in rows if row not in done]

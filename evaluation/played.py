@@ -103,6 +103,12 @@ def check_level(level) -> str | int:
     return value
 
 
+def played_job(data, dataset, model, digest: str, level, chunk: int) -> dict:
+    """The identity of a played-tables job (`bridgerl.core.identity`), stamped in ``OUT.partial/job.json``."""
+    return {"command": "data played", "data": str(data), "data_sha256": dataset_hash(dataset), "rows": len(dataset),
+            "player": str(model), "player_checkpoint": digest, "level": level, "chunk": int(chunk)}
+
+
 def write_played(data, out, player_spec: str = "models/card-player", level="dd", chunk: int = CHUNK,
                  progress: bool = True) -> Path:
     """Write ``data`` whole with its played table (`played_tables`) to ``out``; resumable from ``OUT.partial/``.
@@ -116,8 +122,7 @@ def write_played(data, out, player_spec: str = "models/card-player", level="dd",
     arrays = read_npz(Path(dataset.source), "dataset", ValueError)  # extra arrays (seed, ...) are kept
     out = Path(out)
     parts = Path(str(out) + ".partial")
-    job = {"command": "data played", "data": str(data), "data_sha256": dataset_hash(dataset), "rows": len(dataset),
-           "player": str(model), "player_checkpoint": digest, "level": level, "chunk": chunk}
+    job = played_job(data, dataset, model, digest, level, chunk)
     claim_job_folder(parts, job)
     starts = list(range(0, len(dataset), chunk))
     todo = [s for s in starts if not (parts / f"rows_{s:07d}.npy").exists()]

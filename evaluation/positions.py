@@ -146,6 +146,19 @@ def _read_chunk(path: Path, rows: list[int]) -> tuple[dict, dict]:
     return deals, positions
 
 
+def positions_job(data, dataset, pairs: dict, start: int, seed: int, label_worlds: int, chunk: int) -> dict:
+    """The identity of a positions job (`bridgerl.core.identity`): what ``OUT.partial/job.json`` and the finished
+    file's ``identity`` record. ``pairs``: {"ns", "ew": `Pair` made by `load_pair`}."""
+    from bridgerl.core.dataset import dataset_hash
+    from bridgerl.evaluation.game import pair_fields
+
+    job = {"command": "data positions", "format": FORMAT, "data": str(data), "data_sha256": dataset_hash(dataset)}
+    for side in ("ns", "ew"):
+        job.update(pair_fields(side, pairs[side]))
+    job.update({"start": int(start), "seed": int(seed), "label_worlds": int(label_worlds), "chunk": int(chunk)})
+    return job
+
+
 def generate_positions(out, data="train", deals: int = 100, start: int = 0, ns: str = "rules", ew: str = "rules",
                        seed: int = 0, workers: int = 1, chunk: int = CHUNK, progress: bool = True,
                        label_worlds: int = 0) -> Path:
@@ -160,11 +173,10 @@ def generate_positions(out, data="train", deals: int = 100, start: int = 0, ns: 
         raise ValueError(f"chunk must be at least 1, got {chunk}")
     if not 0 <= label_worlds <= 255:
         raise ValueError(f"--label-worlds must be in 0..255 (0: none), got {label_worlds}")
-    from bridgerl.core.dataset import dataset_hash
     from bridgerl.evaluation.specs import load_pair
 
     # a spec that does not load fails here, in one line, before any work
-    identities = {side: load_pair(spec, seed=seed).identity for side, spec in (("ns", ns), ("ew", ew))}
+    pairs = {"ns": load_pair(ns, seed=seed), "ew": load_pair(ew, seed=seed)}
     dataset = load_dataset(data)
     rows = list(range(start, min(len(dataset), start + deals)))
     if not rows:
@@ -172,12 +184,7 @@ def generate_positions(out, data="train", deals: int = 100, start: int = 0, ns: 
                          f"{len(dataset)} deals)")
     out = Path(out)
     parts = Path(str(out) + ".partial")
-    job = {"command": "data positions", "format": FORMAT, "data": str(data), "data_sha256": dataset_hash(dataset)}
-    for side, spec in (("ns", ns), ("ew", ew)):
-        job.update({side: spec, f"{side}_bidder": identities[side]["bidder"],
-                    f"{side}_player": identities[side]["player"],
-                    f"{side}_checkpoints": identities[side]["checkpoints"]})
-    job.update({"start": rows[0], "seed": int(seed), "label_worlds": int(label_worlds), "chunk": chunk})
+    job = positions_job(data, dataset, pairs, rows[0], seed, label_worlds, chunk)
     meta = {"format": FORMAT, "source": str(data), "ns": ns, "ew": ew, "seed": int(seed),
             "label_worlds": int(label_worlds), "identity": job}
     claim_job_folder(parts, job)  # more --deals extend the job, fewer read its first chunks

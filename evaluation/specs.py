@@ -36,13 +36,20 @@ def _current_directory_importable():
             sys.path.remove(cwd)
 
 
+def _q(spec: str) -> str:
+    """A spec as a message quotes it: shortened to 40 characters (a message on a spec stays within 200)."""
+    from bridgerl.core.identity import shorten
+
+    return repr(shorten(spec, 40))
+
+
 def _import_object(module_name: str, attr: str, spec: str, kind: str):
     """``attr`` of ``module_name`` (imported with the current directory searched first)."""
     try:
         with _current_directory_importable():
             return getattr(importlib.import_module(module_name), attr)
     except (ImportError, AttributeError) as exc:
-        raise ValueError(f"{kind} spec {spec!r}: cannot import {attr!r} from {module_name!r} ({exc})") from None
+        raise ValueError(f"{kind} spec {_q(spec)}: cannot import {attr!r} from {module_name!r} ({exc})") from None
 
 
 def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
@@ -64,7 +71,7 @@ def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
         return SAYCBidder()
     if spec.startswith("rules+dqn:"):
         if env_id != "competitive_bidding":
-            raise ValueError(f"agent spec {spec!r} is for competitive bidding")
+            raise ValueError(f"agent spec {_q(spec)} is for competitive bidding")
         from bridgerl.agents import CompetitiveRuleBidder
 
         return CompetitiveRuleBidder(constructive=DQNAgent.load(spec[10:], env_id="uncontested_bidding"))
@@ -76,7 +83,7 @@ def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
         return PPOAgent.load(spec[4:], env_id=env_id)
     if spec.startswith("search:"):
         if env_id != "uncontested_bidding":
-            raise ValueError(f"agent spec {spec!r}: decision-time search is for uncontested bidding")
+            raise ValueError(f"agent spec {_q(spec)}: decision-time search is for uncontested bidding")
         from bridgerl.agents.learned.search import CriticSearchBidder
 
         path, _, options = spec[7:].partition(",")
@@ -90,7 +97,7 @@ def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
 
             return PPOAgent.load(spec, env_id=env_id)
         if kind != "DQN":
-            raise ValueError(f"agent spec {spec!r}: {_play_model_hint(spec, kind)}")
+            raise ValueError(f"agent spec {_q(spec)}: {_play_model_hint(spec, kind)}")
         return DQNAgent.load(spec, env_id=env_id)
     _refuse_other_kind(spec, "agent spec", "bidder")
     if ":" in spec:
@@ -98,10 +105,10 @@ def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
         target = _import_object(module_name, attr, spec, "agent")
         agent = target() if isinstance(target, type) else target
         if not callable(getattr(agent, "act", None)):
-            raise ValueError(f"agent spec {spec!r}: {attr!r} has no act(observation, action_mask) method")
+            raise ValueError(f"agent spec {_q(spec)}: {attr!r} has no act(observation, action_mask) method")
         return agent
     _refuse_missing_path(spec, "agent spec")
-    raise ValueError(f"unknown agent spec {spec!r}; a bidder is expected: {BIDDERS} (--help)")
+    raise ValueError(f"unknown agent spec {_q(spec)}; a bidder is expected: {BIDDERS} (--help)")
 
 
 PLAY_SPEC_HELP = ("random | dd[:objective=tricks|make] | pimc[:worlds=N,objective=tricks|make,max_tries=M,auction=none|rules|sayc|policy,"
@@ -145,25 +152,25 @@ def _keyword_values(text: str, spec: str, cls) -> dict:
         key, sep, value = item.partition("=")
         key, value = key.strip(), value.strip()
         if not sep:
-            raise ValueError(f"play agent spec {spec!r}: expected key=value, got {item!r}")
+            raise ValueError(f"play agent spec {_q(spec)}: expected key=value, got {item!r}")
         if key not in allowed:
             keys = ", ".join(allowed) or "none"
-            raise ValueError(f"play agent spec {spec!r}: unknown key {key!r} (keys: {keys})")
+            raise ValueError(f"play agent spec {_q(spec)}: unknown key {_q(key)} (keys: {keys if len(keys) <= 100 else 'see --help'})")
         default = allowed[key]
         if isinstance(default, bool):
             if value.lower() not in ("true", "false"):
-                raise ValueError(f"play agent spec {spec!r}: {key} needs true or false, got {value!r}")
+                raise ValueError(f"play agent spec {_q(spec)}: {key} needs true or false, got {value!r}")
             kwargs[key] = value.lower() == "true"
         elif isinstance(default, int):
             try:
                 kwargs[key] = int(value)
             except ValueError:
-                raise ValueError(f"play agent spec {spec!r}: {key} needs an integer, got {value!r}") from None
+                raise ValueError(f"play agent spec {_q(spec)}: {key} needs an integer, got {value!r}") from None
         elif isinstance(default, float):
             try:
                 kwargs[key] = float(value)
             except ValueError:
-                raise ValueError(f"play agent spec {spec!r}: {key} needs a number, got {value!r}") from None
+                raise ValueError(f"play agent spec {_q(spec)}: {key} needs a number, got {value!r}") from None
         else:
             kwargs[key] = value
     return kwargs
@@ -182,9 +189,9 @@ def load_play_agent(spec: str, seed: int = 0):
         if kind == "card-player":
             return load_play_agent(f"cardnet:model={spec}", seed=seed)
         if kind in ("DQN", "PPO"):
-            raise ValueError(f"play agent spec {spec!r}: a {kind} model bids, it does not play cards (use "
+            raise ValueError(f"play agent spec {_q(spec)}: a {kind} model bids, it does not play cards (use "
                              f"bid={spec} in a game spec)")
-        raise ValueError(f"play agent spec {spec!r}: {_play_model_hint(spec, kind)}")
+        raise ValueError(f"play agent spec {_q(spec)}: {_play_model_hint(spec, kind)}")
     name, _, rest = spec.partition(":")
     if name not in _PLAY_CLASSES:
         _refuse_other_kind(spec, "play agent spec", "card player")
@@ -194,15 +201,15 @@ def load_play_agent(spec: str, seed: int = 0):
         try:
             return cls(seed=seed, **kwargs)
         except (TypeError, ValueError, FileNotFoundError) as exc:
-            raise ValueError(f"play agent spec {spec!r}: {exc}") from None
+            raise ValueError(f"play agent spec {_q(spec)}: {exc}") from None
     if rest:
         target = _import_object(name, rest, spec, "play agent")
         agent = target() if isinstance(target, type) else target
         if callable(getattr(agent, "act", None)):
             return agent
-        raise ValueError(f"play agent spec {spec!r}: {rest!r} has no act(view) method")
+        raise ValueError(f"play agent spec {_q(spec)}: {rest!r} has no act(view) method")
     _refuse_missing_path(spec, "play agent spec")
-    raise ValueError(f"unknown play agent spec {spec!r}; a card player is expected: {PLAYERS} (--help)")
+    raise ValueError(f"unknown play agent spec {_q(spec)}; a card player is expected: {PLAYERS} (--help)")
 
 
 BIDDERS = "pass, random, rules, sayc, dqn:PATH, ppo:PATH, rules+dqn:PATH, search:PATH, a model path, module:attr"
@@ -223,10 +230,8 @@ def _refuse_other_kind(spec: str, what: str, expected: str) -> None:
         found = "a bidder"
     else:
         return
-    from bridgerl.core.identity import shorten
-
     accepted = BIDDERS if expected == "bidder" else PLAYERS
-    raise ValueError(f"{what} {shorten(spec, 40)!r} is {found}; {expected}s: {accepted} (--help)")
+    raise ValueError(f"{what} {_q(spec)} is {found}; {expected}s: {accepted} (--help)")
 
 
 def _play_model_hint(path: str, kind: str) -> str:
@@ -245,10 +250,13 @@ def _refuse_missing_path(spec: str, what: str) -> None:
     path = resolve_model_path(spec)  # models/NAME: the released model when there is no such path here
     if "/" in spec or "\\" in spec or path.suffix == ".msgpack":
         if not path.exists():
-            raise ValueError(f"{what} {spec!r}: no such model file or directory (a bare path must name a saved "
+            raise ValueError(f"{what} {_q(spec)}: no such model file or directory (a bare path must name a saved "
                              "model: a directory holding model.msgpack, or a .msgpack file)")
-        raise ValueError(f"{what} {spec!r}: {'a directory without model.msgpack' if path.is_dir() else 'not a model file'}"
-                         " (a bare path must name a saved model: a directory holding model.msgpack, or a .msgpack file)")
+        from bridgerl.core.files import describe_file
+
+        found = "a directory without model.msgpack" if path.is_dir() else (describe_file(path) or "a file")
+        raise ValueError(f"{what} {_q(spec)}: {found}, not a model (a bare path names a saved model: a directory "
+                         "holding model.msgpack, or a .msgpack file)")
 
 
 def _is_model_path(spec: str) -> bool:
@@ -262,8 +270,9 @@ def _is_model_path(spec: str) -> bool:
 @dataclass
 class Pair:
     """One partnership: its name (the spec), its bidder and its card player. ``identity`` (made by
-    `bridgerl.evaluation.specs.load_pair`): {"bidder", "player": the specs as resolved, "checkpoints": SHA-256 of
-    every model they loaded, "seed"}; a pair made in code without it is recorded by its classes."""
+    `bridgerl.evaluation.specs.load_pair`): {"bidder", "player": the specs as resolved, "bidder_checkpoints",
+    "player_checkpoints": the SHA-256 of every model each loaded, "seed"}; a pair made in code without it is
+    recorded by its classes."""
 
     name: str
     bidder: Any
@@ -275,7 +284,8 @@ class Pair:
         if self.identity is not None:
             return self.identity
         named = lambda agent: f"{type(agent).__module__}.{type(agent).__qualname__}"  # noqa: E731
-        return {"bidder": named(self.bidder), "player": named(self.player), "checkpoints": [], "seed": None}
+        return {"bidder": named(self.bidder), "bidder_checkpoints": [], "player": named(self.player),
+                "player_checkpoints": [], "seed": None}
 
 
 GAME_PLAYER_DEFAULT = "pimc:worlds=20"
@@ -294,7 +304,7 @@ def split_game_spec(spec: str) -> tuple[str, str]:
     if bid.startswith("bid="):
         bid = bid[4:]
     if not bid or (sep and not play):
-        raise ValueError(f"game spec {spec!r}: empty {'bidder' if not bid else 'player'}; expected "
+        raise ValueError(f"game spec {_q(spec)}: empty {'bidder' if not bid else 'player'}; expected "
                          f"bid=BIDDER,play=PLAYER")
     return bid, play if sep else GAME_PLAYER_DEFAULT
 
@@ -348,6 +358,6 @@ def load_pair(spec: str, seed: int = 0):
     bid, play = split_game_spec(spec)
     bidder, bid_identity = load_identified(bid, "bidder", seed)
     player, play_identity = load_identified(play, "player", seed)
-    identity = {"bidder": bid_identity["resolved"], "player": play_identity["resolved"],
-                "checkpoints": sorted(set(bid_identity["checkpoints"] + play_identity["checkpoints"])), "seed": seed}
+    identity = {"bidder": bid_identity["resolved"], "bidder_checkpoints": bid_identity["checkpoints"],
+                "player": play_identity["resolved"], "player_checkpoints": play_identity["checkpoints"], "seed": seed}
     return Pair(spec, bidder, player, identity)

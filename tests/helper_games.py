@@ -71,3 +71,14 @@ def hand_bits(hand: str):
             bits[suit * 13 + RANKS.index(rank)] = 1
     assert bits.sum() == 13, hand
     return bits
+
+
+def untimed(boards):
+    """Whole-deal boards without the seconds each side took (the only part a rerun may change)."""
+    import json
+
+    boards = json.loads(json.dumps(boards))
+    for item in boards:
+        for record in item["tables"]:
+            del record["seconds"]
+    return boards

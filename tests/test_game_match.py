@@ -11,6 +11,7 @@ from bridgerl.cli import main
 from bridgerl.core.dataset import load_dataset
 from bridgerl.evaluation.game import GameError, Pair, game_match, summarize_game
 from bridgerl.evaluation.specs import load_pair, split_game_spec
+from helper_games import untimed
 
 
 def test_game_specs_split_at_play():
@@ -31,13 +32,6 @@ def pairs():
             Pair("dd", RuleBidder(competitive=True), DoubleDummyAgent()))
 
 
-def untimed(boards):
-    """The boards without the seconds each side took (the only part a rerun may change)."""
-    boards = json.loads(json.dumps(boards))
-    for item in boards:
-        for record in item["tables"]:
-            del record["seconds"]
-    return boards
 
 
 def test_a_seeded_match_repeats_and_resumes(tmp_path):

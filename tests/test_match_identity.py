@@ -3,6 +3,7 @@ output paths that cannot be written and closed pipes are one line (or none); the
 checked; `evaluate game --workers`."""
 
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -17,6 +18,7 @@ from bridgerl.core.identity import check_same_job, first_difference, shorten
 from bridgerl.evaluation.game import game_match, match_job
 from bridgerl.evaluation.jsonlines import header_line, read_done
 from bridgerl.evaluation.specs import load_pair
+from helper_games import untimed
 
 ROOT = Path(__file__).resolve().parents[1]
 NS, EW = "bid=rules,play=dd", "bid=sayc,play=dd"
@@ -57,30 +59,106 @@ def test_the_first_field_that_differs_is_named_with_both_values_shortened(tmp_pa
         check_same_job("f", None, saved, "--out")
 
 
-def _game_job(**changes):
-    a, b = load_pair(NS), load_pair(EW, seed=1)
-    job = match_job("evaluate game", a, b, load_dataset("test"), "test", 0, 0)
-    assert list(job) == ["command", "a", "a_bidder", "a_player", "a_checkpoints", "b", "b_bidder", "b_player",
-                         "b_checkpoints", "data", "data_sha256", "start", "tricks", "tricks_player", "seed"]
-    return job
+GAME_FIELDS = ["command", "a", "a_bidder", "a_bidder_checkpoints", "a_player", "a_player_checkpoints", "a_seed",
+               "b", "b_bidder", "b_bidder_checkpoints", "b_player", "b_player_checkpoints", "b_seed", "data",
+               "data_sha256", "start", "tricks", "tricks_player", "seed"]
 
 
-@pytest.mark.parametrize("field", ["command", "a", "a_bidder", "a_player", "a_checkpoints", "b", "b_bidder",
-                                   "b_player", "b_checkpoints", "data", "data_sha256", "start", "tricks",
-                                   "tricks_player", "seed"])
-def test_every_recorded_field_of_a_match_refuses_a_resume(field, tmp_path):
-    job = _game_job()
-    out = tmp_path / "m.jsonl"
-    read_done(out, job)
-    assert read_done(out, job) == []  # the same job resumes
+def _every_job() -> dict:
+    from bridgerl.core.contract import Contract
+    from bridgerl.evaluation.play import play_job
+    from bridgerl.evaluation.play_study import study_job
+    from bridgerl.evaluation.played import played_job
+    from bridgerl.evaluation.positions import positions_job
+    from bridgerl.evaluation.specs import load_identified
+
+    dataset = load_dataset("test")
+    a, b = load_pair(NS), load_pair("bid=rules,play=models/card-player", seed=1)
+    player, identity = load_identified("models/card-player", "player")
+    return {
+        "evaluate game": match_job("evaluate game", a, b, dataset, "test", 0, 0),
+        "evaluate cross": match_job("evaluate cross", a, b, dataset, "test", 0, 0),
+        "evaluate play": play_job(("models/card-player", "dd"), (identity, {"resolved": "dd:objective=tricks",
+                                                                            "checkpoints": []}),
+                                  "test", dataset, 0, Contract.parse("3NT", 2), None, 0),
+        "evaluate play-study": study_job("test", dataset, 0, 20, 0, 0, ["base"]),
+        "data positions": positions_job("test", dataset, {"ns": a, "ew": b}, 0, 0, 0, 4),
+        "data played": played_job("test", dataset, "models/card-player", identity["checkpoints"][0], "dd", 256),
+    }
+
+
+JOBS = None
+
+
+def every_job() -> dict:
+    global JOBS
+    if JOBS is None:
+        JOBS = _every_job()
+    return JOBS
+
+
+def test_a_game_job_records_every_field_in_order():
+    assert list(every_job()["evaluate game"]) == GAME_FIELDS
+    job = every_job()["evaluate game"]
+    assert job["b_player"] == "cardnet:model=models/card-player" and len(job["b_player_checkpoints"]) == 1
+    assert job["a_player"] == "dd:objective=tricks" and job["a_player_checkpoints"] == [] and job["b_seed"] == 1
+    assert list(every_job()["data positions"])[:3] == ["command", "format", "data"]
+    assert every_job()["evaluate play-study"]["pimc_defaults"]["worlds"] == 100
+
+
+PAIR = ["{0}", "{0}_bidder", "{0}_bidder_checkpoints", "{0}_player", "{0}_player_checkpoints", "{0}_seed"]
+COMMAND_FIELDS = {
+    "evaluate game": GAME_FIELDS,
+    "evaluate cross": GAME_FIELDS,
+    "evaluate play": ["command", "declarer", "declarer_resolved", "declarer_checkpoints", "defenders",
+                      "defenders_resolved", "defenders_checkpoints", "data", "data_sha256", "start", "contract",
+                      "constraints", "seed"],
+    "evaluate play-study": ["command", "data", "data_sha256", "start", "worlds", "seed", "info_budget", "runs",
+                            "pimc_defaults"],
+    "data positions": ["command", "format", "data", "data_sha256", *(f.format("ns") for f in PAIR),
+                       *(f.format("ew") for f in PAIR), "start", "seed", "label_worlds", "chunk"],
+    "data played": ["command", "data", "data_sha256", "rows", "player", "player_checkpoint", "level", "chunk"],
+}
+FIELDS = [(command, field) for command, fields in COMMAND_FIELDS.items() for field in fields]
+
+
+def test_each_job_records_the_fields_listed_here():
+    for command, fields in COMMAND_FIELDS.items():
+        assert list(every_job()[command]) == fields, command
+
+
+@pytest.mark.parametrize("command, field", FIELDS)
+def test_every_recorded_field_of_every_resumable_job_refuses_a_resume(command, field, tmp_path):
+    from bridgerl.core.files import claim_job_folder
+
+    job = every_job()[command]
     other = dict(job)
-    other[field] = ["0" * 64] if field.endswith("checkpoints") else f"{job[field]}-other"
+    value = job[field]
+    other[field] = (["0" * 64] if isinstance(value, list) else {"x": 1} if isinstance(value, dict)
+                    else not value if isinstance(value, bool) else -1 if isinstance(value, int) and value != -1
+                    else None if value is not None and not isinstance(value, str) else f"{value}-other")
+    if command.startswith("data "):  # OUT.partial/job.json
+        folder = tmp_path / "out.npz.partial"
+        claim_job_folder(folder, job)
+        claim_job_folder(folder, job)  # the same job resumes
+        check = lambda: claim_job_folder(folder, other)  # noqa: E731
+        what = "job"
+    else:
+        out = tmp_path / "m.jsonl"
+        read_done(out, job)
+        assert read_done(out, job) == []  # the same job resumes
+        check = lambda: read_done(out, other)  # noqa: E731
+        what = "match"
     with pytest.raises(ValueError) as refused:
-        read_done(out, other)
+        check()
     message = str(refused.value)
     assert "\n" not in message and "--out" in message
-    assert (f": {field} is " in message) if field != "command" else "holds the results of `evaluate game`" in message
-    assert out.read_text() == header_line(job)  # nothing written
+    if field == "command" and not command.startswith("data "):
+        assert f"holds the results of `{command}`" in message
+    else:
+        assert f"holds another {what}: {field} is " in message
+    if not command.startswith("data "):
+        assert out.read_text() == header_line(job)  # nothing written
 
 
 # ---------------------------------------------------------------- evaluate game, end to end
@@ -106,7 +184,7 @@ def _copy_player(folder: Path) -> Path:
     ({"ew": "bid=rules,play=dd"}, "b"),
     ({"extra": ["--data", "valid"]}, "data"),
     ({"extra": ["--start", "1"]}, "start"),
-    ({"extra": ["--seed", "4"]}, "seed"),
+    ({"extra": ["--seed", "4"]}, "a_seed"),  # the pairs' seeds come from --seed: the first field it changes
 ])
 def test_a_game_resume_that_differs_is_refused_and_the_same_command_resumes(played_match, tmp_path, capsys,
                                                                            change, field):
@@ -142,8 +220,13 @@ def test_a_changed_data_file_or_checkpoint_under_the_same_name_is_refused(tmp_pa
     payload = msgpack.unpackb((player / "model.msgpack").read_bytes(), raw=False, strict_map_key=False)
     payload["metadata"] = json.dumps({**json.loads(payload["metadata"]), "note": "edited"})
     (player / "model.msgpack").write_bytes(msgpack.packb(payload, use_bin_type=True))
+    from bridgerl.agents.learned import checkpoint
+
+    code, _, err = run(argv, capsys)  # this process plays the weights it loaded first: the same match
+    assert code == 0
+    checkpoint._LOADED.clear()  # as a new process would: the file's new bytes are loaded and recorded
     code, _, err = run(argv, capsys)
-    assert code == 2 and ": a_checkpoints is " in one_line_error(err)
+    assert code == 2 and ": a_player_checkpoints is " in one_line_error(err)
 
 
 def test_the_summary_and_json_name_the_play_at_each_table(tmp_path, capsys):
@@ -157,7 +240,8 @@ def test_the_summary_and_json_name_the_play_at_each_table(tmp_path, capsys):
     assert summary["play"] == {"a": "cardnet:model=models/card-player", "b": "dd:objective=tricks", "tricks": "dd",
                                "tricks_player": None}
     header = json.loads((tmp_path / "m.jsonl").read_text().splitlines()[0])
-    assert len(header["job"]["a_checkpoints"]) == 1 and len(header["job"]["a_checkpoints"][0]) == 64
+    assert len(header["job"]["a_player_checkpoints"]) == 1 and len(header["job"]["a_player_checkpoints"][0]) == 64
+    assert header["job"]["a_bidder_checkpoints"] == []
 
 
 def test_cross_and_game_files_cannot_be_mixed(played_match, tmp_path, capsys):
@@ -165,6 +249,11 @@ def test_cross_and_game_files_cannot_be_mixed(played_match, tmp_path, capsys):
     cross = ["evaluate", "cross", "rules", "sayc", "--play", "dd", "--deals", 1, "--boards-dir", boards, "--quiet"]
     code, printed, _ = run(cross, capsys)
     assert code == 0 and "whole deals with dd at every seat (dd:objective=tricks)" in printed
+    before = (boards / "MATCH_0_1.jsonl").read_text()
+    code, again, _ = run(cross, capsys)  # the same command resumes: nothing played again
+    assert code == 0 and again == printed and (boards / "MATCH_0_1.jsonl").read_text() == before
+    code, more, _ = run([*cross[:7], 2, *cross[8:]], capsys)  # more boards extend it
+    assert code == 0 and len((boards / "MATCH_0_1.jsonl").read_text().splitlines()) == 1 + 2
     code, _, err = run(game(boards / "MATCH_0_1.jsonl", ns="rules", ew="sayc"), capsys)
     assert code == 2 and "holds the results of `evaluate cross`, not of `evaluate game`" in one_line_error(err)
     # a cross resumed with another player is refused before any board, naming --boards-dir
@@ -198,7 +287,7 @@ def test_play_matches_refuse_another_match(tmp_path, capsys, argv, field):
     assert run([*base, "--deals", 2], capsys)[0] == 0
 
 
-@pytest.mark.parametrize("argv, field", [(["--seed", "1"], "seed"), (["--ew", "bid=sayc,play=dd"], "ew"),
+@pytest.mark.parametrize("argv, field", [(["--seed", "1"], "ns_seed"), (["--ew", "bid=sayc,play=dd"], "ew"),
                                          (["--start", "3"], "start")])
 def test_positions_jobs_refuse_another_job(tmp_path, capsys, monkeypatch, argv, field):
     import bridgerl.evaluation.positions as positions
@@ -222,7 +311,7 @@ def test_positions_jobs_refuse_another_job(tmp_path, capsys, monkeypatch, argv, 
     code, _, err = run([*base, *argv], capsys)
     assert code == 2 and f"holds another job: {field} is " in one_line_error(err)
     assert run(["data", "positions", "--data", "test", "--deals", 3, "--ns", NS, "--ew", NS, "--quiet", "--out", out],
-               capsys)[0] == 2  # the chunk size is part of the job too: 256 by default here
+               capsys)[0] == 2  # the chunk size is part of the job too (CHUNK by default)
     positions.generate_positions(out, data="test", deals=3, ns=NS, ew=NS, chunk=1, progress=False)  # more deals
     from bridgerl.core.positions import load_positions
 
@@ -328,12 +417,18 @@ def test_output_paths_are_checked_before_any_board(tmp_path, capsys, monkeypatch
     assert code == 2 and printed == "" and "--json" in one_line_error(err)
 
 
-def test_a_closed_pipe_ends_without_a_message():
-    for command in ("data info test", "evaluate --help", "models"):
-        result = subprocess.run(f"{sys.executable} -m bridgerl.cli {command} | head -c 10", shell=True,
-                                capture_output=True, text=True, cwd=ROOT)
-        assert result.stderr == "", (command, result.stderr)
-        assert len(result.stdout) == 10
+@pytest.mark.parametrize("command", ["data info test", "evaluate --help", "models",
+                                     "evaluate game --ns bid=rules,play=dd --ew rules --deals 1 --quiet"])
+def test_a_closed_pipe_ends_without_a_message(command):
+    """The reader has gone before the command writes (`| head` that stopped reading): nothing on standard error."""
+    process = subprocess.Popen([sys.executable, "-m", "bridgerl.cli", *command.split()], stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE, cwd=ROOT)
+    process.stdout.close()
+    err = process.stderr.read().decode()
+    assert process.wait() in (0, 141) and err == "", err  # argparse itself ignores a closed pipe for --help
+    result = subprocess.run(f"{sys.executable} -m bridgerl.cli {command} | head -c 10", shell=True,
+                            capture_output=True, text=True, cwd=ROOT, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+    assert result.stderr == "" and len(result.stdout) == 10
 
 
 # ---------------------------------------------------------------- played tables of another card player
@@ -361,17 +456,12 @@ def test_a_played_table_of_another_player_is_named_and_can_be_refused(tmp_path, 
 # ---------------------------------------------------------------- workers
 
 def test_workers_play_the_boards_of_one_worker(tmp_path):
-    one = game_match(load_pair(NS), load_pair("bid=sayc,play=random", seed=1), "test", deals=5, start=7, seed=3)
+    """Disjoint pieces in two processes give the boards of one, a random bidder and a random player included."""
+    one = game_match(load_pair("bid=random,play=dd"), load_pair("bid=sayc,play=random", seed=1), "test", deals=5,
+                     start=7, seed=3)
     out = tmp_path / "m.jsonl"
-    two = game_match(load_pair(NS), load_pair("bid=sayc,play=random", seed=1), "test", deals=5, start=7, seed=3,
-                     workers=2, out=out)
-
-    def untimed(boards):
-        boards = json.loads(json.dumps(boards))
-        for item in boards:
-            for record in item["tables"]:
-                del record["seconds"]
-        return boards
+    two = game_match(load_pair("bid=random,play=dd"), load_pair("bid=sayc,play=random", seed=1), "test", deals=5,
+                     start=7, seed=3, workers=2, out=out)
 
     assert untimed(two) == untimed(one)
     assert [json.loads(line)["row"] for line in out.read_text().splitlines()[1:]] == [7, 8, 9, 10, 11]

@@ -41,20 +41,17 @@ def save_weights(path: str | os.PathLike, params: dict, metadata: dict, dtype: s
 
 
 _RECORDINGS: list[dict] = []  # open `recording_checkpoints` blocks: {file path: sha256}
-_HASHES: dict[str, str] = {}  # file path -> sha256 of the bytes read (once per process, as the models are cached)
 
 
-def _note(path: Path, data: bytes | None = None) -> None:
-    """Record a checkpoint file read (or served from the cache) in every open `recording_checkpoints` block."""
+def _note(path: Path, data: bytes) -> None:
+    """Record a checkpoint file read in every open `recording_checkpoints` block."""
     if not _RECORDINGS:
         return
-    key = str(path)
-    if data is not None or key not in _HASHES:
-        import hashlib
+    import hashlib
 
-        _HASHES[key] = hashlib.sha256(path.read_bytes() if data is None else data).hexdigest()
+    digest = hashlib.sha256(data).hexdigest()
     for seen in _RECORDINGS:
-        seen[key] = _HASHES[key]
+        seen[str(path)] = digest
 
 
 class recording_checkpoints:
@@ -70,33 +67,45 @@ class recording_checkpoints:
         _RECORDINGS.remove(self.seen)
 
 
-def _payload(path: Path, what: str):
-    """The deserialised checkpoint file (one-line errors for a missing or unreadable file)."""
+def _shown(given, path: Path) -> str:
+    """How a message names a checkpoint: the path as the user gave it (a released model's resolved place can be a
+    long path inside the installed package), with the file when a directory was given."""
+    given = str(given)
+    return given if Path(given).name == path.name else f"{given.rstrip('/')}/{path.name}"
+
+
+def _payload(path: Path, what: str, shown: str | None = None, note: bool = True):
+    """The deserialised checkpoint file (one-line errors for a missing or unreadable file, naming what the file is
+    when it can be told)."""
+    shown = shown or str(path)
     if not path.exists():
-        raise FileNotFoundError(f"{path}: no {what} checkpoint there")
+        raise FileNotFoundError(f"{shown}: no {what} checkpoint there")
     if path.is_dir():
-        raise ValueError(f"{path}: a directory without model.msgpack, not a {what} checkpoint")
+        raise ValueError(f"{shown}: a directory without model.msgpack, not {article(what)} checkpoint")
     data = path.read_bytes()
     try:
         payload = serialization.msgpack_restore(data)
     except Exception:
+        payload = None
+    if not isinstance(payload, dict) or payload.get("format") not in KINDS:
         from bridgerl.core.files import describe_file
 
-        raise ValueError(f"{path}: {describe_file(path) or 'an unreadable file'}, not a {what} checkpoint") from None
-    _note(path, data)
+        found = describe_file(path) or "an unreadable file"
+        if not found.endswith(" model"):
+            raise ValueError(f"{shown}: {found}, not a readable {what} checkpoint")
+    if note:
+        _note(path, data)
     return payload
 
 
 def load_weights(path: str | os.PathLike, format: str = FORMAT, what: str = "DQN") -> tuple[dict, dict]:
     """(metadata, params as float32 pure dict); raises ValueError for a file that is not a bridgerl checkpoint of
-    ``format`` (``what`` names it in the message)."""
-    path = checkpoint_file(path)
-    payload = _payload(path, what)
-    if not isinstance(payload, dict) or payload.get("format") != format:
-        found = payload.get("format") if isinstance(payload, dict) else None
-        if found in KINDS:
-            raise ValueError(f"{path}: {article(KINDS[found])} model, not {article(what)} one")
-        raise ValueError(f"{path}: not a bridgerl {what} checkpoint (format {format!r} expected, found {found!r})")
+    ``format`` (``what`` names it in the message, and the kind of model the file holds when it is another)."""
+    given, path = path, checkpoint_file(path)
+    shown = _shown(given, path)
+    payload = _payload(path, what, shown)
+    if payload.get("format") != format:
+        raise ValueError(f"{shown}: {article(KINDS[payload['format']])} model, not {article(what)} one")
     import jax
 
     params = jax.tree.map(lambda a: np.asarray(a, dtype=np.float32), payload["params"])
@@ -128,17 +137,22 @@ def load_network(path: str | os.PathLike, format: str, what: str, features: int,
     return network, metadata
 
 
-_LOADED: dict = {}  # (class, path) -> a loaded model, once per process
+_LOADED: dict = {}  # (class, path) -> (a loaded model, {file: sha256} of what it read), once per process
 
 
 def cached_load(cls, path):
-    """``cls.load(path)``, once per process (play agents that share a model share its counters)."""
+    """``cls.load(path)``, once per process (play agents that share a model share its counters). A model served
+    from the cache is recorded (`recording_checkpoints`) with the hashes of the files it was loaded from, whatever
+    lies at that path now."""
     key = (cls, str(path))
     if key not in _LOADED:
-        _LOADED[key] = cls.load(path)
-    else:
-        _note(checkpoint_file(path))  # a model served from the cache is loaded all the same
-    return _LOADED[key]
+        with recording_checkpoints() as seen:
+            model = cls.load(path)
+        _LOADED[key] = (model, dict(seen))
+    model, read = _LOADED[key]
+    for seen in _RECORDINGS:
+        seen.update(read)
+    return model
 
 
 def article(kind: str) -> str:
@@ -153,9 +167,5 @@ def checkpoint_kind(path: str | os.PathLike) -> str:
     """The kind of model a checkpoint holds ("DQN", "PPO", "card-location", "ISSN", "SSN", "card-player"), read from
     its format field;
     a file that is not a bridgerl checkpoint raises ValueError in one line."""
-    path = checkpoint_file(path)
-    payload = _payload(path, "bridgerl")
-    found = payload.get("format") if isinstance(payload, dict) else None
-    if found not in KINDS:
-        raise ValueError(f"{path}: not a bridgerl checkpoint (format {found!r})")
-    return KINDS[found]
+    given, path = path, checkpoint_file(path)
+    return KINDS[_payload(path, "bridgerl model", _shown(given, path), note=False)["format"]]

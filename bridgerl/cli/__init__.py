@@ -50,6 +50,18 @@ def _one_line_warning(message, category, filename, lineno, line=None) -> str:
     return f"bridgerl: note: {message}\n"
 
 
+def _stdout_closed() -> bool:
+    """Whether standard output is a pipe whose reader has gone (poll reports an error on its write end)."""
+    import select
+
+    try:
+        poller = select.poll()
+        poller.register(sys.stdout.fileno(), select.POLLOUT)
+        return any(events & select.POLLERR for _, events in poller.poll(0))
+    except (OSError, ValueError, AttributeError):  # no file descriptor (a captured stream), no poll
+        return False
+
+
 def _quiet_stdout() -> None:
     """Point standard output at /dev/null so that Python's flush at exit finds no closed pipe to complain about."""
     import os
@@ -72,12 +84,18 @@ def main(argv: list[str] | None = None) -> int:
             from ..devices import request_host_devices
 
             request_host_devices(args.devices)
-        # a --json file is checked before any work: a directory, a folder that is a file, no permission
-        check_output(getattr(args, "json", None), "file", "--json")
+        # output paths are checked before any work: a directory where a file goes, a folder that is a file, no
+        # permission (the commands still refuse to replace a file without --force)
+        for flag, kind in (("json", "file"), ("pbn", "file"), ("report", "directory"), ("boards_dir", "directory"),
+                           ("out", "directory" if args.command == "train" else "file")):
+            check_output(getattr(args, flag, None), kind, "--" + flag.replace("_", "-"))
         code = args.func(args)
         sys.stdout.flush()  # a closed pipe shows here, not at exit
         return code
-    except BrokenPipeError:  # the reader went away (`bridgerl ... | head`): stop quietly, as `yes | head` does
+    except BrokenPipeError as exc:  # the reader went away (`bridgerl ... | head`): stop quietly, as `yes | head` does
+        if not _stdout_closed():  # another pipe (a worker's) broke: that is an error
+            print(f"bridgerl: error: {exc}", file=sys.stderr)
+            return 2
         _quiet_stdout()
         return 141
     except (DatasetError, ValueError, OSError, NotImplementedError) as exc:  # OSError: file system

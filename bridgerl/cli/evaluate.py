@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 
 from ..core.argtypes import dataset_arg, non_negative_int, positive_int
-from ..core.files import check_output, refuse_overwrite
+from ..core.files import refuse_overwrite
 from ..core.stats import ci_text
 from .common import DATA_HELP, write_json
 
@@ -43,6 +43,8 @@ def _check_tables(args, agents: dict, data) -> str | None:
     gets a one-line note naming both checkpoints (refused with --same-player). Returns the data's card player's
     checkpoint hash (None with DD tricks)."""
     if args.tricks != "played":
+        if args.same_player:
+            raise ValueError("--same-player checks played tables: it goes with --tricks played")
         return None
     import sys
 
@@ -64,7 +66,6 @@ def _evaluate_uncontested(args) -> int:
     from ..evaluation.specs import load_agent
     from ..evaluation.uncontested import evaluate_uncontested
 
-    _check_outputs(args)
     agent = load_agent(args.agent, "uncontested_bidding", seed=args.seed)
     data = _scored_data(args)  # the side rule and the replays below follow the table in use
     summary, outcomes = evaluate_uncontested(agent, data, deals=args.deals, side=args.side,
@@ -75,8 +76,9 @@ def _evaluate_uncontested(args) -> int:
 
     summary["behaviour"] = pass_rates(outcomes, data, args.side, not args.no_opening_rules)
     shares = summary["categories"]
-    print(f"{args.agent}: {summary['imps_per_deal']:.2f} IMPs/deal vs constructive par (95% CI +/- "
-          f"{summary['ci95']:.2f}) on {summary['deals']} deals ({summary['skipped_nothing_makeable']} skipped); "
+    print(f"{args.agent}: {summary['imps_per_deal']:.2f} IMPs/deal vs constructive par "
+          f"({ci_text(summary['ci95'], summary['deals'])}) on {summary['deals']} deals "
+          f"({summary['skipped_nothing_makeable']} skipped); "
           f"{_tricks_text(args, data)}")
     print(f"  at par {shares['at_par']:.1%}, overbid {shares['overbid']:.1%}, underbid across a bonus boundary "
           f"{shares['underbid_bonus']:.1%}, wrong strain or level {shares['wrong_strain_or_level']:.1%}")
@@ -104,8 +106,8 @@ def _evaluate_compare(args) -> int:
     paired = compare(results[0][1], results[1][1])
     print(f"{args.a}: {results[0][0]['imps_per_deal']:.2f}, {args.b}: {results[1][0]['imps_per_deal']:.2f} IMPs/deal "
           f"vs constructive par ({_tricks_text(args, data)})")
-    print(f"paired difference (a - b): {paired['difference_imps_per_deal']:+.2f} IMPs/deal (95% CI +/- "
-          f"{paired['ci95']:.2f}) on {paired['deals']} deals; a better on {paired['a_better']}, "
+    print(f"paired difference (a - b): {paired['difference_imps_per_deal']:+.2f} IMPs/deal "
+          f"({ci_text(paired['ci95'], paired['deals'])}) on {paired['deals']} deals; a better on {paired['a_better']}, "
           f"b better on {paired['b_better']}")
     return 0
 
@@ -114,7 +116,6 @@ def _evaluate_competitive(args) -> int:
     from ..evaluation.competitive import duplicate_match
     from ..evaluation.specs import load_agent
 
-    _check_outputs(args)
     a = load_agent(args.ns, "competitive_bidding", seed=args.seed)
     b = load_agent(args.ew, "competitive_bidding", seed=args.seed + 1)
     boards = [] if args.json or args.report else None
@@ -137,7 +138,6 @@ def _evaluate_cross(args) -> int:
     from ..evaluation.cross_table import cross_table, markdown
     from ..evaluation.specs import load_agent
 
-    _check_outputs(args)
     if len(set(args.agents)) != len(args.agents):
         raise ValueError("each agent spec may appear once in a cross table")
     if args.play is not None:
@@ -145,7 +145,6 @@ def _evaluate_cross(args) -> int:
 
         if args.tricks != "dd":
             raise ValueError("--play plays the cards: leave out --tricks (it scores auctions without play)")
-        check_output(args.boards_dir, "directory", "--boards-dir")
         loaded = {spec: load_identified(spec, "bidder", seed=args.seed + i) for i, spec in enumerate(args.agents)}
         player, play_identity = load_identified(args.play, "player", seed=args.seed)
         table = cross_table({spec: agent for spec, (agent, _) in loaded.items()}, args.data, deals=args.deals,
@@ -182,18 +181,10 @@ def _write_outputs(args, summary: dict, boards: list, title: str) -> None:
         print(f"  report: {write_match_report(summary, boards, args.report, title)}")
 
 
-def _check_outputs(args) -> None:
-    """The --json/--out/--pbn files and the --report directory a command will write, checked before it runs."""
-    for flag in ("json", "out", "pbn"):
-        check_output(getattr(args, flag, None), "file", f"--{flag}")
-    check_output(getattr(args, "report", None), "directory", "--report")
-
-
 def _evaluate_game(args) -> int:
     from ..evaluation.game import game_match, play_of, summarize_game, summary_lines
     from ..evaluation.specs import load_pair
 
-    _check_outputs(args)
     if args.pbn:
         refuse_overwrite(args.pbn, args.force, "PBN file")
     a, b = load_pair(args.ns, seed=args.seed), load_pair(args.ew, seed=args.seed + 1)
@@ -239,7 +230,6 @@ def _evaluate_play(args) -> int:
     from ..evaluation.play import play_match, summarize
     from ..evaluation.specs import load_identified
 
-    _check_outputs(args)
     contract = Contract.parse(args.contract, args.seat)
     declarer, declarer_identity = load_identified(args.declarer, "player", seed=args.seed)
     defenders, defenders_identity = load_identified(args.defenders, "player", seed=args.seed + 1)
@@ -249,9 +239,10 @@ def _evaluate_play(args) -> int:
     summary = {"declarer": args.declarer, "defenders": args.defenders, "contract": str(contract),
                "data": str(args.data), "seed": args.seed, **summarize(records)}
     print(f"{args.declarer} declaring {contract} against {args.defenders} on {summary['deals']} deals: "
-          f"{summary['tricks']:.2f} tricks (95% CI +/- {summary['tricks_ci95']:.2f}), made "
-          f"{summary['make_rate']:.1%} (+/- {summary['make_rate_ci95']:.1%}); seconds per card: declarer "
-          f"{summary['declarer_seconds_per_card']:.3f}, defence {summary['defence_seconds_per_card']:.3f}")
+          f"{summary['tricks']:.2f} tricks ({ci_text(summary['tricks_ci95'], summary['deals'])}), made "
+          f"{summary['make_rate']:.1%}" + (f" (+/- {summary['make_rate_ci95']:.1%})" if summary['deals'] > 1 else "")
+          + f"; seconds per card: declarer {summary['declarer_seconds_per_card']:.2g}, defence "
+          f"{summary['defence_seconds_per_card']:.2g}")
     if args.json:
         write_json(args.json, summary)
     return 0
@@ -260,7 +251,6 @@ def _evaluate_play(args) -> int:
 def _evaluate_play_study(args) -> int:
     from ..evaluation.play_study import format_study, play_study, summarize_study
 
-    _check_outputs(args)
     runs = [name.strip() for name in args.runs.split(",")] if args.runs else None
     items = play_study(args.data, deals=args.deals, start=args.start, worlds=args.worlds, seed=args.seed,
                        info_budget=args.info_budget, out=args.out, workers=args.workers, progress=not args.quiet,
@@ -280,7 +270,6 @@ def _evaluate_best_defence(args) -> int:
     if args.positions is not None:
         raise ValueError(f"--positions {args.positions}: the number of decisions is now --count (--positions names a "
                          "positions file in `evaluate trick-loss` and `evaluate inference`)")
-    _check_outputs(args)
     agents = {spec: load_play_agent(spec, seed=args.seed) for spec in args.agents}
     summary = best_defence_study(agents, positions=args.count, data=args.data, seed=args.seed,
                                  progress=not args.quiet, max_worlds=args.max_worlds)
@@ -293,7 +282,6 @@ def _evaluate_best_defence(args) -> int:
 def _evaluate_records(args) -> int:
     from ..evaluation.records import evaluate_records
 
-    _check_outputs(args)
     summary, outcomes = evaluate_records(args.file, strict=args.strict)
     par, actual, shares = summary["vs_par"], summary["vs_par_actual_tricks"], summary["categories"]
 
@@ -321,7 +309,6 @@ def _evaluate_records(args) -> int:
 def _evaluate_inference(args) -> int:
     from ..evaluation.inference import evaluate_inference, inference_lines
 
-    _check_outputs(args)
     result = evaluate_inference(args.model, args.positions)
     print("\n".join(inference_lines(result)))
     if args.json:
@@ -332,7 +319,6 @@ def _evaluate_inference(args) -> int:
 def _evaluate_agreements(args) -> int:
     from ..evaluation.agreements import format_fidelity, reading_fidelity
 
-    _check_outputs(args)
     if args.json:
         refuse_overwrite(args.json, args.force, "JSON file")
     result = reading_fidelity(args.system, args.data, args.deals)
@@ -346,7 +332,6 @@ def _evaluate_trick_loss(args) -> int:
     from ..evaluation.specs import load_play_agent
     from ..evaluation.trick_loss import trick_loss_lines, trick_loss_study
 
-    _check_outputs(args)
     agents = {spec: load_play_agent(spec, seed=args.seed) for spec in args.agents}
     result = trick_loss_study(agents, args.positions, limit=args.limit, seed=args.seed, progress=not args.quiet)
     print("\n".join(trick_loss_lines(result)))

@@ -134,6 +134,8 @@ def describe_file(path: str | os.PathLike) -> str | None:
             if "meta" in payload and "leaves" in payload:
                 return "a training run's saved state"
         return "a binary file"
+    if b"\0" in head:
+        return "a binary file"
     try:
         text = head.decode("utf-8")
     except UnicodeDecodeError as exc:
