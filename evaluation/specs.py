@@ -155,7 +155,8 @@ def _keyword_values(text: str, spec: str, cls) -> dict:
             raise ValueError(f"play agent spec {_q(spec)}: expected key=value, got {item!r}")
         if key not in allowed:
             keys = ", ".join(allowed) or "none"
-            raise ValueError(f"play agent spec {_q(spec)}: unknown key {_q(key)} (keys: {keys if len(keys) <= 100 else 'see --help'})")
+            message = f"play agent spec {_q(spec)}: unknown key {_q(key)} (keys: {keys})"
+            raise ValueError(message if len(message) <= 200 else message[:message.index("(keys:")] + "(keys: --help)")
         default = allowed[key]
         if isinstance(default, bool):
             if value.lower() not in ("true", "false"):
