@@ -32,6 +32,7 @@ from bridgerl.core.card_play import PlayEncoder, notify_deal  # noqa: F401  (the
 from bridgerl.core.cards import SEATS, parse_seat
 from bridgerl.core.competitive import RESET_OPTIONS, CompetitiveDealSource, auction_encoder
 from bridgerl.envs.spaces import LegalActionSpace, MaskedEnv, binary_space
+from bridgerl.envs.rendering import RENDER_MODES, check_render_mode, render
 
 RECORD_OPTIONS = {"record", "upto"}
 
@@ -51,14 +52,13 @@ def parse_agent_seats(agent_seats) -> frozenset[int]:
 class BridgeEnv(MaskedEnv, gym.Env):
     """The whole deal on deals from a dataset (default: the bundled training split). See the module docstring."""
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata = {"render_modes": RENDER_MODES, "render_fps": 4}
 
     def __init__(self, dataset="train", agent_seats="all", opponent=None, opponent_play=None, play: str = "agents",
                  reward: str = "score", render_mode: str | None = None, info_view: bool = True):
         seats = parse_agent_seats(agent_seats)
         play, reward = check_modes(play, reward)
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        check_render_mode(render_mode)
         others = len(seats) < 4
         if others and not callable(getattr(opponent, "act", None)):
             raise ValueError(f"agent_seats={agent_seats!r} leaves seats to others: pass opponent= a bidding agent "
@@ -127,9 +127,10 @@ class BridgeEnv(MaskedEnv, gym.Env):
         return None if self.state is None else self.state.legal_mask()
 
     def render(self):
-        if self.render_mode == "ansi":
-            return render_text(self.state, self.outcome)
-        return None
+        """The table as text (``"ansi"``), as an RGB image (``"rgb_array"``) or printed (``"human"``)."""
+        if self.render_mode is None or self.state is None:
+            return None
+        return render(self.render_mode, render_text(self.state, self.outcome))
 
     # -- internals ---------------------------------------------------------------------------------------------
     def _apply(self, action: int) -> None:

@@ -25,6 +25,7 @@ from bridgerl.core.card_play import (DEFAULT_CONTRACT, DEFAULT_DECLARER, OBSERVA
 from bridgerl.core.cards import card_name
 from bridgerl.core.play import IllegalPlayError, PlayState
 from bridgerl.envs.spaces import LegalActionSpace, MaskedEnv, binary_space
+from bridgerl.envs.rendering import RENDER_MODES, check_render_mode, render
 
 
 ILLEGAL_MODES = ("forfeit", "raise")
@@ -33,7 +34,7 @@ ILLEGAL_MODES = ("forfeit", "raise")
 class CardPlayEnv(MaskedEnv, gym.Env):
     """Declarer play against a defending agent. See the module docstring and `docs/play.md`."""
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata = {"render_modes": RENDER_MODES, "render_fps": 4}
 
     def __init__(self, dataset="train", contract=DEFAULT_CONTRACT, declarer=DEFAULT_DECLARER, defenders=None,
                  reward: str = "tricks", played=(), render_mode: str | None = None, illegal: str = "forfeit"):
@@ -43,8 +44,7 @@ class CardPlayEnv(MaskedEnv, gym.Env):
                              "supplies one")
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        check_render_mode(render_mode)
         if illegal not in ILLEGAL_MODES:
             raise ValueError(f"illegal must be one of {ILLEGAL_MODES}, got {illegal!r}")
         self.illegal = illegal
@@ -145,7 +145,8 @@ class CardPlayEnv(MaskedEnv, gym.Env):
         return info
 
     def render(self):
-        if self.render_mode != "ansi":
+        """The table as text (``"ansi"``), as an RGB image (``"rgb_array"``) or printed (``"human"``)."""
+        if self.render_mode is None or self.state is None:
             return None
-        return render_text(self.state)
+        return render(self.render_mode, render_text(self.state))
 

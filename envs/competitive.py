@@ -17,6 +17,7 @@ from bridgerl.core.calls import NUM_CALLS, PASS
 from bridgerl.core.competitive import (OBSERVATION_SIZE, REWARDS, AuctionEncoder, AuctionView, CompetitiveDeal,
                                        CompetitiveDealSource, CompetitiveResult, render_text, result)
 from bridgerl.envs.spaces import LegalActionSpace, MaskedEnv, binary_space
+from bridgerl.envs.rendering import RENDER_MODES, check_render_mode, render
 
 AGENT_SEATS = ("all", "NS", "EW")
 
@@ -34,7 +35,7 @@ class CompetitiveBiddingEnv(MaskedEnv, gym.Env):
     tricks and standard par both come from the table in use (None, the default: the table the dataset has in use,
     DD for a path or split)."""
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata = {"render_modes": RENDER_MODES, "render_fps": 4}
 
     def __init__(self, dataset="train", agent_seats: str = "all", opponent=None, reward: str = "par_imps",
                  render_mode: str | None = None, tricks: str | None = None):
@@ -42,8 +43,7 @@ class CompetitiveBiddingEnv(MaskedEnv, gym.Env):
             raise ValueError(f"agent_seats must be one of {AGENT_SEATS}, got {agent_seats!r}")
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        check_render_mode(render_mode)
         if opponent is not None and not callable(getattr(opponent, "act", None)):
             raise TypeError("opponent must have a method act(observation, action_mask) -> call")
         if opponent is not None and agent_seats == "all":
@@ -90,9 +90,10 @@ class CompetitiveBiddingEnv(MaskedEnv, gym.Env):
         return None if self.auction is None else self.auction.legal_mask()
 
     def render(self):
-        if self.render_mode == "ansi":
-            return render_text(self.deal, self.auction, self.outcome)
-        return None
+        """The table as text (``"ansi"``), as an RGB image (``"rgb_array"``) or printed (``"human"``)."""
+        if self.render_mode is None or self.auction is None:
+            return None
+        return render(self.render_mode, render_text(self.deal, self.auction, self.outcome))
 
     def _agent_side(self) -> int:
         return 0 if self.agent_seats == "NS" else 1

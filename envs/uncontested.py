@@ -17,6 +17,7 @@ from bridgerl.core.uncontested import (OBSERVATION_SIZE, REWARDS, UncontestedDea
                                        UncontestedResult, apply_action, contract_text, legal_actions_mask,
                                        observation, render_text, result)
 from bridgerl.envs.spaces import LegalActionSpace, MaskedEnv, binary_space
+from bridgerl.envs.rendering import RENDER_MODES, check_render_mode, render
 
 
 class UncontestedBiddingEnv(MaskedEnv, gym.Env):
@@ -30,12 +31,11 @@ class UncontestedBiddingEnv(MaskedEnv, gym.Env):
     constructive par all come from the table in use.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+    metadata = {"render_modes": RENDER_MODES, "render_fps": 4}
 
     def __init__(self, dataset="train", side: str = "thesis", opening_rules: bool = True, reward: str = "imps",
                  render_mode: str | None = None, tricks: str | None = None):
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        check_render_mode(render_mode)
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
         self.source = UncontestedDealSource(load_dataset(dataset, tricks=tricks), side, opening_rules)
@@ -70,9 +70,10 @@ class UncontestedBiddingEnv(MaskedEnv, gym.Env):
         return self._observe(), reward, self.auction.is_over, False, self._info()
 
     def render(self):
-        if self.render_mode == "ansi":
-            return render_text(self.deal, self.auction, self.outcome)
-        return None
+        """The table as text (``"ansi"``), as an RGB image (``"rgb_array"``) or printed (``"human"``)."""
+        if self.render_mode is None or self.auction is None:
+            return None
+        return render(self.render_mode, render_text(self.deal, self.auction, self.outcome))
 
     def legal_action_mask(self) -> np.ndarray | None:
         """bool[36] of the current state (None before the first reset)."""

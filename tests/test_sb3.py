@@ -76,3 +76,22 @@ def test_subproc_vec_env_steps_every_worker():
         masks = np.stack(envs.env_method("action_masks"))
     assert obs.shape == (2, 89) and len(infos) == 2
     envs.close()
+
+
+@pytest.mark.parametrize("env_id", ["bridgerl/UncontestedBidding-v0", "bridgerl/CompetitiveBidding-v0",
+                                    "bridgerl/CardPlay-v0", "bridgerl/Bridge-v0"])
+def test_make_vec_env_works_on_every_id(env_id):
+    """SB3's usual start: make_vec_env passes render_mode="rgb_array" (issue #49)."""
+    from stable_baselines3.common.env_util import make_vec_env
+
+    kwargs = {"dataset": "test"}
+    if env_id.endswith("CardPlay-v0"):
+        kwargs["defender_worlds"] = 1
+    if env_id.endswith("Bridge-v0"):
+        kwargs.update(agent_seats="NS", opponent=RuleBidder(competitive=True), opponent_play=PIMCAgent(worlds=1),
+                      info_view=False)
+    vec = make_vec_env(env_id, n_envs=2, seed=0, env_kwargs=kwargs)
+    vec.reset()
+    frames = vec.get_images()
+    assert len(frames) == 2 and all(f.dtype == np.uint8 and f.ndim == 3 and f.shape[2] == 3 for f in frames)
+    vec.close()

@@ -31,6 +31,7 @@ from bridgerl.core.actions import action_index
 from bridgerl.core.bridge import NUM_ACTIONS, OBSERVATION_SIZE, BridgeState, check_modes, render_text
 from bridgerl.core.competitive import RESET_OPTIONS, CompetitiveDealSource
 from bridgerl.envs.pettingzoo.common import AGENTS, SeatsEnv, known_reset_options, wrapped
+from bridgerl.envs.rendering import RENDER_MODES, check_render_mode, render
 
 def env(**kwargs):
     """The wrapped env (order enforcing, action bounds checked)."""
@@ -38,15 +39,14 @@ def env(**kwargs):
 
 
 class raw_env(SeatsEnv):  # noqa: N801  (PettingZoo's naming)
-    metadata = {"render_modes": ["ansi", "human"], "name": "bridge_v0", "is_parallelizable": False,
+    metadata = {"render_modes": RENDER_MODES, "name": "bridge_v0", "is_parallelizable": False,
                 "render_fps": 1}
 
     def __init__(self, dataset="train", play: str = "agents", reward: str = "score", render_mode: str | None = None):
         super().__init__()
         EzPickle.__init__(self, dataset, play, reward, render_mode)
         play, mode = check_modes(play, reward)
-        if render_mode not in (None, "ansi", "human"):
-            raise ValueError(f"render_mode must be None, 'ansi' or 'human', got {render_mode!r}")
+        check_render_mode(render_mode)
         self.source = CompetitiveDealSource(load_dataset(dataset))
         self.play_mode, self.reward_mode = play, mode
         self.render_mode = render_mode
@@ -99,10 +99,7 @@ class raw_env(SeatsEnv):  # noqa: N801  (PettingZoo's naming)
         self.infos = {a: dict(info) for a in self.agents}
 
     def render(self):
+        """The table as text (``"ansi"``), as an RGB image (``"rgb_array"``) or printed (``"human"``)."""
         if self.render_mode is None:
             return None
-        text = render_text(self.state, self.outcome)
-        if self.render_mode == "human":
-            print(text)
-            return None
-        return text
+        return render(self.render_mode, render_text(self.state, self.outcome))

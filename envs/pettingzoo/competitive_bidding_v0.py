@@ -17,6 +17,7 @@ from bridgerl.core.calls import NUM_CALLS
 from bridgerl.core.competitive import (OBSERVATION_SIZE, REWARDS, CompetitiveDealSource, encode, encoded_calls,
                                        render_text, result)
 from bridgerl.envs.pettingzoo.common import AGENTS, SeatsEnv, known_reset_options, wrapped
+from bridgerl.envs.rendering import RENDER_MODES, check_render_mode, render
 
 def env(**kwargs):
     """The wrapped env (order enforcing, action bounds checked)."""
@@ -24,7 +25,7 @@ def env(**kwargs):
 
 
 class raw_env(SeatsEnv):  # noqa: N801  (PettingZoo's naming)
-    metadata = {"render_modes": ["ansi"], "name": "competitive_bidding_v0", "is_parallelizable": False,
+    metadata = {"render_modes": RENDER_MODES, "name": "competitive_bidding_v0", "is_parallelizable": False,
                 "render_fps": 1}
 
     def __init__(self, dataset="train", reward: str = "par_imps", render_mode: str | None = None,
@@ -33,8 +34,7 @@ class raw_env(SeatsEnv):  # noqa: N801  (PettingZoo's naming)
         EzPickle.__init__(self, dataset, reward, render_mode, tricks)
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
-        if render_mode not in (None, "ansi"):
-            raise ValueError(f"render_mode must be None or 'ansi', got {render_mode!r}")
+        check_render_mode(render_mode)
         self.source = CompetitiveDealSource(load_dataset(dataset, tricks=tricks))  # "dd" or "played" tables
         self.reward_mode = reward
         self.render_mode = render_mode
@@ -81,7 +81,9 @@ class raw_env(SeatsEnv):  # noqa: N801  (PettingZoo's naming)
             return None
 
     def render(self):
+        """The table as text (``"ansi"``), as an RGB image (``"rgb_array"``) or printed (``"human"``)."""
         if self.render_mode is None:
             return None
-        return render_text(self.deal, self.auction, getattr(self, "_result", None) if self.auction.is_over else None)
+        return render(self.render_mode, render_text(self.deal, self.auction,
+                                                    getattr(self, "_result", None) if self.auction.is_over else None))
 
