@@ -26,6 +26,7 @@ import numpy as np
 
 from bridgerl.core import load_dataset
 from bridgerl.core.actions import action_index
+from bridgerl.core.illegal import check_illegal, penalty_returns
 from bridgerl.core.bridge import (AUCTION_OBSERVATION_SIZE, CARD_OFFSET, NUM_ACTIONS, OBSERVATION_SIZE, BridgeResult,
                                   BridgeState, action_name, check_modes, render_text)
 from bridgerl.core.card_play import PlayEncoder, notify_deal  # noqa: F401  (the encoder's type)
@@ -55,8 +56,10 @@ class BridgeEnv(MaskedEnv, gym.Env):
     metadata = {"render_modes": RENDER_MODES, "render_fps": 4}
 
     def __init__(self, dataset="train", agent_seats="all", opponent=None, opponent_play=None, play: str = "agents",
-                 reward: str = "score", render_mode: str | None = None, info_view: bool = True):
+                 reward: str = "score", render_mode: str | None = None, info_view: bool = True,
+                 illegal: str = "penalty"):
         seats = parse_agent_seats(agent_seats)
+        self.illegal = check_illegal(illegal)
         play, reward = check_modes(play, reward)
         check_render_mode(render_mode)
         others = len(seats) < 4
@@ -97,6 +100,7 @@ class BridgeEnv(MaskedEnv, gym.Env):
         self._encoder = None if self.state.play is None else self.state.play_encoder(self._calls)
         self._hands = self.state.deal.hands()
         self.outcome = None
+        self._illegal_end = False
         deal = self.state.deal
         self._deal_info = deal.info()
         if self.opponent_play is not None:
@@ -113,8 +117,16 @@ class BridgeEnv(MaskedEnv, gym.Env):
             raise RuntimeError("call reset() before step()")
         if self._chooser < 0:
             raise RuntimeError("the deal is over; call reset()")
+        self._check_stepping()
         acting = self._chooser  # the seat choosing now, as the last step's info said
-        self._apply(action_index(action, NUM_ACTIONS))  # illegal: a ValueError naming it
+        action = action_index(action, NUM_ACTIONS)
+        if self.illegal == "penalty" and not (0 <= action < NUM_ACTIONS and self.state.legal_mask()[action]):
+            returns = penalty_returns(acting % 2, self.reward_mode)
+            obs, info = self._step_result()
+            self._chooser = -1
+            return self._penalised(obs, {**info, "returns": returns},
+                                   returns[min(self.agent_seats)] if self._others else returns[acting])
+        self._apply(action)  # illegal: a ValueError naming it
         if self._others:
             self._play_others()
         obs, info = self._step_result()
@@ -124,7 +136,9 @@ class BridgeEnv(MaskedEnv, gym.Env):
         return obs, (returns[min(self.agent_seats)] if self._others else returns[acting]), True, False, info
 
     def legal_action_mask(self) -> np.ndarray | None:
-        return None if self.state is None else self.state.legal_mask()
+        if self.state is None:
+            return None
+        return np.zeros(NUM_ACTIONS, bool) if self._illegal_end else self.state.legal_mask()
 
     def render(self):
         """The table as text (``"ansi"``), as an RGB image (``"rgb_array"``) or printed (``"human"``)."""
@@ -192,6 +206,7 @@ class BridgeEnv(MaskedEnv, gym.Env):
         self._chooser = -1 if phase == "over" else player
         info = self._deal_info.copy()  # dealer, vul, index, board
         info["action_mask"] = state.legal_mask(np.int8)
+        info["illegal_action"] = False
         info["seat"], info["player"], info["phase"] = seat, player, phase
         if self.info_view:
             info["view"] = None if phase == "over" else state.view()

@@ -5,9 +5,10 @@ Observation: `play_encoding` (571 bits, `docs/play.md`); action: a card index 0-
 ``action_mask`` (int8[52]), ``seat`` (the seat whose card is due) and ``view`` (a `PlayerView`).
 Reward at the end only: declarer's tricks, 1/0 for making the contract, or declarer's duplicate score.
 
-An illegal card (one that does not follow suit, or is not in the hand to play from): with ``illegal="forfeit"``
-(the default, as pgx and PettingZoo's classic games treat an illegal move) the hand ends there, the defence takes
-every trick still to play, ``info["illegal_card"]`` names the card and a warning says so once per env; with
+An illegal card (one that does not follow suit, or is not in the hand to play from): with ``illegal="penalty"``
+(the default of every env, `bridgerl.core.illegal`; ``"forfeit"`` is another name for it here, as pgx and
+PettingZoo's classic games treat an illegal move) the hand ends there, the defence takes every trick still to play,
+``info["illegal_action"]`` is True, ``info["illegal_card"]`` names the card and a warning says so once per env; with
 ``illegal="raise"`` ``step`` raises `IllegalPlayError` and nothing is played. Every action of ``Discrete(52)`` is
 thus a valid ``step`` by default, as Gymnasium's env checker expects.
 """
@@ -23,12 +24,14 @@ from bridgerl.core.card_play import (DEFAULT_CONTRACT, DEFAULT_DECLARER, OBSERVA
                                      PlayerView, encode, final_reward, notify_deal, parse_contract, parse_played,
                                      render_text, view_of)
 from bridgerl.core.cards import card_name
+from bridgerl.core.illegal import check_illegal
 from bridgerl.core.play import IllegalPlayError, PlayState
 from bridgerl.envs.spaces import LegalActionSpace, MaskedEnv, binary_space
 from bridgerl.envs.rendering import RENDER_MODES, check_render_mode, render
 
 
-ILLEGAL_MODES = ("forfeit", "raise")
+ILLEGAL_MODES = ("penalty", "raise", "forfeit")
+"""``illegal=``: "forfeit" is card play's name for the penalty of every env (`bridgerl.core.illegal`)."""
 
 
 class CardPlayEnv(MaskedEnv, gym.Env):
@@ -37,7 +40,7 @@ class CardPlayEnv(MaskedEnv, gym.Env):
     metadata = {"render_modes": RENDER_MODES, "render_fps": 4}
 
     def __init__(self, dataset="train", contract=DEFAULT_CONTRACT, declarer=DEFAULT_DECLARER, defenders=None,
-                 reward: str = "tricks", played=(), render_mode: str | None = None, illegal: str = "forfeit"):
+                 reward: str = "tricks", played=(), render_mode: str | None = None, illegal: str = "penalty"):
         if defenders is None or not callable(getattr(defenders, "act", None)):
             raise ValueError("defenders must be a play agent with act(view) -> card, e.g. "
                              "PIMCAgent(worlds=8) from the agents package; gymnasium.make('bridgerl/CardPlay-v0') "
@@ -45,9 +48,7 @@ class CardPlayEnv(MaskedEnv, gym.Env):
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
         check_render_mode(render_mode)
-        if illegal not in ILLEGAL_MODES:
-            raise ValueError(f"illegal must be one of {ILLEGAL_MODES}, got {illegal!r}")
-        self.illegal = illegal
+        self.illegal = check_illegal(illegal, {"forfeit": "penalty"})
         self._warned = False
         self._forfeited: int | None = None
         self.source = CardPlayDealSource(load_dataset(dataset))
@@ -107,7 +108,9 @@ class CardPlayEnv(MaskedEnv, gym.Env):
             raise RuntimeError("the hand is over (an illegal card ended it); call reset()")
         card = action_index(action, 52)
         if not 0 <= card < 52:
-            raise ValueError(f"action must be a card index in 0..51, got {card}")
+            if self.illegal == "raise":
+                raise ValueError(f"action must be a card index in 0..51, got {card}")
+            return self._forfeit(card, IllegalPlayError(f"#{card} is not a card (0..51)"))
         try:
             self.state = self.state.play(card)
         except IllegalPlayError as exc:
@@ -128,7 +131,8 @@ class CardPlayEnv(MaskedEnv, gym.Env):
         self._forfeited = card
         reward = final_reward(self.state, self.reward_mode, self.vulnerable)  # on the tricks won so far
         info = self._info()
-        info["illegal_card"] = card_name(card)
+        info["illegal_card"] = card_name(card) if 0 <= card < 52 else f"#{card}"
+        info["illegal_action"] = True
         return self._observation(), reward, True, False, info
 
     def current_view(self) -> PlayerView | None:
@@ -141,7 +145,7 @@ class CardPlayEnv(MaskedEnv, gym.Env):
     def _info(self) -> dict:
         info = {"action_mask": self.legal_action_mask(), "seat": self.state.to_play,
                 "view": self.current_view(), "declarer_tricks": self.state.declarer_tricks,
-                "board": self.board}
+                "board": self.board, "illegal_action": False}
         return info
 
     def render(self):

@@ -13,6 +13,7 @@ import numpy as np
 
 from bridgerl.core import SEATS, Auction, call_name, load_dataset
 from bridgerl.core.actions import action_index
+from bridgerl.core.illegal import check_illegal, penalty_returns
 from bridgerl.core.calls import NUM_CALLS, PASS
 from bridgerl.core.competitive import (OBSERVATION_SIZE, REWARDS, AuctionEncoder, AuctionView, CompetitiveDeal,
                                        CompetitiveDealSource, CompetitiveResult, render_text, result)
@@ -38,12 +39,13 @@ class CompetitiveBiddingEnv(MaskedEnv, gym.Env):
     metadata = {"render_modes": RENDER_MODES, "render_fps": 4}
 
     def __init__(self, dataset="train", agent_seats: str = "all", opponent=None, reward: str = "par_imps",
-                 render_mode: str | None = None, tricks: str | None = None):
+                 render_mode: str | None = None, tricks: str | None = None, illegal: str = "penalty"):
         if agent_seats not in AGENT_SEATS:
             raise ValueError(f"agent_seats must be one of {AGENT_SEATS}, got {agent_seats!r}")
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
         check_render_mode(render_mode)
+        self.illegal = check_illegal(illegal)
         if opponent is not None and not callable(getattr(opponent, "act", None)):
             raise TypeError("opponent must have a method act(observation, action_mask) -> call")
         if opponent is not None and agent_seats == "all":
@@ -69,14 +71,22 @@ class CompetitiveBiddingEnv(MaskedEnv, gym.Env):
         self._deal_info = self.deal.info()
         self.outcome = None
         self._returns = None
+        self._illegal_end = False
         self._play_opponents()
         return self._step_result()
 
     def step(self, action):
         if self.auction is None:
             raise RuntimeError("call reset() before step()")
+        self._check_stepping()
         caller = self.auction.to_act
-        self._add(action_index(action, NUM_CALLS))  # IllegalCallError names the call
+        action = action_index(action, NUM_CALLS)
+        if self.illegal == "penalty" and not self.auction.is_over and not (
+                0 <= action < NUM_CALLS and self.auction.legal_mask()[action]):
+            self._returns = penalty_returns(caller % 2, self.reward_mode)
+            obs, info = self._step_result()
+            return self._penalised(obs, {**info, "returns": self._returns}, self._returns[caller])
+        self._add(action)  # IllegalCallError names the call
         self._play_opponents()
         reward = 0.0
         if self.auction.is_over:
@@ -87,7 +97,9 @@ class CompetitiveBiddingEnv(MaskedEnv, gym.Env):
         return obs, reward, self.auction.is_over, False, info
 
     def legal_action_mask(self) -> np.ndarray | None:
-        return None if self.auction is None else self.auction.legal_mask()
+        if self.auction is None:
+            return None
+        return np.zeros(NUM_CALLS, bool) if self._illegal_end else self.auction.legal_mask()
 
     def render(self):
         """The table as text (``"ansi"``), as an RGB image (``"rgb_array"``) or printed (``"human"``)."""
@@ -130,7 +142,7 @@ class CompetitiveBiddingEnv(MaskedEnv, gym.Env):
         over = auction.is_over
         info = {"action_mask": mask.astype(np.int8), "seat": seat,
                 "view": None if over else AuctionView.of(auction, self._hands[seat], we, they, mask),
-                **self._deal_info}
+                **self._deal_info, "illegal_action": False}
         if self.outcome is not None:
             info.update(self.outcome.info(self.reward_mode))
         return obs, info

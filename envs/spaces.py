@@ -41,6 +41,20 @@ class MaskedEnv:
             raise RuntimeError("call reset() before action_masks()")
         return mask.astype(np.int8)
 
+    # -- the illegal-action policy (`bridgerl.core.illegal`) ------------------------------------------------------
+    _illegal_end = False  # the episode ended on an illegal action
+
+    def _check_stepping(self) -> None:
+        if self._illegal_end:
+            raise RuntimeError("the episode ended on an illegal action; call reset()")
+
+    def _penalised(self, observation, info: dict, reward: float):
+        """The step that ends the episode on an illegal action: ``reward`` (the penalty), terminated, no legal
+        action left, ``info["illegal_action"]`` True."""
+        self._illegal_end = True
+        info = {**info, "action_mask": np.zeros_like(info["action_mask"]), "illegal_action": True}
+        return observation, float(reward), True, False, info
+
 
 def binary_space(n: int) -> spaces.MultiBinary:
     """``MultiBinary(n)`` with int8 samples, matching the envs' observations."""

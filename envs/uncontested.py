@@ -13,6 +13,7 @@ import numpy as np
 from bridgerl.core import load_dataset
 from bridgerl.core.actions import action_index
 from bridgerl.core.calls import NUM_UNCONTESTED_ACTIONS
+from bridgerl.core.illegal import check_illegal, illegal_penalty
 from bridgerl.core.uncontested import (OBSERVATION_SIZE, REWARDS, UncontestedDeal, UncontestedDealSource,
                                        UncontestedResult, apply_action, contract_text, legal_actions_mask,
                                        observation, render_text, result)
@@ -34,8 +35,9 @@ class UncontestedBiddingEnv(MaskedEnv, gym.Env):
     metadata = {"render_modes": RENDER_MODES, "render_fps": 4}
 
     def __init__(self, dataset="train", side: str = "thesis", opening_rules: bool = True, reward: str = "imps",
-                 render_mode: str | None = None, tricks: str | None = None):
+                 render_mode: str | None = None, tricks: str | None = None, illegal: str = "penalty"):
         check_render_mode(render_mode)
+        self.illegal = check_illegal(illegal)
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
         self.source = UncontestedDealSource(load_dataset(dataset, tricks=tricks), side, opening_rules)
@@ -56,13 +58,19 @@ class UncontestedBiddingEnv(MaskedEnv, gym.Env):
         self._hands = {seat: self.deal.hand_bits(seat) for seat in (self.deal.side, self.deal.side + 2)}
         self._openings = {}  # each partner's opening mask (thesis 4.4.5), made when first needed
         self.outcome = None
+        self._illegal_end = False
         return self._observe(), self._info()
 
     def step(self, action):
         if self.auction is None:
             raise RuntimeError("call reset() before step()")
+        self._check_stepping()
         action = action_index(action, NUM_UNCONTESTED_ACTIONS)
-        self.auction = apply_action(self.deal, self.auction, action, self._mask())
+        mask = self._mask()
+        if self.illegal == "penalty" and not self.auction.is_over and not (
+                0 <= action < NUM_UNCONTESTED_ACTIONS and mask[action]):
+            return self._penalised(self._observe(), self._info(), -illegal_penalty(self.reward_mode))
+        self.auction = apply_action(self.deal, self.auction, action, mask)
         reward = 0.0
         if self.auction.is_over:
             self.outcome = result(self.deal, self.auction)
@@ -76,8 +84,10 @@ class UncontestedBiddingEnv(MaskedEnv, gym.Env):
         return render(self.render_mode, render_text(self.deal, self.auction, self.outcome))
 
     def legal_action_mask(self) -> np.ndarray | None:
-        """bool[36] of the current state (None before the first reset)."""
-        return None if self.auction is None else self._mask()
+        """bool[36] of the current state (None before the first reset; none legal after an illegal action)."""
+        if self.auction is None:
+            return None
+        return np.zeros(NUM_UNCONTESTED_ACTIONS, bool) if self._illegal_end else self._mask()
 
     # -- helpers -------------------------------------------------------------------------------------------------
     def _seat(self) -> int:
@@ -101,7 +111,7 @@ class UncontestedBiddingEnv(MaskedEnv, gym.Env):
         # every key keeps one type for the whole episode: a row or seat that does not exist is -1
         info = {"action_mask": self._mask().astype(np.int8), "seat": self._seat(), "side": self.deal.side,
                 "vulnerable": bool(self.deal.vulnerable), "index": -1 if self.deal.index is None else self.deal.index,
-                "board": self.deal.board}
+                "board": self.deal.board, "illegal_action": False}
         if self.outcome is not None:
             r = self.outcome
             info.update(contract=contract_text(r.contract), declarer=-1 if r.contract is None else r.contract.declarer,

@@ -17,7 +17,7 @@ def play_table(ns_agent, ew_agent, dataset, rows, parallel: int = 256, names=("N
     """NS score of each row when ``ns_agent`` calls for North-South and ``ew_agent`` for East-West; ``details``,
     a list, receives one dict per row (auction, contract, declarer, DD tricks, NS score)."""
     rows = [int(r) for r in rows]
-    envs = [CompetitiveBiddingEnv(dataset=dataset) for _ in range(min(parallel, max(len(rows), 1)))]
+    envs = [CompetitiveBiddingEnv(dataset=dataset, illegal="raise") for _ in range(min(parallel, max(len(rows), 1)))]
     scores = np.zeros(len(rows), dtype=np.int64)
     agents = (ns_agent, ew_agent)
 

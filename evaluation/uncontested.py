@@ -93,7 +93,7 @@ def play_deals(agent, dataset, rows, side: str = "thesis", opening_rules: bool =
                agent_name: str = "agent") -> list[DealOutcome]:
     """Bid every row with ``agent``; batches calls through ``act_batch`` when the agent has it."""
     rows = [int(r) for r in rows]
-    envs = [UncontestedBiddingEnv(dataset=dataset, side=side, opening_rules=opening_rules)
+    envs = [UncontestedBiddingEnv(dataset=dataset, side=side, opening_rules=opening_rules, illegal="raise")
             for _ in range(min(parallel, max(len(rows), 1)))]
     outcomes: list[DealOutcome | None] = [None] * len(rows)
 

@@ -131,7 +131,7 @@ def test_construction_errors_name_the_problem():
 
 
 def test_illegal_actions_are_refused():
-    env = make()
+    env = make(illegal="raise")
     env.reset(seed=0, options={"index": 0})
     with pytest.raises(ValueError, match="not a call"):
         env.step(CARD_OFFSET + 5)

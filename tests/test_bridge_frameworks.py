@@ -197,7 +197,7 @@ def test_an_illegal_action_names_it():
     state.apply_action(0)
     with pytest.raises((ValueError, pyspiel.SpielError), match="not a call"):
         state.apply_action(CARD_OFFSET)
-    env = bridge_v0.raw_env(dataset="test")
+    env = bridge_v0.raw_env(dataset="test", illegal="raise")
     env.reset(options={"index": 0})
     with pytest.raises(ValueError, match="not a call"):
         env.step(CARD_OFFSET)
@@ -238,7 +238,8 @@ def test_pettingzoo_infos_and_spaces_match_the_gymnasium_env(play, reward):
         final = pz.infos["north"]
         assert final["phase"] == "over" and terminated
         assert set(final) == {"seat", "player", "phase", "dealer", "vul", "index", "board", "contract", "declarer",
-                              "tricks", "score_ns", "par_ns", "returns"}
+                              "tricks", "score_ns", "par_ns", "returns", "illegal_action"}
+        assert final["illegal_action"] is False
         assert final["index"] == row and " " not in final["contract"]
         assert final["declarer"] in range(-1, 4)
         assert final["returns"] == [pz.rewards[a] for a in bridge_v0.AGENTS]

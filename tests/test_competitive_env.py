@@ -125,7 +125,7 @@ def test_points_reward_and_vulnerability_from_options():
     ("1H X P", "XX", "illegal call XX by W"),        # redouble of own side's double
 ])
 def test_illegal_calls(prefix, bad, message):
-    env = _env()
+    env = _env(illegal="raise")
     env.reset(options={"index": 0, "dealer": 0})
     for call in _calls(prefix):
         env.step(call)

@@ -62,11 +62,15 @@ def test_an_illegal_card_forfeits_the_rest_of_the_hand():
     with pytest.raises(RuntimeError, match="call reset"):
         env.step(0)
     _, info = env.reset(seed=2)
-    assert info["action_mask"].any()
-    for outside in (52, -1):  # not a card at all: refused, and the hand goes on
+    assert info["action_mask"].any() and info["illegal_action"] is False
+    _, _, done, _, info = env.step(52)  # not a card at all: the penalty too, as in every env
+    assert done and info["illegal_action"] and info["illegal_card"] == "#52"
+    strict = gym.make(ENV_ID, dataset="test", defenders=LowestCard(), illegal="raise").unwrapped
+    strict.reset(seed=2)
+    for outside in (52, -1):  # with illegal="raise": refused, and the hand goes on
         with pytest.raises(ValueError, match="card index in 0..51"):
-            env.step(outside)
-    assert env.legal_action_mask().any()
+            strict.step(outside)
+    assert strict.legal_action_mask().any()
 
 
 def test_observation_layout():

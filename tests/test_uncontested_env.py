@@ -162,7 +162,7 @@ def test_opening_rule_boundaries(hand, allowed):
 def test_opening_rules_apply_to_whoever_opens():
     owner = _hand("AK9865", "K", "A9", "9842")    # North 14 HCP must open; South holds 13 of the rest
     data = {"owner": owner[None], "dd": GAME_DEAL[None]}
-    env = gym.make(ENV_ID, dataset=data, side="NS", disable_env_checker=True).unwrapped
+    env = gym.make(ENV_ID, dataset=data, side="NS", disable_env_checker=True, illegal="raise").unwrapped
     _, info = env.reset(options={"index": 0})
     assert info["action_mask"].tolist() == opening_action_mask(owner, 0).astype(np.int8).tolist()
     with pytest.raises(ValueError, match=r"illegal call Pass by N .*opening rules.*legal actions are 1S"):

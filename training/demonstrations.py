@@ -67,7 +67,7 @@ def rule_demonstrations(data="train", deals: int | None = None, random_share: fl
     rows = range(len(dataset) if deals is None else min(deals, len(dataset)))
     rng = np.random.default_rng(seed)
     bidder = teacher if teacher is not None else RuleBidder(competitive=True)
-    env = CompetitiveBiddingEnv(dataset=dataset)
+    env = CompetitiveBiddingEnv(dataset=dataset, illegal="raise")
     obs, masks, actions, returns, expert = [], [], [], [], []
     if progress:
         from tqdm import tqdm

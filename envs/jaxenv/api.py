@@ -15,9 +15,7 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-ILLEGAL_PENALTY = {"imps": 24.0, "points": 7600.0}
-"""The penalty of an illegal action, per reward unit: 24 IMPs (the most a board can cost) for ``imps`` and
-``par_imps``; 7,600 points (the largest score in the table, as pgx's ``bridge_bidding`` uses) for ``points``."""
+from bridgerl.core.illegal import ILLEGAL_PENALTY  # noqa: F401  (re-exported; one table for every env: `bridgerl.core.illegal`)
 
 
 class PgxEnv:

@@ -9,7 +9,9 @@ encoding, zero during the auction), as in every framework; the mask is all zeros
 ``Discrete(90)``, 0..37 the calls (0 Pass, 1 X, 2 XX, 3 + bid), 38 + card the cards (card = suit * 13 + rank).
 Rewards at the end: each agent gets its side's return (``reward="score"``: NS's duplicate score; ``"par_imps"``,
 alias ``"imps_vs_par"``: IMPs against par). ``play="double_dummy"`` ends the deal with the auction and scores the
-contract with the DD tricks. Reset options: ``index``, ``deal`` (PBN), ``dealer``, ``vul``. An illegal action raises
+contract with the DD tricks. Reset options: ``index``, ``deal`` (PBN), ``dealer``, ``vul``. An illegal action
+(``illegal="penalty"``, the default of every env, `bridgerl.core.illegal`) ends the deal: the chooser's side gets
+``-penalty``, the other ``+penalty``, the infos say ``illegal_action`` (and ``returns``); ``illegal="raise"`` raises
 ``ValueError`` naming it.
 
 ``infos`` (the same for every agent, as the ``info`` of the Gymnasium env ``bridgerl/Bridge-v0`` without its
@@ -28,6 +30,7 @@ from gymnasium.utils import EzPickle
 
 from bridgerl.core import load_dataset
 from bridgerl.core.actions import action_index
+from bridgerl.core.illegal import check_illegal, penalty_returns
 from bridgerl.core.bridge import NUM_ACTIONS, OBSERVATION_SIZE, BridgeState, check_modes, render_text
 from bridgerl.core.competitive import RESET_OPTIONS, CompetitiveDealSource
 from bridgerl.envs.pettingzoo.common import AGENTS, SeatsEnv, known_reset_options, wrapped
@@ -42,11 +45,13 @@ class raw_env(SeatsEnv):  # noqa: N801  (PettingZoo's naming)
     metadata = {"render_modes": RENDER_MODES, "name": "bridge_v0", "is_parallelizable": False,
                 "render_fps": 1}
 
-    def __init__(self, dataset="train", play: str = "agents", reward: str = "score", render_mode: str | None = None):
+    def __init__(self, dataset="train", play: str = "agents", reward: str = "score", render_mode: str | None = None,
+                 illegal: str = "penalty"):
         super().__init__()
-        EzPickle.__init__(self, dataset, play, reward, render_mode)
+        EzPickle.__init__(self, dataset, play, reward, render_mode, illegal)
         play, mode = check_modes(play, reward)
         check_render_mode(render_mode)
+        self.illegal = check_illegal(illegal)
         self.source = CompetitiveDealSource(load_dataset(dataset))
         self.play_mode, self.reward_mode = play, mode
         self.render_mode = render_mode
@@ -63,6 +68,7 @@ class raw_env(SeatsEnv):  # noqa: N801  (PettingZoo's naming)
         options = known_reset_options(options, RESET_OPTIONS)
         self.state = BridgeState.start(self.source.deal_for_reset(self._np_random, options), self.play_mode)
         self.outcome = None
+        self._illegal = False
         deal = self.state.deal
         self._deal_info = deal.info()
         self._set_infos()
@@ -71,7 +77,7 @@ class raw_env(SeatsEnv):  # noqa: N801  (PettingZoo's naming)
     def observe(self, agent):
         seat = AGENTS.index(agent)
         mask = np.zeros(NUM_ACTIONS, dtype=np.int8)
-        if not self.state.is_over and seat == self.state.player:
+        if not self.state.is_over and not self._illegal and seat == self.state.player:
             mask[:] = self.state.legal_mask()
         return {"observation": self.state.observation(seat), "action_mask": mask}
 
@@ -79,8 +85,15 @@ class raw_env(SeatsEnv):  # noqa: N801  (PettingZoo's naming)
         if self.terminations[self.agent_selection] or self.truncations[self.agent_selection]:
             return self._was_dead_step(action)
         self._cumulative_rewards[self.agent_selection] = 0.0
-        self.state = self.state.apply(action_index(action, NUM_ACTIONS))  # illegal: ValueError naming the action
+        action = action_index(action, NUM_ACTIONS)
         self.rewards = dict.fromkeys(self.agents, 0.0)
+        if self.illegal == "penalty" and not (0 <= action < NUM_ACTIONS and self.state.legal_mask()[action]):
+            self._illegal = True  # the episode ends; the chooser's side pays (`bridgerl.core.illegal`)
+            self._finish(penalty_returns(self.state.player % 2, self.reward_mode))
+            self._set_infos()
+            self._accumulate_rewards()
+            return
+        self.state = self.state.apply(action)  # illegal: ValueError naming the action
         if self.state.is_over:
             self.outcome = self.state.result()
             self._finish(self.outcome.returns(self.reward_mode))
@@ -93,8 +106,11 @@ class raw_env(SeatsEnv):  # noqa: N801  (PettingZoo's naming)
     def _set_infos(self) -> None:
         """The infos of every agent, keyed as the Gymnasium env's ``info`` (see the module docstring)."""
         state = self.state
-        info = {"seat": state.seat, "player": state.player, "phase": state.phase, **self._deal_info}
-        if state.is_over:
+        info = {"seat": state.seat, "player": state.player, "phase": state.phase, **self._deal_info,
+                "illegal_action": self._illegal}
+        if self._illegal:
+            info["returns"] = [self.rewards[agent] for agent in AGENTS]
+        elif state.is_over:
             info.update(self.outcome.info(self.reward_mode))
         self.infos = {a: dict(info) for a in self.agents}
 

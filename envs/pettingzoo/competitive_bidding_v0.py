@@ -2,7 +2,11 @@
 
 Agents ``north``, ``east``, ``south``, ``west``; observations ``{"observation": int8[231], "action_mask": int8[38]}``
 (the mask is all zeros for agents not to act). Rewards at the end: each agent gets its side's return
-(``par_imps`` or ``points``). An illegal call raises ``ValueError`` naming it.
+(``par_imps`` or ``points``). An illegal call (``illegal="penalty"``, the default of every env,
+`bridgerl.core.illegal`) ends the auction: the caller's side gets ``-penalty``, the other ``+penalty``, and the infos
+say ``illegal_action``; ``illegal="raise"`` raises ``IllegalCallError`` naming it. ``infos`` at every step, as
+`bridge_v0`'s: ``seat`` (to act), ``dealer``, ``vul``, ``index``, ``board``, ``illegal_action``; at the end the result
+(``contract``, ``declarer``, ``tricks``, ``score_ns``, ``par_ns``, ``returns``).
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ from gymnasium.utils import EzPickle
 from bridgerl.core import Auction, load_dataset
 from bridgerl.core.actions import action_index
 from bridgerl.core.calls import NUM_CALLS
+from bridgerl.core.illegal import check_illegal, penalty_returns
 from bridgerl.core.competitive import (OBSERVATION_SIZE, REWARDS, CompetitiveDealSource, encode, encoded_calls,
                                        render_text, result)
 from bridgerl.envs.pettingzoo.common import AGENTS, SeatsEnv, known_reset_options, wrapped
@@ -29,9 +34,10 @@ class raw_env(SeatsEnv):  # noqa: N801  (PettingZoo's naming)
                 "render_fps": 1}
 
     def __init__(self, dataset="train", reward: str = "par_imps", render_mode: str | None = None,
-                 tricks: str | None = None):
+                 tricks: str | None = None, illegal: str = "penalty"):
         super().__init__()
-        EzPickle.__init__(self, dataset, reward, render_mode, tricks)
+        EzPickle.__init__(self, dataset, reward, render_mode, tricks, illegal)
+        self.illegal = check_illegal(illegal)
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
         check_render_mode(render_mode)
@@ -50,7 +56,10 @@ class raw_env(SeatsEnv):  # noqa: N801  (PettingZoo's naming)
         self.deal = self.source.deal_for_reset(self._np_random, options)
         self.auction = Auction(self.deal.dealer)
         self._hands = self.deal.hands()
-        self.infos = {a: {} for a in self.agents}
+        self._deal_info = self.deal.info()
+        self._illegal = False
+        self._result = None
+        self._set_infos()
         self.agent_selection = AGENTS[self.auction.to_act]
 
     def observe(self, agent):
@@ -58,7 +67,7 @@ class raw_env(SeatsEnv):  # noqa: N801  (PettingZoo's naming)
         calls = encoded_calls(self.auction)
         obs = encode(calls, self.deal.vulnerable(seat), self.deal.vulnerable(seat + 1), self._hands[seat])
         mask = np.zeros(NUM_CALLS, dtype=np.int8)
-        if not self.auction.is_over and seat == self.auction.to_act:
+        if not self.auction.is_over and not self._illegal and seat == self.auction.to_act:
             mask[:] = self.auction.legal_mask()
         return {"observation": obs, "action_mask": mask}
 
@@ -66,24 +75,38 @@ class raw_env(SeatsEnv):  # noqa: N801  (PettingZoo's naming)
         if self.terminations[self.agent_selection] or self.truncations[self.agent_selection]:
             return self._was_dead_step(action)
         self._cumulative_rewards[self.agent_selection] = 0.0
-        self.auction = self.auction.add(action_index(action, NUM_CALLS))  # IllegalCallError names the call
+        action = action_index(action, NUM_CALLS)
         self.rewards = dict.fromkeys(self.agents, 0.0)
+        if self.illegal == "penalty" and not (0 <= action < NUM_CALLS and self.auction.legal_mask()[action]):
+            self._illegal = True  # the episode ends; the caller's side pays (`bridgerl.core.illegal`)
+            self._finish(penalty_returns(self.auction.to_act % 2, self.reward_mode))
+            self._set_infos()
+            self._accumulate_rewards()
+            return
+        self.auction = self.auction.add(action)  # IllegalCallError names the call
         if self.auction.is_over:
-            outcome = result(self.auction, self.deal.dd, self.deal.vul, self.deal.par_ns)
-            self._finish(outcome.returns(self.reward_mode))
-            info = {"contract": "Pass" if outcome.contract is None else str(outcome.contract),
-                    "score_ns": outcome.score_ns, "par_ns": outcome.par_ns}
-            self.infos = {a: dict(info) for a in self.agents}
-            self._result = outcome
+            self._result = result(self.auction, self.deal.dd, self.deal.vul, self.deal.par_ns)
+            self._finish(self._result.returns(self.reward_mode))
+        self._set_infos()
         self._accumulate_rewards()
         self.agent_selection = AGENTS[self.auction.to_act]
-        if self.render_mode == "ansi":
-            return None
+        if self.render_mode == "human":
+            self.render()
+
+    def _set_infos(self) -> None:
+        """The infos of every agent at every step, as `bridge_v0`'s: the seat to act, the deal's dealer, vul, index
+        and board, ``illegal_action``; at the end the result (`CompetitiveResult.info`: contract, declarer, tricks,
+        score_ns, par_ns, returns)."""
+        info = {"seat": self.auction.to_act, **self._deal_info, "illegal_action": self._illegal}
+        if self._illegal:
+            info["returns"] = [self.rewards[agent] for agent in AGENTS]
+        elif self._result is not None:
+            info.update(self._result.info(self.reward_mode))
+        self.infos = {a: dict(info) for a in self.agents}
 
     def render(self):
         """The table as text (``"ansi"``), as an RGB image (``"rgb_array"``) or printed (``"human"``)."""
         if self.render_mode is None:
             return None
-        return render(self.render_mode, render_text(self.deal, self.auction,
-                                                    getattr(self, "_result", None) if self.auction.is_over else None))
+        return render(self.render_mode, render_text(self.deal, self.auction, self._result))
 
