@@ -30,7 +30,7 @@ from gymnasium.utils import EzPickle
 
 from bridgerl.core import load_dataset
 from bridgerl.core.actions import action_index
-from bridgerl.core.illegal import check_illegal, penalty_returns
+from bridgerl.core.illegal import check_illegal
 from bridgerl.core.bridge import NUM_ACTIONS, OBSERVATION_SIZE, BridgeState, check_modes, render_text
 from bridgerl.core.competitive import RESET_OPTIONS, CompetitiveDealSource
 from bridgerl.envs.pettingzoo.common import AGENTS, SeatsEnv, known_reset_options, wrapped
@@ -88,11 +88,7 @@ class raw_env(SeatsEnv):  # noqa: N801  (PettingZoo's naming)
         action = action_index(action, NUM_ACTIONS)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         if self.illegal == "penalty" and not (0 <= action < NUM_ACTIONS and self.state.legal_mask()[action]):
-            self._illegal = True  # the episode ends; the chooser's side pays (`bridgerl.core.illegal`)
-            self._finish(penalty_returns(self.state.player % 2, self.reward_mode))
-            self._set_infos()
-            self._accumulate_rewards()
-            return
+            return self._penalise(self.state.player % 2)  # the episode ends; the chooser's side pays
         self.state = self.state.apply(action)  # illegal: ValueError naming the action
         if self.state.is_over:
             self.outcome = self.state.result()

@@ -64,6 +64,16 @@ class SeatsEnv(AECEnv, EzPickle):
             self.rewards[agent] = value
         self.terminations = dict.fromkeys(self.agents, True)
 
+    def _penalise(self, side: int) -> None:
+        """The end of the episode on an illegal action of ``side`` (0 NS, 1 EW): the penalty of
+        `bridgerl.core.illegal` for its seats, the opposite for the others, the infos saying so."""
+        from bridgerl.core.illegal import penalty_returns
+
+        self._illegal = True
+        self._finish(penalty_returns(side, self.reward_mode))
+        self._set_infos()
+        self._accumulate_rewards()
+
     def __getstate__(self) -> dict:
         """The whole env, mid-episode included (EzPickle alone would rebuild a fresh, never-reset env from the
         constructor's arguments)."""

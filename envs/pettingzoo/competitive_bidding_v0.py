@@ -18,7 +18,7 @@ from gymnasium.utils import EzPickle
 from bridgerl.core import Auction, load_dataset
 from bridgerl.core.actions import action_index
 from bridgerl.core.calls import NUM_CALLS
-from bridgerl.core.illegal import check_illegal, penalty_returns
+from bridgerl.core.illegal import check_illegal
 from bridgerl.core.competitive import (OBSERVATION_SIZE, REWARDS, CompetitiveDealSource, encode, encoded_calls,
                                        render_text, result)
 from bridgerl.envs.pettingzoo.common import AGENTS, SeatsEnv, known_reset_options, wrapped
@@ -78,11 +78,7 @@ class raw_env(SeatsEnv):  # noqa: N801  (PettingZoo's naming)
         action = action_index(action, NUM_CALLS)
         self.rewards = dict.fromkeys(self.agents, 0.0)
         if self.illegal == "penalty" and not (0 <= action < NUM_CALLS and self.auction.legal_mask()[action]):
-            self._illegal = True  # the episode ends; the caller's side pays (`bridgerl.core.illegal`)
-            self._finish(penalty_returns(self.auction.to_act % 2, self.reward_mode))
-            self._set_infos()
-            self._accumulate_rewards()
-            return
+            return self._penalise(self.auction.to_act % 2)  # the episode ends; the chooser's side pays
         self.auction = self.auction.add(action)  # IllegalCallError names the call
         if self.auction.is_over:
             self._result = result(self.auction, self.deal.dd, self.deal.vul, self.deal.par_ns)
