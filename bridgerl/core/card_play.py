@@ -24,7 +24,7 @@ from .board import is_vulnerable, parse_vul, turn_vul, vul_for_board
 from .cards import SEATS, card_name, hand_text, parse_card, parse_seat
 from .constraints import FrozenMapping, HandConstraint
 from .contract import Contract
-from .dataset import Dataset
+from .dataset import Dataset, SharedSource
 from .deals import check_nonempty, check_reset_options, check_row
 from .pbn import parse_deal_option
 from .play import ContractSeats, PlayState, Trick, cards_of, equivalent_groups, mask_bytes, mask_of
@@ -351,7 +351,7 @@ class CardPlayDeal:
         return CardPlayDeal(rotate_owner(self.owner, turns), self.board, turn_vul(self.vul, turns), self.index)
 
 
-class CardPlayDealSource:
+class CardPlayDealSource(SharedSource):
     """Deals of one dataset for card play: vulnerability from the board number (PBN tags for a PBN deal).
 
     ``deal_for_reset(rng, options)`` checks the reset options ("index", "deal", "contract", "declarer", "played")

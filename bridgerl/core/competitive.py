@@ -25,7 +25,7 @@ from .board import (VULS, dealer_for_board, dealers_for_boards, is_vulnerable, p
 from .calls import BID_OFFSET, DOUBLE, NUM_BIDS, NUM_CALLS, NUM_UNCONTESTED_ACTIONS, PASS, REDOUBLE, call_name
 from .cards import SEATS, hand_text, parse_seat
 from .contract import Contract
-from .dataset import Dataset
+from .dataset import Dataset, SharedSource
 from .dd import solve_dd_table, solve_declarer_tricks
 from .deals import check_nonempty, check_reset_options, check_row
 from .hand import HCP_PER_CARD
@@ -422,7 +422,7 @@ class CompetitiveDeal:
         return self._hands
 
 
-class CompetitiveDealSource:
+class CompetitiveDealSource(SharedSource):
     """Deals of one dataset for competitive bidding: dealer and vulnerability from the board number.
 
     ``deal_for_reset(rng, options)`` takes "index", "deal" (PBN; its Dealer/Vulnerable tags are used, DD solved

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from importlib import resources
 from pathlib import Path
 
@@ -46,6 +46,29 @@ class Dataset:
     source: str = "<arrays>"
     tricks: str = "dd"
     tables: dict | None = None
+    file: str | None = field(default=None, compare=False, repr=False)
+    """The .npz file this dataset is, whole, when it was loaded from one (`reference`); None for arrays and
+    subsets."""
+
+    def reference(self) -> tuple | None:
+        """(file, tricks, content hash) naming this dataset for a pickled env (`shared_source`), or None when it is
+        not a whole file. The hash is computed once."""
+        if self.file is None:
+            return None
+        if "_hash" not in self.__dict__:
+            object.__setattr__(self, "_hash", dataset_hash(self))
+        return self.file, self.tricks, self.__dict__["_hash"]
+
+    def __deepcopy__(self, memo) -> "Dataset":
+        return self  # read-only: a copied env shares it
+
+    def __reduce__(self):
+        """A whole dataset file pickles as its `reference` (rebuilt once per process, its hash checked); arrays and
+        subsets pickle whole."""
+        reference = self.reference()
+        if reference is None:
+            return _dataset_from_state, (self.__dict__.copy(),)
+        return shared_dataset, (reference,)
 
     def __post_init__(self):
         validate_arrays(self.owner, self.dd, self.board, self.source)
@@ -85,7 +108,7 @@ class Dataset:
                                f"{self.source} --out FILE.npz`, then use that file)")
         if tricks == "played" and player is not None:
             check_played_by(self, player)
-        return Dataset(self.owner, self.tables[tricks], self.board, self.source, tricks, self.tables)
+        return Dataset(self.owner, self.tables[tricks], self.board, self.source, tricks, self.tables, self.file)
 
 
 def _integer_array(name: str, value, source: str) -> np.ndarray:
@@ -143,6 +166,7 @@ def load_dataset(data, tricks: str | None = None, player=None) -> Dataset:
     if isinstance(data, (str, os.PathLike)):
         path = Path(data)
         dataset = _from_mapping(read_npz(path, "dataset", DatasetError), str(path))
+        dataset = replace(dataset, file=str(path.resolve()))
     elif hasattr(data, "keys"):
         dataset = _from_mapping(dict(data), "<arrays>")
     else:
@@ -162,6 +186,61 @@ def file_hash(path) -> str:
     if not path.exists():
         raise DatasetError(f"{path}: no such model file")
     return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+class SharedSource:
+    """The base of the deal sources (`UncontestedDealSource`, `CompetitiveDealSource`, `CardPlayDealSource`): read-only
+    views of one dataset, so an env's copy shares its source (``copy.deepcopy``) and a pickle names the dataset file
+    and its content hash instead of carrying its arrays (`shared_source` rebuilds it, once per process). A source
+    over arrays or a subset pickles whole. Subclasses set ``_args``, the constructor's arguments after the
+    dataset."""
+
+    _args: tuple = ()
+
+    def __deepcopy__(self, memo):
+        return self
+
+    def __reduce__(self):
+        reference = self.dataset.reference()
+        if reference is None:
+            return _source_from_state, (type(self), self.__dict__.copy())
+        return shared_source, (type(self), reference, self._args)
+
+
+_SHARED: dict = {}
+
+
+def shared_dataset(reference: tuple) -> Dataset:
+    """The dataset of the file ``reference`` = (file, tricks, content hash), loaded once per process; a file whose
+    content changed since is refused in one line."""
+    if reference not in _SHARED:
+        path, tricks, digest = reference
+        dataset = load_dataset(path, tricks=None if tricks == "dd" else tricks)
+        if dataset.reference()[2] != digest:
+            raise DatasetError(f"{path}: its deals changed since this env was copied or pickled (content hash "
+                               f"{digest[:12]} then, {dataset.reference()[2][:12]} now)")
+        _SHARED[reference] = dataset
+    return _SHARED[reference]
+
+
+def shared_source(cls, reference: tuple, args: tuple):
+    """The deal source ``cls(dataset, *args)`` over `shared_dataset` (``reference``), made once per process."""
+    key = (cls, reference, args)
+    if key not in _SHARED:
+        _SHARED[key] = cls(shared_dataset(reference), *args)
+    return _SHARED[key]
+
+
+def _source_from_state(cls, state: dict):
+    source = cls.__new__(cls)
+    source.__dict__.update(state)
+    return source
+
+
+def _dataset_from_state(state: dict) -> Dataset:
+    dataset = Dataset.__new__(Dataset)
+    dataset.__dict__.update(state)
+    return dataset
 
 
 def dataset_hash(dataset: Dataset) -> str:

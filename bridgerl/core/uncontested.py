@@ -18,7 +18,7 @@ from .board import is_vulnerable, parse_vul, vul_codes_for_boards, vul_for_board
 from .calls import BID_OFFSET, NUM_UNCONTESTED_ACTIONS, PASS, bid_name, call_name, uncontested_to_call
 from .cards import SEATS, hand_text
 from .contract import DOUBLED, UNDOUBLED, Contract
-from .dataset import Dataset
+from .dataset import Dataset, SharedSource
 from .dd import solve_dd_table
 from .deals import check_nonempty, check_reset_options, check_row
 from .hand import hcp, is_balanced_lengths, suit_lengths
@@ -227,7 +227,7 @@ def parse_side_option(side) -> str:
     raise ValueError(f"side must be one of {SIDE_OPTIONS}, got {side!r}")
 
 
-class UncontestedDealSource:
+class UncontestedDealSource(SharedSource):
     """Deals of one dataset for uncontested bidding, with the side rule of thesis 4.4.6.
 
     ``deal_for_reset(rng, options)`` takes the reset options "index", "deal" (PBN, DD solved with DDS),
@@ -239,6 +239,7 @@ class UncontestedDealSource:
         self.dataset = dataset
         self.side = parse_side_option(side)
         self.opening_rules = bool(opening_rules)
+        self._args = (self.side, self.opening_rules)  # what a pickle rebuilds it with (`SharedSource`)
         self._boards = dataset.boards.tolist()
         self.vuls = vul_codes_for_boards(dataset.boards)
         self.thesis_sides = np.asarray(thesis_side(dataset.dd), dtype=np.int8).reshape(len(dataset))
