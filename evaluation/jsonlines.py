@@ -12,7 +12,7 @@ import json
 import os
 from pathlib import Path
 
-from bridgerl.core.files import atomic_write_text, describe_file
+from bridgerl.core.files import atomic_write_text, check_output, describe_file
 from bridgerl.core.identity import FORMAT, check_same_job
 
 
@@ -25,17 +25,7 @@ def check_results_file(path: str | os.PathLike, job: dict, flag: str = "--out") 
     """Before any work: refuse an output ``path`` that is a directory, a file of another kind, a results file of
     another job, or one in a place that cannot be written (`read_done` without writing anything)."""
     _read(Path(path), job, flag)
-    _check_writable(Path(path), flag)
-
-
-def _check_writable(path: Path, flag: str) -> None:
-    folder = path.parent if str(path.parent) else Path(".")
-    while not folder.exists() and folder != folder.parent:
-        folder = folder.parent
-    if not folder.is_dir():
-        raise ValueError(f"{flag} {path}: {folder} is a file, not a folder")
-    if not os.access(folder, os.W_OK) or (path.exists() and not os.access(path, os.W_OK)):
-        raise ValueError(f"{flag} {path}: cannot be written here (no permission)")
+    check_output(path, "file", flag)
 
 
 def _read(path: Path, job: dict, flag: str) -> list[dict] | None:
@@ -80,7 +70,7 @@ def read_done(path: str | os.PathLike, job: dict, flag: str = "--out") -> list[d
     path = Path(path)
     items = _read(path, job, flag)
     if items is None:
-        _check_writable(path, flag)
+        check_output(path, "file", flag)
         path.parent.mkdir(parents=True, exist_ok=True)
         atomic_write_text(path, header_line(job))
         return []

@@ -89,16 +89,7 @@ def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
         path, _, options = spec[7:].partition(",")
         return CriticSearchBidder.load(path, seed=seed, **_keyword_values(options, spec, CriticSearchBidder.load))
     if _is_model_path(spec):  # a bare model path loads as its explicit spec would, by the kind it holds
-        from bridgerl.agents.learned.checkpoint import checkpoint_kind
-
-        kind = checkpoint_kind(spec)
-        if kind == "PPO":
-            from bridgerl.agents import PPOAgent
-
-            return PPOAgent.load(spec, env_id=env_id)
-        if kind != "DQN":
-            raise ValueError(f"agent spec {_q(spec)}: {_play_model_hint(spec, kind)}")
-        return DQNAgent.load(spec, env_id=env_id)
+        return load_agent(explicit_spec(spec, "bidder"), env_id, seed=seed)
     _refuse_other_kind(spec, "agent spec", "bidder")
     if ":" in spec:
         module_name, _, attr = spec.partition(":")
@@ -182,17 +173,7 @@ def load_play_agent(spec: str, seed: int = 0):
     import bridgerl.agents as agents
 
     if _is_model_path(spec):  # a bare model path loads as its explicit spec would
-        from bridgerl.agents.learned.checkpoint import checkpoint_kind
-
-        kind = checkpoint_kind(spec)
-        if kind == "ISSN":
-            return load_play_agent(f"issn:model={spec}", seed=seed)
-        if kind == "card-player":
-            return load_play_agent(f"cardnet:model={spec}", seed=seed)
-        if kind in ("DQN", "PPO"):
-            raise ValueError(f"play agent spec {_q(spec)}: a {kind} model bids, it does not play cards (use "
-                             f"bid={spec} in a game spec)")
-        raise ValueError(f"play agent spec {_q(spec)}: {_play_model_hint(spec, kind)}")
+        return load_play_agent(explicit_spec(spec, "player"), seed=seed)
     name, _, rest = spec.partition(":")
     if name not in _PLAY_CLASSES:
         _refuse_other_kind(spec, "play agent spec", "card player")
@@ -310,23 +291,34 @@ def split_game_spec(spec: str) -> tuple[str, str]:
     return bid, play if sep else GAME_PLAYER_DEFAULT
 
 
+def explicit_spec(path: str, kind: str) -> str:
+    """The explicit spec a bare model path stands for, by the kind of model it holds: as a bidder (``kind``
+    "bidder") ``dqn:PATH`` or ``ppo:PATH``; as a card player ("player") ``issn:model=PATH`` or
+    ``cardnet:model=PATH``; a model of another use is refused in one line saying where it goes."""
+    from bridgerl.agents.learned.checkpoint import checkpoint_kind
+
+    found = checkpoint_kind(path)
+    explicit = ({"DQN": f"dqn:{path}", "PPO": f"ppo:{path}"} if kind == "bidder" else
+                {"ISSN": f"issn:model={path}", "card-player": f"cardnet:model={path}"}).get(found)
+    if explicit is not None:
+        return explicit
+    if kind == "player" and found in ("DQN", "PPO"):
+        raise ValueError(f"play agent spec {_q(path)}: a {found} model bids, it does not play cards (use "
+                         f"bid={path} in a game spec)")
+    raise ValueError(f"{'agent' if kind == 'bidder' else 'play agent'} spec {_q(path)}: "
+                     f"{_play_model_hint(path, found)}")
+
+
 def resolved_agent_spec(spec: str) -> str:
     """A bidder spec as it was loaded: a bare model path becomes its explicit spec (``dqn:PATH``, ``ppo:PATH``)."""
-    if _is_model_path(spec):
-        from bridgerl.agents.learned.checkpoint import checkpoint_kind
-
-        return f"{checkpoint_kind(spec).lower()}:{spec}"
-    return spec
+    return explicit_spec(spec, "bidder") if _is_model_path(spec) else spec
 
 
 def resolved_play_spec(spec: str) -> str:
     """A play spec as it was loaded: a bare model path becomes its explicit spec, and a built-in player lists every
     setting with its value (defaults included), so a changed default never passes for the same player."""
     if _is_model_path(spec):
-        from bridgerl.agents.learned.checkpoint import checkpoint_kind
-
-        kind = checkpoint_kind(spec)
-        spec = {"ISSN": f"issn:model={spec}", "card-player": f"cardnet:model={spec}"}.get(kind, spec)
+        spec = explicit_spec(spec, "player")
     name, _, rest = spec.partition(":")
     if name not in _PLAY_CLASSES:
         return spec

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 from flax import serialization
 
-from bridgerl.core.files import MODEL_KINDS, atomic_write_bytes
+from bridgerl.core.files import MODEL_KINDS, article, atomic_write_bytes
 
 FORMAT = "bridgerl-dqn-1"
 PPO_FORMAT = "bridgerl-ppo-1"  # a PPO actor-critic (`agents.networks.ActorCritic`, training.ppo)
@@ -153,11 +153,6 @@ def cached_load(cls, path):
     for seen in _RECORDINGS:
         seen.update(read)
     return model
-
-
-def article(kind: str) -> str:
-    """"a DQN", "an ISSN", "an SSN": the kind with its article."""
-    return ("an " if kind[:1] in "AEIOU" or kind in ("SSN",) else "a ") + kind
 
 
 KINDS = MODEL_KINDS  # format -> kind (`bridgerl.core.files.MODEL_KINDS`)

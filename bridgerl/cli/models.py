@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-from ..core.files import check_output
 from .common import write_json
 
 
 def _models(args) -> int:
     from ..core.models import released_models
 
-    check_output(args.json, flag="--json")
     models = released_models()
     if not models:
         raise FileNotFoundError("no released models found (neither in the installed package nor beside it)")

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import zipfile
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
@@ -166,7 +166,7 @@ def load_dataset(data, tricks: str | None = None, player=None) -> Dataset:
     if isinstance(data, (str, os.PathLike)):
         path = Path(data)
         dataset = _from_mapping(read_npz(path, "dataset", DatasetError), str(path))
-        dataset = replace(dataset, file=str(path.resolve()))
+        object.__setattr__(dataset, "file", str(path.resolve()))  # just made, not yet shared: no second validation
     elif hasattr(data, "keys"):
         dataset = _from_mapping(dict(data), "<arrays>")
     else:

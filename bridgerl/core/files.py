@@ -102,6 +102,23 @@ MODEL_KINDS = {"bridgerl-dqn-1": "DQN", "bridgerl-ppo-1": "PPO", "bridgerl-card-
 """The kind of model each checkpoint format holds (the ``format`` field of a model.msgpack)."""
 
 
+def article(kind: str) -> str:
+    """"a DQN", "an ISSN", "an SSN": a kind of model (or anything named) with its article."""
+    return ("an " if kind[:1] in "AEIOU" or kind == "SSN" else "a ") + kind
+
+
+def model_payload(data: bytes) -> dict | None:
+    """The top level of a model.msgpack (``format``, ``metadata``; the arrays left as msgpack ext types, not read),
+    None for bytes that are not a msgpack map."""
+    import msgpack
+
+    try:
+        payload = msgpack.unpackb(data, raw=False, strict_map_key=False)
+    except Exception:
+        return None
+    return payload if isinstance(payload, dict) else None
+
+
 def describe_file(path: str | os.PathLike) -> str | None:
     """What a file is, told from its content, in a few words ("a positions file (`bridgerl data positions`)", "a
     card-player model", "a results file of `evaluate game`", "a binary file", ...), for the one-line error of a file
@@ -121,16 +138,10 @@ def describe_file(path: str | os.PathLike) -> str | None:
     if head[:2] == b"PK":
         return _describe_npz(path)
     if head[0] in range(0x80, 0x90) or head[0] in (0xDE, 0xDF):
-        try:
-            import msgpack
-
-            payload = msgpack.unpackb(path.read_bytes(), raw=False, strict_map_key=False)
-        except Exception:
-            payload = None
-        if isinstance(payload, dict):
+        payload = model_payload(path.read_bytes())
+        if payload is not None:
             if payload.get("format") in MODEL_KINDS:
-                kind = MODEL_KINDS[payload["format"]]
-                return ("an " if kind in ("ISSN", "SSN") else "a ") + f"{kind} model"
+                return f"{article(MODEL_KINDS[payload['format']])} model"
             if "meta" in payload and "leaves" in payload:
                 return "a training run's saved state"
         return "a binary file"

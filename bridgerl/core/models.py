@@ -11,7 +11,7 @@ from __future__ import annotations
 import os
 from pathlib import Path, PurePosixPath
 
-from .files import MODEL_KINDS
+from .files import MODEL_KINDS, model_payload
 
 MODELS = "models"
 PACKAGE = Path(__file__).parent.parent  # the bridgerl package (this file is bridgerl/core/models.py)
@@ -87,15 +87,9 @@ def _describe(folder: Path) -> dict:
     import hashlib
     import json
 
-    import msgpack
-
     model = folder / "model.msgpack"
     data = model.read_bytes()
-    try:
-        payload = msgpack.unpackb(data, raw=False, strict_map_key=False)  # arrays stay ext types: not read
-    except Exception:
-        payload = None
-    payload = payload if isinstance(payload, dict) else {}
+    payload = model_payload(data) or {}
     found = payload.get("format")
     command = None
     try:
