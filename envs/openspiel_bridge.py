@@ -9,11 +9,14 @@ never acts. Rules, observation and scoring are `bridgerl.core.bridge` (`BridgeSt
 Actions are bridgerl's 90 (not OpenSpiel ``bridge``'s ids): ``0..37`` the calls (0 Pass, 1 X, 2 XX, 3 + bid),
 ``38 + card`` the cards (card = suit * 13 + rank); `bridgerl.core.bridge.to_openspiel_action` maps them.
 Observation tensor: the 802 values of `BridgeState.observation` for that player (bits 0-230 the competitive auction
-encoding, 231-801 the play encoding, zero during the auction). No information-state tensor: those 802 values do not
-record the order of the tricks played, so they are not perfect recall (``provides_information_state_tensor`` is
-False; OpenSpiel's ``rl_environment`` then steps on the observation tensor). The
-information-state string is perfect recall: the player's hand, dealer, vulnerability, the whole auction, the
-contract, dummy's cards once shown and every trick in order with who played each card.
+encoding, 231-801 the play encoding, zero during the auction); they do not record the order of the tricks played.
+Information-state tensor (perfect recall, 3,219 values, `RecordObserver` pieces): dealer (4), vulnerability of NS
+and EW (2), the whole auction (the 177 auction values of the competitive encoding, which keep every call, and 1
+value once it is over), the contract (level 7, strain 5, penalty 3, declarer's seat 4), dummy's 13 cards once the
+opening lead is made (52), every card played in order with the seat it came from (52 slots of card 52 + seat 4),
+then the player's own 13 cards as dealt (52). The information-state string says the same in words: the player's
+hand, dealer, vulnerability, the whole auction, the contract, dummy's cards once shown and every trick in order with
+who played each card.
 
 Parameters: ``dataset`` (path or "train"/"test"), ``play`` ("agents" or "double_dummy": the auction ends the game
 and the contract is scored with the deal's DD tricks), ``reward`` ("score": NS's duplicate score, or "par_imps":
@@ -33,9 +36,9 @@ from bridgerl.core.calls import call_name
 from bridgerl.core.card_play import LAYOUT as PLAY_LAYOUT
 from bridgerl.core.card_play import view_of
 from bridgerl.core.cards import SEATS, card_name, hand_text
-from bridgerl.core.competitive import HAND_OFFSET, CompetitiveDeal, contract_text
-from bridgerl.envs.openspiel_common import (DealAuctionState, RowDealer, RowGame, TensorObserver, deal_others, game_of,
-                                           game_type, sampler_rng)
+from bridgerl.core.competitive import HAND_OFFSET, CompetitiveDeal, contract_text, encode_auction, encoded_calls
+from bridgerl.envs.openspiel_common import (RECORD_PLAY_PIECES, DealAuctionState, RowDealer, RowGame, TensorObserver,
+                                           deal_others, game_of, game_type, play_record, sampler_rng)
 from bridgerl.envs.worlds import sample_worlds
 from bridgerl.envs.openspiel_competitive import _MAX_GAME_LENGTH as _MAX_AUCTION_LENGTH
 from bridgerl.envs.openspiel_competitive import _MAX_POINTS, _deal_source
@@ -48,8 +51,7 @@ _UTILITY_BOUNDS = {"score": _MAX_POINTS, "par_imps": 24.0}
 _GAME_TYPE = game_type("bridgerl_bridge",
                        "bridgerl bridge: the whole deal (auction, then play or double-dummy result)",
                        _DEFAULT_PARAMS,
-                       _NUM_PLAYERS,
-                       information_state_tensor=False)  # the observation does not record the trick order
+                       _NUM_PLAYERS)
 
 # The 802 values in named pieces, in the order of `BridgeState.observation`: (name, size, private to one player).
 _PIECES = ([("vulnerable", 2, False), ("auction", HAND_OFFSET - 2, False), ("hand", 52, True)]
@@ -207,13 +209,27 @@ class BridgeGameState(DealAuctionState):
         return render_text(self.bridge, self.result)
 
 
+# The information-state tensor (perfect recall): public pieces, then the private one.
+_RECORD_PUBLIC = [("dealer", 4), ("vulnerable", 2), ("auction", HAND_OFFSET - 2), ("auction_over", 1),
+                  *RECORD_PLAY_PIECES]
+_RECORD_PRIVATE = [("hand", 52)]
+_SEAT_ONE_HOT = np.eye(4, dtype=np.float32)
+
+
 class BridgeObserver(TensorObserver):
-    """Named views of the 802 values, in `BridgeState.observation`'s order: ``vulnerable``, ``auction``, ``hand``
-    (the original hand), then ``play_<piece>`` for each piece of the play encoding (`card_play.LAYOUT`). ``hand``,
-    ``play_hand`` and ``play_visible`` are the private pieces; a view without public or private information leaves
-    those pieces out (the order of the others is kept)."""
+    """Without perfect recall (the observation), named views of the 802 values, in `BridgeState.observation`'s
+    order: ``vulnerable``, ``auction``, ``hand`` (the original hand), then ``play_<piece>`` for each piece of the
+    play encoding (`card_play.LAYOUT`). ``hand``, ``play_hand`` and ``play_visible`` are the private pieces; a view
+    without public or private information leaves those pieces out (the order of the others is kept).
+
+    With perfect recall (the information state), the pieces of the module docstring: ``dealer``, ``vulnerable``,
+    ``auction``, ``auction_over``, the contract, ``dummy_cards``, ``play``, then the private ``hand``."""
 
     def __init__(self, iig_obs_type, params):
+        self.perfect_recall = iig_obs_type.perfect_recall
+        if self.perfect_recall:
+            super().__init__(iig_obs_type, params, _RECORD_PUBLIC, _RECORD_PRIVATE)
+            return
         single = iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER
         pieces = [(name, size) for name, size, private in _PIECES
                   if (single if private else iig_obs_type.public_info)]
@@ -222,9 +238,14 @@ class BridgeObserver(TensorObserver):
             super().__init__(iig_obs_type, params, pieces, [])
         else:
             super().__init__(iig_obs_type, params, [], pieces)
-        self.perfect_recall = iig_obs_type.perfect_recall
 
     def fill(self, state: BridgeGameState, player: int) -> dict:
+        if self.perfect_recall:
+            bridge = state.bridge
+            deal = bridge.deal
+            return {"dealer": _SEAT_ONE_HOT[deal.dealer], "vulnerable": [deal.vulnerable(0), deal.vulnerable(1)],
+                    "auction": encode_auction(encoded_calls(bridge.auction)), "auction_over": [bridge.auction.is_over],
+                    "hand": deal.owner == player, **play_record(bridge.play, bridge.contract)}
         full = state.bridge.observation(player)
         return {name: full[part] for name, part in _SLICES.items() if name in self.dict}
 

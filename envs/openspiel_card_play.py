@@ -5,7 +5,11 @@ declaring side gets the reward of `envs/card_play.py` (tricks, score or make), t
 Chance nodes pick a dataset row uniformly (a block, then the row: `openspiel_common.RowDealer`;
 ``game.deal_actions(row, turns)`` starts at a given row) unless ``index`` >= 0 or ``deal`` (PBN) fixes the deal.
 Parameters: ``dataset``, ``index``, ``deal``, ``contract`` ("3NT", "4SX"), ``declarer`` ("S"), ``played``
-(space-separated cards already played), ``reward``, ``rotate``. Observation tensor: `play_encoding` for that player.
+(space-separated cards already played), ``reward``, ``rotate``. Observation tensor: `play_encoding` for that player
+(it does not record the order of the tricks played). Information-state tensor (perfect recall, 3,036 values): whether
+declarer is vulnerable (1), the contract (level 7, strain 5, penalty 3, declarer's seat 4), dummy's 13 cards once the
+opening lead is made (52), every card played in order with the seat it came from (52 slots of card 52 + seat 4), then
+the player's own 13 cards as dealt (52).
 
 ``rotate`` (default True) makes the chance nodes also turn the table by 0-3 seats (deal, declarer and vulnerability
 alike): every player is declarer, dummy or a defender over the deals, as in OpenSpiel's ``bridge`` where the auction
@@ -27,7 +31,8 @@ from bridgerl.core.card_play import (LAYOUT, REWARDS, CardPlayDeal, CardPlayDeal
                                      parse_contract, parse_played, render_text, view_of)
 from bridgerl.core.cards import SEATS, card_name, hand_text
 from bridgerl.core.play import PlayState
-from bridgerl.envs.openspiel_common import RowDealer, RowGame, TensorObserver, game_type, sampler_rng
+from bridgerl.envs.openspiel_common import (RECORD_PLAY_PIECES, RowDealer, RowGame, TensorObserver, game_type,
+                                           play_record, sampler_rng)
 from bridgerl.envs.worlds import sample_worlds
 
 _NUM_PLAYERS = 4
@@ -38,8 +43,7 @@ _PRIVATE = [(name, size) for name, size in LAYOUT if name in ("hand", "visible")
 _GAME_TYPE = game_type("bridgerl_card_play",
                        "bridgerl bridge card play (declarer controls dummy)",
                        _DEFAULT_PARAMS,
-                       _NUM_PLAYERS,
-                       information_state_tensor=False)
+                       _NUM_PLAYERS)
 
 _UTILITY_BOUNDS = {"tricks": 13.0, "make": 1.0, "score": 7600.0}
 
@@ -197,14 +201,22 @@ class CardPlayState(pyspiel.State):
 
 
 class CardPlayObserver(TensorObserver):
-    """Named views of `play_encoding.LAYOUT`; ``hand`` and ``visible`` are the private pieces."""
+    """Without perfect recall (the observation), named views of `play_encoding.LAYOUT`; ``hand`` and ``visible`` are
+    the private pieces. With perfect recall (the information state), ``declarer_vulnerable``, the contract,
+    ``dummy_cards``, ``play`` (`openspiel_common.RECORD_PLAY_PIECES`), then the private ``hand`` as dealt."""
 
     def __init__(self, iig_obs_type, params):
-        super().__init__(iig_obs_type, params, _PUBLIC, _PRIVATE)
         self.perfect_recall = iig_obs_type.perfect_recall
+        if self.perfect_recall:
+            super().__init__(iig_obs_type, params, [("declarer_vulnerable", 1), *RECORD_PLAY_PIECES], [("hand", 52)])
+        else:
+            super().__init__(iig_obs_type, params, _PUBLIC, _PRIVATE)
 
     def fill(self, state: CardPlayState, player: int) -> dict:
-        return encode_pieces(view_of(state.play_state, player=player))
+        play = state.play_state
+        if self.perfect_recall:
+            return {"declarer_vulnerable": [state.vulnerable], "hand": play.owner == player, **play_record(play)}
+        return encode_pieces(view_of(play, player=player))
 
     def string_from(self, state: CardPlayState, player: int) -> str:
         if state.play_state is None:

@@ -181,12 +181,48 @@ def sampler_rng(probability_sampler) -> np.random.Generator:
 def deal_others(owner: np.ndarray, seat: int, rng: np.random.Generator) -> np.ndarray:
     """uint8[52]: a deal where ``seat`` keeps its 13 cards and the other 39 are dealt to the other three seats
     uniformly at random (13 each): what a player knows of the deal before any card is played."""
+    return deals_others(owner, seat, rng, 1)[0]
+
+
+def deals_others(owner: np.ndarray, seat: int, rng: np.random.Generator, count: int) -> np.ndarray:
+    """uint8[count, 52]: ``count`` deals drawn as `deal_others` does, at once (for rejection sampling)."""
     others = np.flatnonzero(np.asarray(owner) != seat)
-    rng.shuffle(others)
-    dealt = np.full(52, seat, dtype=np.uint8)
-    for i, other in enumerate(s for s in range(4) if s != seat):
-        dealt[others[13 * i:13 * (i + 1)]] = other
+    order = rng.permuted(np.broadcast_to(others, (count, 39)), axis=1)
+    seats = np.repeat(np.array([s for s in range(4) if s != seat], dtype=np.uint8), 13)
+    dealt = np.full((count, 52), seat, dtype=np.uint8)
+    np.put_along_axis(dealt, order, seats[None, :], axis=1)
     return dealt
+
+
+# -- the perfect-recall record of the play (the information-state tensors of card play and the whole deal) --------
+PLAY_SLOT = 52 + 4  # a card played: its card (one-hot), then the seat it came from (N, E, S, W; dummy's own seat)
+RECORD_PLAY_PIECES = [("contract_level", 7), ("contract_strain", 5), ("contract_penalty", 3), ("declarer", 4),
+                      ("dummy_cards", 52), ("play", 52 * PLAY_SLOT)]
+"""Public pieces of the information-state tensors of ``bridgerl_card_play`` and ``bridgerl_bridge``: the contract
+(absolute declarer seat), dummy's 13 cards as dealt once the opening lead is made, and every card played in order
+with the seat it came from (slot k: the k-th card of the play)."""
+
+
+def play_record(play, contract=None) -> dict:
+    """The values of `RECORD_PLAY_PIECES` for a `PlayState` (``play`` None: no card played yet, the contract, when
+    there is one, from ``contract``)."""
+    contract = play.contract if play is not None else contract
+    values = {}
+    if contract is not None:
+        for name, size, index in (("contract_level", 7, contract.level - 1), ("contract_strain", 5, contract.strain),
+                                  ("contract_penalty", 3, contract.penalty), ("declarer", 4, contract.declarer)):
+            values[name] = np.eye(size, dtype=np.float32)[index]
+    if play is not None and play.history:
+        values["dummy_cards"] = play.owner == play.dummy
+        slots = np.zeros((52, PLAY_SLOT), np.float32)
+        k = 0
+        for trick in play.all_tricks():
+            for seat, card in zip(trick.seats, trick.cards):
+                slots[k, card] = 1
+                slots[k, 52 + seat] = 1
+                k += 1
+        values["play"] = slots.reshape(-1)
+    return values
 
 
 class TensorObserver:

@@ -9,23 +9,28 @@ Rules come from `bridgerl.core.uncontested`; this file only adapts them to OpenS
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 
 import numpy as np
 import pyspiel
 
 from bridgerl.core import SEATS, load_dataset
-from bridgerl.core.calls import NUM_UNCONTESTED_ACTIONS
+from bridgerl.core.calls import NUM_UNCONTESTED_ACTIONS, call_to_uncontested
 from bridgerl.core.scoring import SCORE_TABLE
 from bridgerl.core.cards import hand_text
-from bridgerl.core.uncontested import (REWARDS, SIDES, UncontestedDealSource, action_name, apply_action,
-                                       contract_text, initial_pass, legal_actions_mask, render_text, result)
-from bridgerl.envs.openspiel_common import DealAuctionState, RowDealer, RowGame, TensorObserver, game_type
+from bridgerl.core.dd import solve_dd_table
+from bridgerl.core.uncontested import (REWARDS, SIDES, UncontestedDeal, UncontestedDealSource, action_name,
+                                       apply_action, contract_text, initial_pass, legal_actions_mask,
+                                       opening_action_mask, render_text, result)
+from bridgerl.envs.openspiel_common import (DealAuctionState, RowDealer, RowGame, TensorObserver, deals_others,
+                                           game_type, sampler_rng)
 
 _NUM_PLAYERS = 2
 _DEFAULT_PARAMS = {"dataset": "train", "opening_rules": True, "side": "thesis", "reward": "imps", "tricks": "dd"}
 _MIN_POINTS = float(SCORE_TABLE[:, 1].min() - SCORE_TABLE[:, 0].max())
 _MAX_GAME_LENGTH = 37  # an initial pass, 35 bids, the final pass
+_RESAMPLE_BATCH, _RESAMPLE_ROUNDS = 1024, 64  # deals drawn at once, and how many times, to meet the opening rules
 _GAME_TYPE = game_type("bridgerl_uncontested_bidding",
                        "bridgerl uncontested bridge bidding (Bethe thesis 4.4)",
                        _DEFAULT_PARAMS,
@@ -88,7 +93,57 @@ class UncontestedBiddingState(DealAuctionState):
     def _call(self, action: int):
         self.auction = apply_action(self.deal, self.auction, action)
         if self.auction.is_over:
+            if self.deal.dd is None:  # a resampled deal, scored: DDS solves it now
+                self.deal = dataclasses.replace(self.deal, dd=solve_dd_table(self.deal.owner))
             self.result = result(self.deal, self.auction)
+
+    def resample_from_infostate(self, player_id, probability_sampler):
+        """A state ``player_id`` cannot tell from this one (what ISMCTS searches over): the same bidding side,
+        vulnerability and calls, with the 39 cards it does not hold dealt afresh uniformly among the layouts where
+        the partner's calls were legal (with the opening rules, a partner who opened or passed first holds a hand
+        whose opening rules allow that call; rejection sampling). The auction's meaning is not read further, and the
+        side rule of thesis 4.4.6 (which side bids) is not re-applied: the side stays the one bidding.
+        ``probability_sampler`` (``sampler()`` -> [0, 1)) seeds the draw. The resampled deal is not a dataset row:
+        DDS solves its table if the state is scored (about 0.1 s). Before the deal, a plain clone."""
+        if int(player_id) not in (0, 1):
+            raise ValueError(f"player_id must be 0 (first bidder) or 1 (partner), got {player_id}")
+        state = self.clone()
+        if self.deal is None:
+            return state
+        old, player = self.deal, int(player_id)
+        seat, other = self.seat_of(player), self.seat_of(1 - player)
+        needed = self._partner_openings(1 - player) if old.opening_rules else []
+        rng = sampler_rng(probability_sampler)
+        for _ in range(_RESAMPLE_ROUNDS):
+            worlds = deals_others(old.owner, seat, rng, _RESAMPLE_BATCH)
+            fits = np.ones(len(worlds), dtype=bool)
+            if needed:
+                fits &= opening_action_mask(worlds, other)[:, needed].all(axis=1)
+            if fits.any():
+                world = worlds[int(np.argmax(fits))]
+                break
+        else:
+            raise RuntimeError(f"no deal in {_RESAMPLE_ROUNDS * _RESAMPLE_BATCH} draws lets the partner make the calls "
+                               f"it made under the opening rules ({' '.join(action_name(a) for a in needed)})")
+        state.deal = UncontestedDeal(world, None, old.side, old.vulnerable, old.board, None, old.opening_rules)
+        state.auction, state.result = state.deal.new_auction(), None
+        for action in self._side_actions():
+            state._call(action)
+        return state
+
+    def _side_actions(self) -> list[int]:
+        """The bidding side's actions so far (the silent opponent's passes left out)."""
+        return [call_to_uncontested(call) for call in self.auction.calls[::2]]
+
+    def _partner_openings(self, player: int) -> list[int]:
+        """The actions ``player`` made while no bid had been made (those the opening rules restrict)."""
+        made = []
+        for i, action in enumerate(self._side_actions()):
+            if i % 2 == player:
+                made.append(action)
+            if action != 0:
+                break
+        return made
 
     def _call_name(self, action: int) -> str:
         return action_name(action)
@@ -124,7 +179,7 @@ class UncontestedObserver(TensorObserver):
             seat = state.seat_of(player)
             parts.append(f"{SEATS[seat]} {hand_text(state.deal.owner, seat)}")
         if "vulnerable" in self.dict:
-            own_calls = [action_name(0 if c == 0 else c - 2) for i, c in enumerate(state.auction.calls) if i % 2 == 0]
+            own_calls = [action_name(a) for a in state._side_actions()]
             parts.append(f"{SIDES[state.deal.side]} {'vul' if state.deal.vulnerable else 'not vul'}")
             parts.append("auction: " + (" ".join(own_calls) or "-"))
         return " | ".join(parts)

@@ -33,9 +33,10 @@ def test_game_shape():
     game = _game()
     assert game.num_players() == 4 and game.num_distinct_actions() == NUM_ACTIONS == 90
     assert game.observation_tensor_shape() == [OBSERVATION_SIZE]
-    # the 802 values do not record the trick order: no information-state tensor, a perfect-recall string
+    # the 802 values do not record the trick order; the information-state tensor and string are perfect recall
     game_type = game.get_type()
-    assert game_type.provides_observation_tensor and not game_type.provides_information_state_tensor
+    assert game_type.provides_observation_tensor and game_type.provides_information_state_tensor
+    assert game.information_state_tensor_shape() == [3219]
     assert game_type.provides_information_state_string and game_type.provides_observation_string
     assert game.max_game_length() == 319 + 52 and game.max_chance_outcomes() == len(SOURCE.dataset)
     assert game.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
@@ -67,21 +68,24 @@ def test_mcts_plays_whole_games(play, row):
     assert (state.bridge.play is not None) == (play == "agents" and state.bridge.contract is not None)
 
 
-@pytest.mark.parametrize("play", ["agents", "double_dummy"])
-def test_rl_environment_steps_on_observation_tensors(play):
-    """OpenSpiel's rl_environment uses the observation tensor, as the game provides no information-state tensor."""
+@pytest.mark.parametrize("play,observation", [("agents", False), ("double_dummy", False), ("agents", True)])
+def test_rl_environment_steps_on_either_tensor(play, observation):
+    """OpenSpiel's rl_environment steps on the perfect-recall information-state tensor by default, and on the 802
+    observation values with ``observation_type=OBSERVATION``."""
     from open_spiel.python import rl_environment
 
-    env = rl_environment.Environment(NAME, dataset="test", play=play)
-    assert env.use_observation
+    kind = rl_environment.ObservationType.OBSERVATION if observation else None
+    env = rl_environment.Environment(NAME, observation_type=kind, dataset="test", play=play)
+    assert env.use_observation == observation
     rng = np.random.default_rng(3)
     time_step = env.reset()
     steps = 0
     while not time_step.last():
         player = time_step.observations["current_player"]
-        assert player == env.get_state.current_player() and player == env.get_state.bridge.player
-        assert np.array_equal(time_step.observations["info_state"][player],
-                              env.get_state.bridge.observation(player).astype(np.float32))
+        state = env.get_state
+        assert player == state.current_player() and player == state.bridge.player
+        expected = (state.bridge.observation(player) if observation else state.information_state_tensor(player))
+        assert np.array_equal(time_step.observations["info_state"][player], np.asarray(expected, np.float32))
         time_step = env.step([int(rng.choice(time_step.observations["legal_actions"][player]))])
         steps += 1
     assert steps >= 4 and sum(time_step.rewards) == 0

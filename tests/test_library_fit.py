@@ -207,16 +207,19 @@ def _deal(state, rng):
         state.apply_action(int(rng.choice(actions, p=probs)))
 
 
-@pytest.mark.parametrize("name,params,deals", [("bridgerl_card_play", {"dataset": "test"}, 2),
+@pytest.mark.parametrize("name,params,deals", [("bridgerl_uncontested_bidding", {"dataset": "test"}, 1),
+                                               ("bridgerl_competitive_bidding", {"dataset": "test"}, 1),
+                                               ("bridgerl_card_play", {"dataset": "test"}, 2),
                                                ("bridgerl_bridge", {"dataset": "test"}, 1),
                                                ("bridgerl_bridge", {"dataset": "test", "play": "double_dummy"}, 2)],
-                         ids=["card_play", "bridge", "bridge-double_dummy"])
+                         ids=["uncontested", "competitive", "card_play", "bridge", "bridge-double_dummy"])
 def test_ismcts_plays_whole_deals_with_its_defaults(name, params, deals):
+    """ISMCTS on all four games (the bidding games' resampled deals are scored with DDS at the end)."""
     from open_spiel.python.algorithms import ismcts, mcts
 
     game = pyspiel.load_game(name, params)
     rng = np.random.RandomState(0)
-    bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rng), uct_c=2.0, max_simulations=4,
+    bot = ismcts.ISMCTSBot(game, mcts.RandomRolloutEvaluator(1, rng), uct_c=2.0, max_simulations=3,
                            random_state=rng)
     for _ in range(deals):
         state = game.new_initial_state()
@@ -226,7 +229,116 @@ def test_ismcts_plays_whole_deals_with_its_defaults(name, params, deals):
             state.apply_action(bot.step(state))  # ISMCTS asserts each resample keeps the player's information state
             moves += 1
         returns = state.returns()
-        assert moves > 0 and len(returns) == 4 and sum(returns) == 0 and returns[0] == returns[2]
+        assert moves > 0 and len(returns) == game.num_players()
+        if game.num_players() == 4:
+            assert sum(returns) == 0 and returns[0] == returns[2]
+        else:  # uncontested: one side, identical utility
+            assert returns[0] == returns[1] <= 0
+
+
+def test_resampled_auctions_keep_what_the_bidder_knows():
+    """The bidding games' resamples keep the player's hand, the board and every call; the hidden cards change, and
+    under the opening rules the partner's opening call stays legal for its new hand."""
+    from bridgerl.core.uncontested import opening_action_mask
+
+    uncontested = pyspiel.load_game("bridgerl_uncontested_bidding", {"dataset": "test"})
+    for row in range(40):
+        state = uncontested.new_initial_state()
+        for action in uncontested.deal_actions(int(uncontested.row_dealer.rows[row])):
+            state.apply_action(action)
+        first = state.legal_actions()[-1 if row % 2 else 0]  # the first bidder's highest or lowest legal call
+        state.apply_action(first)
+        if not state.is_terminal():
+            break
+    assert state.current_player() == 1
+    opener = state.seat_of(0)
+    worlds = [state.resample_from_infostate(1, pyspiel.UniformProbabilitySampler(seed, 0.0, 1.0)) for seed in range(5)]
+    for world in worlds:
+        assert world.information_state_string(1) == state.information_state_string(1)
+        assert world.information_state_tensor(1) == state.information_state_tensor(1)
+        assert np.array_equal(world.deal.owner == state.seat_of(1), state.deal.owner == state.seat_of(1))
+        assert opening_action_mask(world.deal.owner, opener)[first]  # the opener's call is legal with its new hand
+        assert world.deal.side == state.deal.side and world.deal.vulnerable == state.deal.vulnerable
+    assert len({world.deal.owner.tobytes() for world in worlds}) > 1
+    again = state.resample_from_infostate(1, pyspiel.UniformProbabilitySampler(0, 0.0, 1.0))
+    assert np.array_equal(again.deal.owner, worlds[0].deal.owner)
+
+    competitive = pyspiel.load_game("bridgerl_competitive_bidding", {"dataset": "test"})
+    state = competitive.new_initial_state()
+    for action in competitive.deal_actions(5):
+        state.apply_action(action)
+    for call in (0, 3 + 4):  # Pass, 1NT
+        state.apply_action(call)
+    player = state.current_player()
+    worlds = [state.resample_from_infostate(player, pyspiel.UniformProbabilitySampler(seed, 0.0, 1.0))
+              for seed in range(4)]
+    for world in worlds:
+        assert world.information_state_string(player) == state.information_state_string(player)
+        assert world.information_state_tensor(player) == state.information_state_tensor(player)
+        assert world.auction.calls == state.auction.calls and world.legal_actions() == state.legal_actions()
+        assert np.array_equal(world.deal.owner == player, state.deal.owner == player)
+    assert len({world.deal.owner.tobytes() for world in worlds}) > 1
+
+
+# West holds the top three of every suit and leads the ace of spades or of hearts first; everyone follows low. After
+# both tricks the observations are the same (the same cards gone from each seat, no trick in progress, West's side
+# two tricks), but the order of the tricks differs.
+_TWO_ACES = "W:AKQ.AKQ.AKQ.AKQJ J109.J109.J109.T987 876.876.876.6543 5432.5432.5432.2"
+_TRICKS = (["SA", "S9", "S6", "S2"], ["HA", "H9", "H6", "H2"])
+
+
+def _two_orders(state, offset: int):
+    from bridgerl.core.cards import parse_card
+
+    states = []
+    for order in (_TRICKS, _TRICKS[::-1]):
+        copy_ = state.clone()
+        for card in order[0] + order[1]:
+            copy_.apply_action(offset + parse_card(card))
+        states.append(copy_)
+    return states
+
+
+@pytest.mark.parametrize("name", ["bridgerl_card_play", "bridgerl_bridge"])
+def test_information_state_tensor_is_perfect_recall(name, tmp_path):
+    """Card play and the whole deal declare an information-state tensor, and it is perfect recall: two histories
+    with the same observation but tricks played in another order differ in it (and it records the player's hand,
+    the auction, dummy and each card with who played it)."""
+    from bridgerl.core.cards import parse_card
+    from bridgerl.core.pbn import parse_deal_option
+
+    if name == "bridgerl_card_play":
+        game = pyspiel.load_game(name, {"deal": _TWO_ACES, "contract": "1NT", "declarer": "S", "rotate": False})
+        state, offset = game.new_initial_state(), 0
+        size = 3036
+    else:
+        owner = parse_deal_option(_TWO_ACES)[0]
+        from bridgerl.core.dd import solve_dd_table
+
+        save_dataset(tmp_path / "deal.npz", make_dataset(owner[None], solve_dd_table(owner)[None], [1]))
+        game = pyspiel.load_game(name, {"dataset": str(tmp_path / "deal.npz"), "dealer": 2})
+        state, offset = game.new_initial_state(), 38
+        for action in game.deal_actions(0):
+            state.apply_action(action)
+        for call in (3 + 4, 0, 0, 0):  # South 1NT, all pass: West leads
+            state.apply_action(call)
+        size = 3219
+    assert game.get_type().provides_information_state_tensor
+    assert game.information_state_tensor_shape() == [size]
+    first, second = _two_orders(state, offset)
+    for player in range(4):
+        assert first.observation_tensor(player) == second.observation_tensor(player)
+        assert first.information_state_tensor(player) != second.information_state_tensor(player)
+        tensor = np.asarray(first.information_state_tensor(player))
+        owner, _ = _owner_and_play(first)
+        assert np.array_equal(tensor[-52:], owner == player)  # the player's own 13 cards as dealt
+        assert np.array_equal(tensor[-52 - 52 * 56 - 52:-52 - 52 * 56], owner == 0)  # dummy (North), shown
+    # slot k of the play: the k-th card and the seat it came from (West, North = dummy, East, South)
+    tensor = np.asarray(first.information_state_tensor(3)).reshape(-1)
+    play = tensor[-52 - 52 * 56:-52].reshape(52, 56)
+    for k, card in enumerate(_TRICKS[0] + _TRICKS[1]):
+        assert play[k, parse_card(card)] == 1 and play[k, 52 + (3 + k) % 4] == 1 and play[k].sum() == 2
+    assert not play[8:].any()
 
 
 def _owner_and_play(state):
