@@ -33,7 +33,7 @@ from bridgerl.core import Contract
 from bridgerl.core.argtypes import OneLineParser, int_range, non_negative_int, positive_int
 from bridgerl.core.cards import card_name
 from bridgerl.core.constraints import HandConstraint
-from bridgerl.core.dd import set_dds_threads, solve_positions
+from bridgerl.core.dd import declarer_total, set_dds_threads
 from bridgerl.core.hand import hcp, is_balanced, suit_lengths
 from bridgerl.core.play import PlayState
 from bridgerl.core.stats import mean_ci
@@ -96,12 +96,7 @@ def opening_play(owner: np.ndarray, cards: int, worlds: int, seed: int) -> list[
 
 def double_dummy_total(owner: np.ndarray, played: list[int]) -> int:
     """Declarer's tricks with double-dummy play from the position after ``played``."""
-    state = PlayState.start(owner, CONTRACT, played)
-    trick = list(state.trick.cards) + [-1] * (3 - len(state.trick.cards))
-    best = int(solve_positions(np.array([state.hands], np.uint64), state.strain, state.trick.leader, [trick],
-                               best_only=True)[0])
-    declaring = state.controller % 2 == state.declarer % 2
-    return state.declarer_tricks + (best if declaring else 13 - len(state.tricks) - best)
+    return declarer_total(PlayState.start(owner, CONTRACT, played))
 
 
 def run_deal(owner, played, declarer, defence, seed: int, deal: int, run: int) -> dict:

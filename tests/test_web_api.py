@@ -47,14 +47,14 @@ def test_the_page_and_its_files(client):
     assert client.get("/static/app.js").status_code == 200
     assert client.get("/static/style.css").status_code == 200
     config = client.get("/api/config").json()
-    assert config == {"data": "test", "boards": 5000, "ns": FAST, "ew": FAST, "explain_data": "valid",
+    assert config == {"data": "test", "boards": 5000, "posted": 0, "ns": FAST, "ew": FAST, "explain_data": "valid",
                       "explain_deals": 150}
 
 
 def test_a_board(client):
     body = client.get("/api/boards/7").json()
     deal = CompetitiveDealSource(load_dataset("test")).deal_at(7)
-    assert set(body) == {"index", "board", "dealer", "vulnerability", "deal", "dd", "par"}
+    assert set(body) == {"index", "board", "dealer", "vulnerability", "deal", "dd", "par", "record"}
     assert body["index"] == 7 and body["board"] == deal.board
     assert body["dealer"] == "NESW"[deal.dealer] and body["vulnerability"] == deal.vul
     assert body["deal"] == owner_to_pbn(deal.owner) and body["deal"].startswith("N:")
@@ -366,3 +366,94 @@ def test_a_lin_board_of_ones_own(client, server):
     assert added["index"] >= len(server.dataset) and added["board"] == 9 and added["dealer"] == "N"
     assert added["vulnerability"] == "EW" and added["deal"].startswith("N:6.A96432.AT93.Q6 ")
     assert "malformed md tag" in _one_line(client.post("/api/boards", json={"deal": "md|3SZ|"}), 422)
+
+
+def _in_play(client, server, index=11):
+    """A table where the person (NS) declares 3NT and is to play a card."""
+    table = _declare(client, index, "NS")
+    assert table["phase"] == "play" and table["your_turn"]
+    return table, server.tables[table["id"]]
+
+
+def test_undo_takes_back_the_last_call_or_card_and_the_agents_replies(client, server):
+    fresh = client.post("/api/tables", json={"index": 11, "seats": "S"}).json()
+    assert not fresh["can_undo"]
+    assert "nothing to undo" in _one_line(client.post(f"/api/tables/{fresh['id']}/undo"), 409)
+    table, held = _in_play(client, server)
+    assert table["can_undo"]
+    before = table["log"]
+    moved = client.post(f"/api/tables/{table['id']}/card", json={"card": table["legal"][-1]}).json()
+    assert len(moved["log"]) > len(before)  # the card, and the agents' replies up to the person's next turn
+    undone = client.post(f"/api/tables/{table['id']}/undo").json()
+    assert undone["log"] == before and undone["your_turn"] and undone["legal"] == table["legal"]
+    again = client.post(f"/api/tables/{table['id']}/card", json={"card": table["legal"][0]}).json()
+    assert again["log"][len(before)]["name"] == table["legal"][0]
+    # back into the auction: the last call taken back, the card players told the new auction later
+    while client.get(f"/api/tables/{table['id']}").json()["log"][-1]["action"] >= 38:
+        client.post(f"/api/tables/{table['id']}/undo")
+    view = client.get(f"/api/tables/{table['id']}").json()
+    assert view["phase"] == "auction" and view["your_turn"] and not held.seen
+
+
+def test_a_claim_the_double_dummy_result_makes_good_ends_the_board_else_play_goes_on(client, server):
+    from bridgerl.core.dd import declarer_total
+
+    table, held = _in_play(client, server)
+    play = held.state.play
+    left = 13 - len(play.tricks)
+    total = declarer_total(play)  # what declarer makes from here with double-dummy play
+    if total < play.declarer_tricks + left:
+        refused = client.post(f"/api/tables/{table['id']}/claim", json={}).json()  # all the rest: too many
+        assert refused["phase"] == "play" and refused["your_turn"] and "do not accept" in refused["notice"]
+    assert "claim 0 to" in _one_line(client.post(f"/api/tables/{table['id']}/claim", json={"tricks": 14}), 422)
+    claimed = client.post(f"/api/tables/{table['id']}/claim", json={"tricks": total - play.declarer_tricks}).json()
+    assert claimed["phase"] == "over" and "accept your claim" in claimed["notice"]
+    assert claimed["ended"]["how"] == "claim" and claimed["result"]["tricks"] == total
+    assert claimed["result"]["text"].startswith("3NT ") and not claimed["can_undo"] and not claimed["can_claim"]
+    assert "the board is over" in _one_line(client.post(f"/api/tables/{table['id']}/claim", json={}), 409)
+    assert "the board is over" in _one_line(client.post(f"/api/tables/{table['id']}/undo"), 409)
+
+
+def test_conceding_gives_the_opponents_the_rest(client, server):
+    table = client.post("/api/tables", json={"index": 11, "seats": "S"}).json()
+    assert "not over" in _one_line(client.post(f"/api/tables/{table['id']}/concede"), 409)
+    table, held = _in_play(client, server, index=12)
+    won = held.state.play.declarer_tricks
+    conceded = client.post(f"/api/tables/{table['id']}/concede").json()
+    assert conceded["phase"] == "over" and conceded["ended"]["how"] == "concede"
+    assert conceded["result"]["tricks"] == won  # the person declares: no more tricks for declarer
+    assert conceded["duplicate_imps"] == imps(conceded["result"]["score_ns"] - conceded["other_table"]["score_ns"])
+
+
+def test_the_agents_move_in_the_background_while_the_page_asks(client):
+    """``wait=false``: the answer comes at once, ``thinking`` while the agents move; asking again shows their moves
+    as they come, and the end is the same as a table that waited (the agents are reseeded per board)."""
+    import time
+
+    waited = client.post("/api/tables", json={"index": 14, "seats": "E"}).json()
+    table = client.post("/api/tables?wait=false", json={"index": 14, "seats": "E"}).json()
+    deadline = time.monotonic() + 60
+    while table["thinking"] and time.monotonic() < deadline:
+        assert not table["your_turn"] and table["legal"] == []
+        time.sleep(0.05)
+        table = client.get(f"/api/tables/{table['id']}").json()
+    assert not table["thinking"] and table["log"] == waited["log"] and table["legal"] == waited["legal"]
+    assert client.get("/api/progress").json() == {}  # no agents' board being computed
+
+
+def test_a_pasted_record_replays_its_own_auction_and_play(client, server):
+    lin = ("pn|Sam,Wendy,Nora,Ed|st||md|3SJ984HKQ8DQ52CAJ7,SAQ7532HT7D6CKT83,S6HA96432DAT93CQ6,SKTHJ5DKJ874C9542|"
+           "rh||ah|Board 9|sv|e|mb|1N|mb|p|mb|3N|mb|p|mb|p|mb|p|pc|DK|pc|D2|pc|D6|pc|DA|mc|9|pg||")
+    added = client.post("/api/boards", json={"deal": lin}).json()
+    assert added["record"] and client.get("/api/config").json()["posted"] >= 1
+    record = client.get(f"/api/boards/{added['index']}/record").json()
+    assert [c["call"] for c in record["auction"]] == ["1NT", "Pass", "3NT", "Pass", "Pass", "Pass"]
+    assert [c["card"] for c in record["play"]] == ["DK", "D2", "D6", "DA"] and record["trick_winners"] == ["N"]
+    assert record["result"]["tricks"] == 9 and record["result"]["text"] == "3NT N ="
+    assert "no record" in _one_line(client.get("/api/boards/3/record"), 404)
+    bad = lin.replace("pc|D2|", "pc|S9|")  # dummy (South) must follow to the diamond lead
+    assert "revoke at trick 1" in _one_line(client.post("/api/boards", json={"deal": bad}), 422)
+    from bridgerl.core.records import parse_lin_records, records_to_pbn
+
+    pbn = client.post("/api/boards", json={"deal": records_to_pbn(parse_lin_records(lin))}).json()  # the same, PBN
+    assert pbn["record"] and client.get(f"/api/boards/{pbn['index']}/record").json() == record

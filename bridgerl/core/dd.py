@@ -123,6 +123,16 @@ def solve_declarer_tricks(owner: np.ndarray, declarer: int, strain: int) -> int:
 
 
 
+def declarer_total(play) -> int:
+    """Declarer's total tricks on the deal of a `PlayState` when all four play double dummy from its position on
+    (the tricks already won, the trick in progress and the rest): one DDS search."""
+    trick = list(play.trick.cards) + [-1] * (3 - len(play.trick.cards))
+    best = int(solve_positions(np.array([play.hands], np.uint64), play.strain, play.trick.leader, [trick],
+                               best_only=True)[0])
+    declaring = play.controller % 2 == play.declarer % 2
+    return play.declarer_tricks + (best if declaring else 13 - len(play.tricks) - best)
+
+
 DDS_MAX_BOARDS = 200
 """Positions per DDS ``SolveAllBoardsBin`` call (DDS's MAXNOOFBOARDS)."""
 

@@ -33,7 +33,7 @@ from __future__ import annotations
 
 import itertools
 import threading
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -48,7 +48,8 @@ from bridgerl.core.board import dealer_for_board, parse_vul, vul_for_board
 from bridgerl.core.bridge import CARD_OFFSET, BridgeState
 from bridgerl.core.calls import call_name, parse_call
 from bridgerl.core.cards import SEATS, card_name, hand_to_pbn, owner_to_pbn, parse_card, parse_seat
-from bridgerl.core.competitive import CompetitiveDealSource, contract_text
+from bridgerl.core.competitive import CompetitiveDealSource, contract_text, score_ns_for_tricks
+from bridgerl.core.dd import declarer_total
 from bridgerl.core.par import par_contracts
 from bridgerl.evaluation.explain import AuctionExplainer, card_explanation
 from bridgerl.evaluation.game import GameError, bid_auctions, play_out, see_table, table_record
@@ -134,6 +135,10 @@ class TableRequest(BaseModel):
     ew: str | None = None
 
 
+class ClaimRequest(BaseModel):
+    tricks: int | None = None       # of the tricks still to play, those the person's side claims (None: all)
+
+
 @dataclass
 class HumanTable:
     """A person at ``seats`` against the agents at the others."""
@@ -146,6 +151,15 @@ class HumanTable:
     pairs: tuple
     state: BridgeState
     seen: bool = False              # the card players have been told the table (after the auction)
+    mine: list = field(default_factory=list)  # the number of actions before each of the person's moves
+    ended: dict | None = None       # a claim or concession that ended the play: {"how", "by", "declarer_tricks"}
+    generation: int = 0             # bumped by an undo or an end: the agents' moves of an older one are dropped
+    thinking: bool = False          # the agents are moving (in the background: the page asks again)
+    notice: str | None = None       # what the last claim came to, for the page
+
+    @property
+    def over(self) -> bool:
+        return self.state.is_over or self.ended is not None
 
 
 def actions_log(state: BridgeState) -> list[dict]:
@@ -198,6 +212,8 @@ class Server:
         self.tables: dict[int, HumanTable] = {}
         self._ids = itertools.count(1)
         self._custom: list = []            # boards posted as PBN: indices len(dataset), len(dataset) + 1, ...
+        self._records: dict = {}           # index -> the HandRecord of a posted board with its own auction
+        self.progress: dict = {}           # the agents' board being computed: index, pairs, calls and cards so far
         self._explaining: dict = {}        # bidders of the explanations: copies, so that they never shift the games
         for side, spec in enumerate((ns, ew)):  # the defaults must load (the command's own specs)
             self._pairs[(spec, side)] = load_pair(spec, seed + side)
@@ -217,6 +233,15 @@ class Server:
         if request.board is not None and request.board < 1:
             raise HTTPException(422, f"board {request.board}: board numbers start at 1")
         text = request.deal
+        played = None  # the pasted board's own auction and play, when it has them (LIN mb|/pc|, PBN Auction/Play)
+        if "[auction" in text.lower():  # a PBN board with its auction (and play)
+            from bridgerl.core.records import pbn_records_report
+
+            try:
+                found = pbn_records_report(text, "pasted PBN").records
+            except ValueError:
+                found = []
+            played = found[0] if found and found[0].calls else None
         if "md|" in text.lower():  # a BBO LIN board (its first one): the deal, dealer, vulnerability and number
             from bridgerl.core.records import lin_records_report
 
@@ -227,6 +252,7 @@ class Server:
             if not report.records:
                 raise HTTPException(422, report.refused[0]["reason"] if report.refused else "no LIN board found")
             record = report.records[0]
+            played = record if record.calls else None
             text = owner_to_pbn(record.owner)
             request = request.model_copy(update={
                 "board": request.board or record.board, "dealer": request.dealer or SEATS[record.dealer],
@@ -248,10 +274,41 @@ class Server:
             raise HTTPException(422, (str(exc).splitlines() or ["malformed deal"])[0]) from None
         if request.board is not None:
             deal.board = request.board
+        if played is not None:
+            try:
+                _record_state(deal, played)
+            except ValueError as exc:
+                raise HTTPException(422, f"the pasted record: {(str(exc).splitlines() or ['?'])[0]}") from None
         with self.lock:
             deal.index = len(self.dataset) + len(self._custom)
             self._custom.append(deal)
+            if played is not None:
+                self._records[deal.index] = played
         return self.board(deal.index)
+
+    def record(self, index: int) -> dict:
+        """A pasted board's own auction and play, in the shape of `play` (``ns`` and ``ew`` "record"; ``result``
+        None when the record stops before the end; a claim's tricks as the record tells them)."""
+        deal = self.deal(index)
+        if index not in self._records:
+            raise HTTPException(404, f"board {index} has no record of its own (only pasted LIN or PBN boards with "
+                                     "an auction have one)")
+        played = self._records[index]
+        state = _record_state(deal, played)
+        note = {"agent": "record", "kind": "record", "note": "as played at the table (the pasted record)"}
+        log = actions_log(state)
+        calls = [{"seat": x["seat"], "call": x["name"], "action": x["action"], "explanation": note}
+                 for x in log if x["action"] < CARD_OFFSET]
+        cards = [{"seat": x["seat"], "player": x["player"], "card": x["name"], "action": x["action"],
+                  "explanation": note} for x in log if x["action"] >= CARD_OFFSET]
+        result = None
+        if state.is_over:
+            result = self.result(state)
+        elif state.phase == "play" and played.claimed is not None:
+            result = self.result(state, played.claimed)
+        return {"ns": "record", "ew": "record", "auction": calls, "play": cards, "result": result,
+                "trick_winners": [] if state.play is None else
+                [SEATS[state.play.winner_of(i)] for i in range(len(state.play.tricks))]}
 
     def game_spec(self, spec: str) -> str:
         """``spec`` with the server's card player for a bidder given alone (``rules`` -> ``bid=rules,play=...``)."""
@@ -310,7 +367,8 @@ class Server:
         deal = self.deal(index)
         return {"index": index, "board": deal.board, "dealer": SEATS[deal.dealer], "vulnerability": deal.vul,
                 "deal": owner_to_pbn(deal.owner), "dd": np.asarray(deal.dd, dtype=int).tolist(),
-                "par": {"score_ns": int(deal.par_ns), "contracts": par_contracts(deal.dd, deal.vul, deal.dealer)}}
+                "par": {"score_ns": int(deal.par_ns), "contracts": par_contracts(deal.dd, deal.vul, deal.dealer)},
+                "record": index in self._records}
 
     def auction(self, index: int, ns: str | None, ew: str | None, client: str | None = None,
                 seq: int | None = None) -> dict:
@@ -322,9 +380,11 @@ class Server:
                 self.check_current(client, seq)
                 self.computed.append({"index": index, "ns": pairs[0].name, "ew": pairs[1].name, "what": "auction"})
                 self._reseed(pairs, index)
+                self.progress = {"index": index, "ns": pairs[0].name, "ew": pairs[1].name, "calls": 0, "cards": 0}
                 final = bid_auctions([BridgeState.start(deal)], [pairs], [index])[0]
                 state, calls = BridgeState.start(deal), []
                 for call in final.auction.calls:
+                    self.progress = {**self.progress, "calls": len(calls)}
                     seat = state.auction.to_act
                     pair = pairs[seat % 2]
                     bidder = self._explaining_bidder(pair, seat % 2)
@@ -333,6 +393,7 @@ class Server:
                                                   **self.explainer.explain(pair.name, bidder, state, call)}})
                     state = state.apply(call)
                 self._auctions[key] = {"ns": pairs[0].name, "ew": pairs[1].name, "calls": calls}
+                self.progress = {}
             return self._auctions[key]
 
     def play(self, index: int, ns: str | None, ew: str | None, client: str | None = None,
@@ -345,6 +406,8 @@ class Server:
                 self.check_current(client, seq)
                 self.computed.append({"index": index, "ns": pairs[0].name, "ew": pairs[1].name, "what": "play"})
                 auction = self.auction(index, ns, ew)
+                self.progress = {"index": index, "ns": pairs[0].name, "ew": pairs[1].name,
+                                 "calls": len(auction["calls"]), "cards": 0}
                 state = BridgeState.start(deal)
                 for call in auction["calls"]:
                     state = state.apply(call["action"])
@@ -361,8 +424,12 @@ class Server:
                     cards.append({"seat": SEATS[before.seat], "player": SEATS[before.player],
                                   "card": card_name(action - CARD_OFFSET), "action": action,
                                   "explanation": {"agent": pair.name, **explanation}})
+                    self.progress = {**self.progress, "cards": len(cards)}
 
-                state, _ = play_out(state, *pairs, trace=trace)  # an agent's illegal card raises GameError
+                try:
+                    state, _ = play_out(state, *pairs, trace=trace)  # an agent's illegal card raises GameError
+                finally:
+                    self.progress = {}
                 self._plays[key] = {"ns": pairs[0].name, "ew": pairs[1].name, "auction": auction["calls"],
                                     "play": cards, "result": self.result(state),
                                     "trick_winners": [] if state.play is None else
@@ -370,14 +437,24 @@ class Server:
             return self._plays[key]
 
     @staticmethod
-    def result(state: BridgeState) -> dict:
-        record = table_record(state, [[0.0, 0.0], [0, 0]])
-        return {key: record[key] for key in ("contract", "declarer", "tricks", "dd_tricks", "score_ns")} | {
-            "par_ns": int(state.deal.par_ns), "vs_par_imps": int(imps(record["score_ns"] - state.deal.par_ns)),
-            "text": result_text(state)}
+    def result(state: BridgeState, declarer_tricks: int | None = None) -> dict:
+        """The result of a finished board, or (``declarer_tricks``) of a play ended by a claim or concession with
+        declarer's total tricks agreed."""
+        if declarer_tricks is None:
+            record = table_record(state, [[0.0, 0.0], [0, 0]])
+            values = {key: record[key] for key in ("contract", "declarer", "tricks", "dd_tricks", "score_ns")}
+        else:
+            contract = state.contract
+            values = {"contract": contract_text(contract), "declarer": SEATS[contract.declarer],
+                      "tricks": int(declarer_tricks), "dd_tricks": int(state.deal.dd[contract.declarer, contract.strain]),
+                      "score_ns": score_ns_for_tricks(contract, declarer_tricks, state.deal.vul)}
+        return values | {"par_ns": int(state.deal.par_ns), "vs_par_imps": int(imps(values["score_ns"] - state.deal.par_ns)),
+                         "text": result_text(state, declarer_tricks)}
 
     # -- a person at the table --------------------------------------------------------------------------------------
-    def new_table(self, request: TableRequest) -> dict:
+    def new_table(self, request: TableRequest, wait: bool = True) -> dict:
+        """A table with the person at ``request.seats``; the agents move until it is the person's turn (``wait``
+        False: in the background, and the answer comes at once with ``thinking`` True: ask `table_view` again)."""
         deal = self.deal(request.index)
         seats = request.seats.strip().upper()
         if seats not in ("N", "E", "S", "W", "NS", "SN", "EW", "WE"):
@@ -389,37 +466,69 @@ class Server:
             table = HumanTable(next(self._ids), request.index, frozenset(parse_seat(s) for s in seats),
                                pairs[0].name, pairs[1].name, fresh, BridgeState.start(deal))
             self.tables[table.id] = table
-            self._advance(table)
-            return self.table_view(table)
+        return self._agents_then_view(table, wait)
 
     def table(self, table_id: int) -> HumanTable:
         if table_id not in self.tables:
             raise HTTPException(404, f"no table {table_id}")
         return self.tables[table_id]
 
-    def _advance(self, table: HumanTable) -> None:
-        """The agents act until it is the person's turn or the board is over (an agent's illegal action raises
-        GameError, the server's fault)."""
-        def persons_turn(state: BridgeState) -> bool:
-            return state.player in table.seats
-
-        state = bid_auctions([table.state], [table.pairs], [table.index], stop=persons_turn)[0]
-        if state.phase == "play":
+    def _agent_step(self, table: HumanTable, generation: int) -> bool:
+        """One move of the agent to act, under the lock; False when it is the person's turn, the board is over or
+        the table moved on (an undo or an end since ``generation``). An agent's illegal action raises GameError,
+        the server's fault."""
+        with self.lock:
+            state = table.state
+            if table.generation != generation or table.over or state.player in table.seats:
+                return False
+            if state.phase == "auction":
+                table.state = bid_auctions([state], [table.pairs], [table.index], stop=lambda s: s is not state)[0]
+                return True
             if not table.seen:  # the card players are told the table once, before the first card
                 for pair in table.pairs:
                     see_table(pair.player, state, *table.pairs)
                 table.seen = True
-            state, _ = play_out(state, *table.pairs, stop=persons_turn)
-        table.state = state
+            table.state = play_out(state, *table.pairs, stop=lambda s: s is not state)[0]
+            return True
 
-    def human_move(self, table_id: int, text: str, kind: str) -> dict:
+    def _agents_then_view(self, table: HumanTable, wait: bool) -> dict:
+        """Let the agents move until the person's turn: now (``wait``), or in a background thread while the page
+        shows their cards as they come."""
+        generation = table.generation
+        table.thinking = True
+        if wait:
+            try:
+                while self._agent_step(table, generation):
+                    pass
+            finally:
+                table.thinking = False
+            return self.table_view(table)
+
+        def run():
+            try:
+                while self._agent_step(table, generation):
+                    pass
+            except Exception as exc:  # shown to the page with the table (an agent's fault, not the person's)
+                table.notice = f"an agent failed: {(str(exc).splitlines() or [type(exc).__name__])[0]}"
+            finally:
+                if table.generation == generation:
+                    table.thinking = False
+
+        threading.Thread(target=run, daemon=True, name=f"table-{table.id}").start()
+        return self.table_view(table)
+
+    def _persons_turn(self, table: HumanTable) -> BridgeState:
+        state = table.state
+        if table.over:
+            raise HTTPException(409, "the board is over")
+        if state.player not in table.seats:
+            raise HTTPException(409, f"it is {SEATS[state.player]}'s turn, not yours")
+        return state
+
+    def human_move(self, table_id: int, text: str, kind: str, wait: bool = True) -> dict:
         with self.lock:
             table = self.table(table_id)
-            state = table.state
-            if state.is_over:
-                raise HTTPException(409, "the board is over")
-            if state.player not in table.seats:
-                raise HTTPException(409, f"it is {SEATS[state.player]}'s turn, not yours")
+            state = self._persons_turn(table)
             if kind == "call":
                 if state.phase != "auction":
                     raise HTTPException(409, "the auction is over: play a card")
@@ -435,12 +544,81 @@ class Server:
                 except ValueError as exc:
                     raise HTTPException(422, str(exc).splitlines()[0]) from None
             try:
-                state.apply(action)
+                after = state.apply(action)
             except ValueError as exc:
                 raise HTTPException(422, str(exc).splitlines()[0]) from None
-            table.state = state.apply(action)
-            self._advance(table)
+            table.mine.append(_action_count(state))
+            table.state, table.notice = after, None
+        return self._agents_then_view(table, wait)
+
+    def undo(self, table_id: int, wait: bool = True) -> dict:
+        """Take back the person's last call or card, and the agents' moves since: the table goes back to the
+        person's turn before it (409 with none to take back or the board over)."""
+        with self.lock:
+            table = self.table(table_id)
+            if table.over:
+                raise HTTPException(409, "the board is over: nothing to undo")
+            if not table.mine:
+                raise HTTPException(409, "nothing to undo: you have not made a call or played a card yet")
+            count = table.mine.pop()
+            state = BridgeState.start(table.state.deal)
+            for action in _actions(table.state)[:count]:
+                state = state.apply(action)
+            table.generation += 1
+            table.state, table.notice = state, None
+            if state.phase == "auction":
+                table.seen = False  # the card players are told the table again after the new auction
+        return self._agents_then_view(table, wait)
+
+    def claim(self, table_id: int, tricks: int | None) -> dict:
+        """The person claims ``tricks`` of the tricks still to play for their side (None: all of them), at any
+        point of the play; the agents accept when double-dummy play from here gives the side at least that many
+        (one DDS search), and the board ends with the tricks claimed; else the play goes on (``notice`` says so)."""
+        with self.lock:
+            table = self.table(table_id)
+            state = table.state
+            if table.over:
+                raise HTTPException(409, "the board is over")
+            if state.phase != "play":
+                raise HTTPException(409, "claims come during the play: the auction is not over")
+            play = state.play
+            left = 13 - len(play.tricks)
+            tricks = left if tricks is None else tricks
+            if not 0 <= tricks <= left:
+                raise HTTPException(422, f"tricks {tricks}: claim 0 to {left} (the tricks still to play)")
+            side = min(table.seats) % 2
+            declaring = side == play.declarer % 2
+            claimed = play.declarer_tricks + (tricks if declaring else left - tricks)
+            total = declarer_total(play)
+            good = total >= claimed if declaring else total <= claimed
+            names = " and ".join(SEATS[s] for s in range(4) if s % 2 != side)
+            if good:
+                self._end(table, "claim", claimed)
+                table.notice = f"{names} accept your claim of {tricks} of the last {left} tricks"
+            else:
+                table.notice = f"{names} do not accept your claim of {tricks} of the last {left} tricks: play on"
             return self.table_view(table)
+
+    def concede(self, table_id: int) -> dict:
+        """The person's side gives the opponents every trick still to play: the board ends."""
+        with self.lock:
+            table = self.table(table_id)
+            state = table.state
+            if table.over:
+                raise HTTPException(409, "the board is over")
+            if state.phase != "play":
+                raise HTTPException(409, "concede during the play: the auction is not over")
+            play = state.play
+            declaring = min(table.seats) % 2 == play.declarer % 2
+            self._end(table, "concede", play.declarer_tricks + (0 if declaring else 13 - len(play.tricks)))
+            table.notice = "you conceded the rest of the tricks"
+            return self.table_view(table)
+
+    @staticmethod
+    def _end(table: HumanTable, how: str, declarer_tricks: int) -> None:
+        table.generation += 1
+        table.ended = {"how": how, "by": "".join(SEATS[s] for s in sorted(table.seats)),
+                       "declarer_tricks": int(declarer_tricks)}
 
     def table_call(self, table_id: int, position: int) -> dict:
         """What the ``position``-th call of a seated table's auction shows, measured from the agent that made it on
@@ -467,21 +645,23 @@ class Server:
                                     **{k: v for k, v in explanation.items() if k != "considered"}}}
 
     def table_view(self, table: HumanTable) -> dict:
-        """What the person sees: their hands (and dummy's after the opening lead; all four at the end)."""
+        """What the person sees: their hands (and dummy's after the opening lead; all four at the end). Reads the
+        table's immutable state as it stands (the agents may be moving in the background)."""
         state = table.state
+        over = table.over
         owner = state.deal.owner
         played = set(state.play.history) if state.play is not None else set()
         dummy = (state.contract.declarer + 2) % 4 if state.contract is not None else None
         shown = set(table.seats)
         if state.play is not None and len(state.play.history) >= 1 and dummy is not None:
             shown.add(dummy)
-        if state.is_over:
+        if over:
             shown = {0, 1, 2, 3}
         left = owner.copy()
-        if not state.is_over:
-            left[sorted(played)] = 255  # played cards leave the hands (the end shows the deal)
+        if not over or table.ended is not None:
+            left[sorted(played)] = 255  # played cards leave the hands (a finished board shows the deal)
         hands = {SEATS[seat]: hand_to_pbn(left, seat).split(".") if seat in shown else None for seat in range(4)}
-        your_turn = not state.is_over and state.player in table.seats
+        your_turn = not over and not table.thinking and state.player in table.seats
         legal = []
         if your_turn:
             mask = state.legal_mask()
@@ -489,18 +669,20 @@ class Server:
         deal = state.deal
         view = {"id": table.id, "index": table.index, "board": deal.board, "dealer": SEATS[deal.dealer],
                 "vulnerability": deal.vul, "seats": "".join(SEATS[s] for s in sorted(table.seats)),
-                "ns": table.ns_spec, "ew": table.ew_spec, "phase": state.phase,
-                "to_act": None if state.is_over else SEATS[state.player],
-                "seat_to_play": None if state.is_over else SEATS[state.seat], "your_turn": your_turn, "legal": legal,
+                "ns": table.ns_spec, "ew": table.ew_spec, "phase": "over" if over else state.phase,
+                "to_act": None if over else SEATS[state.player],
+                "seat_to_play": None if over else SEATS[state.seat], "your_turn": your_turn, "legal": legal,
+                "thinking": table.thinking and not over, "can_undo": bool(table.mine) and not over,
+                "can_claim": not over and state.phase == "play", "ended": table.ended, "notice": table.notice,
                 "hands": hands, "log": actions_log(state),
                 "contract": contract_text(state.contract) if state.contract is not None else None,
                 "declarer": SEATS[state.contract.declarer] if state.contract is not None else None,
-                **play_summary(state)}
-        if state.is_over:
+                **play_summary(state, over)}
+        if over:
             view["deal"] = owner_to_pbn(owner)
             view["dd"] = np.asarray(deal.dd, dtype=int).tolist()
             view["par"] = {"score_ns": int(deal.par_ns), "contracts": par_contracts(deal.dd, deal.vul, deal.dealer)}
-            result = self.result(state)
+            result = self.result(state, None if table.ended is None else table.ended["declarer_tricks"])
             other = self.play(table.index, table.ns_spec, table.ew_spec)["result"]
             side = 1 if min(table.seats) % 2 == 0 else -1  # the person's side: NS +, EW -
             view["result"] = result
@@ -509,9 +691,29 @@ class Server:
         return view
 
 
-def play_summary(state: BridgeState) -> dict:
+def _record_state(deal, record) -> BridgeState:
+    """The state after a hand record's calls and cards on ``deal`` (ValueError naming an illegal one)."""
+    state = BridgeState.start(deal)
+    for action in [*record.calls, *(CARD_OFFSET + card for card in record.cards)]:
+        state = state.apply(int(action))
+    return state
+
+
+def _actions(state: BridgeState) -> list[int]:
+    """Every call and card of ``state`` in order, as actions."""
+    cards = () if state.play is None else state.play.history
+    return [*map(int, state.auction.calls), *(CARD_OFFSET + int(card) for card in cards)]
+
+
+def _action_count(state: BridgeState) -> int:
+    return len(state.auction.calls) + (0 if state.play is None else len(state.play.history))
+
+
+def play_summary(state: BridgeState, over: bool | None = None) -> dict:
     """What the table shows of the play so far: declarer's and the defence's tricks, the seat on lead to the
-    trick in progress, its cards, and the last completed trick with its winner (public information only)."""
+    trick in progress (none once ``over``: the state's end, or a claim), its cards, and the last completed trick with
+    its winner (public information only)."""
+    over = state.is_over if over is None else over
     play = state.play
     if play is None:
         return {"tricks": None, "on_lead": None, "trick": [], "last_trick": None}
@@ -522,15 +724,16 @@ def play_summary(state: BridgeState) -> dict:
         last = {"cards": [{"seat": SEATS[seat], "card": card_name(card)} for seat, card in zip(done.seats, done.cards)],
                 "winner": SEATS[play.winner_of(len(play.tricks) - 1)], "number": len(play.tricks)}
     return {"tricks": {"declarer": int(play.declarer_tricks), "defence": int(len(play.tricks) - play.declarer_tricks)},
-            "on_lead": None if state.is_over else SEATS[play.trick.leader], "trick": current, "last_trick": last}
+            "on_lead": None if over else SEATS[play.trick.leader], "trick": current, "last_trick": last}
 
 
-def result_text(state: BridgeState) -> str:
-    """The result as a scorer writes it: "3NT S -4", "4HX W =", "2S N +1", "Passed out"."""
+def result_text(state: BridgeState, tricks: int | None = None) -> str:
+    """The result as a scorer writes it: "3NT S -4", "4HX W =", "2S N +1", "Passed out" (``tricks``: declarer's
+    total when the play ended early)."""
     contract = state.contract
     if contract is None:
         return "Passed out"
-    tricks = state.result().tricks
+    tricks = state.result().tricks if tricks is None else tricks
     over = tricks - contract.level - 6
     return f"{contract_text(contract)} {SEATS[contract.declarer]} {'=' if over == 0 else f'{over:+d}'}"
 
@@ -561,8 +764,13 @@ def create_app(server: Server) -> FastAPI:
 
     @app.get("/api/config")
     def config():
-        return {"data": server.data_name, "boards": len(server.dataset), "ns": server.ns, "ew": server.ew,
-                "explain_data": server.explain_data, "explain_deals": server.explain_deals}
+        return {"data": server.data_name, "boards": len(server.dataset), "posted": len(server._custom),
+                "ns": server.ns, "ew": server.ew, "explain_data": server.explain_data,
+                "explain_deals": server.explain_deals}
+
+    @app.get("/api/progress")
+    def progress():  # no lock: what the board being computed has so far ({} when none)
+        return dict(server.progress)
 
     @app.post("/api/boards")
     def add_board(request: DealRequest):
@@ -578,6 +786,10 @@ def create_app(server: Server) -> FastAPI:
         server.note_request(client, seq)
         return server.auction(index, ns, ew, client, seq)
 
+    @app.get("/api/boards/{index}/record")
+    def record(index: int):
+        return server.record(index)
+
     @app.get("/api/boards/{index}/play")
     def play(index: int, ns: str | None = None, ew: str | None = None, client: str | None = None,
              seq: int | None = None):
@@ -589,24 +801,35 @@ def create_app(server: Server) -> FastAPI:
         return {"computed": list(server.computed), "tables": len(server.tables), "player": server.player}
 
     @app.post("/api/tables")
-    def new_table(request: TableRequest):
-        return server.new_table(request)
+    def new_table(request: TableRequest, wait: bool = True):
+        return server.new_table(request, wait)
 
     @app.get("/api/tables/{table_id}")
     def table(table_id: int):
-        with server.lock:
-            return server.table_view(server.table(table_id))
+        return server.table_view(server.table(table_id))
 
     @app.get("/api/tables/{table_id}/calls/{position}")
     def table_call(table_id: int, position: int):
         return server.table_call(table_id, position)
 
     @app.post("/api/tables/{table_id}/call")
-    def call(table_id: int, request: CallRequest):
-        return server.human_move(table_id, request.call, "call")
+    def call(table_id: int, request: CallRequest, wait: bool = True):
+        return server.human_move(table_id, request.call, "call", wait)
 
     @app.post("/api/tables/{table_id}/card")
-    def card(table_id: int, request: CardRequest):
-        return server.human_move(table_id, request.card, "card")
+    def card(table_id: int, request: CardRequest, wait: bool = True):
+        return server.human_move(table_id, request.card, "card", wait)
+
+    @app.post("/api/tables/{table_id}/undo")
+    def undo(table_id: int, wait: bool = True):
+        return server.undo(table_id, wait)
+
+    @app.post("/api/tables/{table_id}/claim")
+    def claim(table_id: int, request: ClaimRequest | None = None):
+        return server.claim(table_id, None if request is None else request.tricks)
+
+    @app.post("/api/tables/{table_id}/concede")
+    def concede(table_id: int):
+        return server.concede(table_id)
 
     return app
