@@ -457,3 +457,46 @@ def test_a_pasted_record_replays_its_own_auction_and_play(client, server):
 
     pbn = client.post("/api/boards", json={"deal": records_to_pbn(parse_lin_records(lin))}).json()  # the same, PBN
     assert pbn["record"] and client.get(f"/api/boards/{pbn['index']}/record").json() == record
+
+
+def test_serve_restarts_on_its_port_at_once(tmp_path):
+    """`bridgerl serve` stopped while a browser's connection is open, then started again on the same port: the
+    second binds at once (SO_REUSEADDR) and serves."""
+    import http.client
+    import signal
+    import socket
+    import subprocess
+    import sys
+    import time
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    command = [sys.executable, "-m", "bridgerl.cli", "serve", "--port", str(port), "--explain-deals", "5"]
+
+    def start():
+        process = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, cwd=tmp_path)
+        line = process.stdout.readline()
+        assert f":{port}/" in line, (line, process.stderr.read() if process.poll() is not None else "")
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:  # uvicorn answers shortly after the line
+            try:
+                connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+                connection.request("GET", "/api/config")
+                assert connection.getresponse().read()
+                return process, connection  # kept open, as a browser keeps its connection
+            except ConnectionRefusedError:
+                time.sleep(0.1)
+        raise AssertionError("the server did not answer")
+
+    first, connection = start()
+    first.send_signal(signal.SIGINT)  # Ctrl-C: the server closes the open connection (its side in TIME_WAIT)
+    assert first.wait(30) in (0, 130)  # 130: stopped by Ctrl-C
+    second, again = start()  # bound and answering
+    try:
+        assert second.poll() is None
+    finally:
+        second.send_signal(signal.SIGINT)
+        second.wait(30)
+        connection.close()
+        again.close()

@@ -16,17 +16,25 @@ def _serve(args) -> int:
                          f'pip install -e ".[web]"') from None
     import socket
 
-    try:  # the port must be free before anything is promised
-        with socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET) as probe:
-            probe.bind((args.host, args.port))
+    # The socket is bound here, with SO_REUSEADDR, and handed to uvicorn: a server restarted on its port soon after
+    # a browser was connected binds at once (the old connections' TIME_WAIT does not hold the port), while a port
+    # another server listens on is still refused before anything is promised.
+    sock = socket.socket(socket.AF_INET6 if ":" in args.host else socket.AF_INET)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((args.host, args.port))
     except OSError as exc:
+        sock.close()
         raise ValueError(f"cannot serve on {args.host} port {args.port}: {exc.strerror or exc}; choose another "
                          f"--port") from None
-    server = Server(args.data, args.ns, args.ew, args.explain_data, args.explain_deals, args.seed)
-    where = f"http://{'[' + args.host + ']' if ':' in args.host else args.host}:{args.port}/"
-    print(f"bridgerl: {len(server.dataset)} boards of {args.data} at {where} (NS {args.ns}, EW {args.ew}); Ctrl-C "
-          f"stops", flush=True)
-    uvicorn.run(create_app(server), host=args.host, port=args.port, log_level="warning")
+    try:
+        server = Server(args.data, args.ns, args.ew, args.explain_data, args.explain_deals, args.seed)
+        where = f"http://{'[' + args.host + ']' if ':' in args.host else args.host}:{args.port}/"
+        print(f"bridgerl: {len(server.dataset)} boards of {args.data} at {where} (NS {args.ns}, EW {args.ew}); "
+              f"Ctrl-C stops", flush=True)
+        uvicorn.Server(uvicorn.Config(create_app(server), log_level="warning")).run(sockets=[sock])
+    finally:
+        sock.close()
     return 0
 
 
