@@ -500,3 +500,21 @@ def test_serve_restarts_on_its_port_at_once(tmp_path):
         second.wait(30)
         connection.close()
         again.close()
+
+
+def test_progress_tells_how_far_the_agents_board_is(client, server):
+    """While the agents' board is computed, ``/api/progress`` (no lock) says its board, calls and cards so far."""
+    import threading
+    import time
+
+    seen = []
+    worker = threading.Thread(target=server.play, args=(33, None, None))
+    worker.start()
+    while worker.is_alive():
+        progress = client.get("/api/progress").json()
+        if progress:
+            seen.append(progress)
+        time.sleep(0.01)
+    worker.join()
+    assert seen and all(p["index"] == 33 and p["ns"] == server.ns for p in seen)
+    assert max(p["cards"] for p in seen) > 0 and client.get("/api/progress").json() == {}

@@ -54,7 +54,7 @@ def test_the_page_in_chromium(url, tmp_path):
             page = browser.new_page(viewport={"width": 1400, "height": 900})
             errors = []
             page.on("pageerror", lambda error: errors.append(str(error)))
-            page.goto(url + "#board=4")
+            page.goto(url + "#board=5")  # the board number shown: row 4
             page.wait_for_function("document.getElementById('step').textContent.includes(' of ')",
                                    timeout=120_000)  # the agents' auction and play are in
 
@@ -156,7 +156,7 @@ def test_a_seated_board_flips_and_a_narrow_window(url):
             page.on("request", lambda request: requests.append(request.url))
             bodies = []  # every answer the page gets while seated: never the deal before the board is over
             page.on("response", lambda response: bodies.append(response) if "/api/tables" in response.url else None)
-            page.goto(url + "#board=20")
+            page.goto(url + "#board=21")
             page.wait_for_function("document.getElementById('step').textContent.includes(' of ')", timeout=120_000)
             assert page.input_value("#index") == "21" and "Board 21" in page.inner_text("#board-title")
 
@@ -228,5 +228,163 @@ def test_a_seated_board_flips_and_a_narrow_window(url):
 
             page.set_viewport_size({"width": 390, "height": 800})
             assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        finally:
+            browser.close()
+
+
+def _settled(page, timeout=60_000):
+    """Wait until the person can act at the table or the board is over (the agents done, the new cards shown)."""
+    page.wait_for_function("table && !busy && !table.thinking && (table.your_turn || table.phase === 'over')",
+                           timeout=timeout)
+
+
+def _own_moves(page) -> int:
+    return page.evaluate("table.log.filter((x) => table.seats.includes(x.player)).length")
+
+
+def _boxes(page, selector):
+    return [page.locator(selector).nth(k).bounding_box() for k in range(page.locator(selector).count())]
+
+
+def test_seated_controls_in_chromium(url):
+    """The address (board number shown, typed addresses, Back); your seat at the bottom at every seat; a double-click
+    on a dimmed call and on a card makes at most one move and a refusal moves nothing; dummy's label; undo, claim and
+    concede; leaving a seated board asks, and it is taken up again where it was (never face up), after a reload
+    too; 24 px targets at 390 px; the agents' progress; "the server stopped"."""
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            errors, dialogs = [], []
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.on("dialog", lambda dialog: (dialogs.append(dialog.type), dialog.accept()))
+            agents_in = "document.getElementById('step').textContent.includes(' of ')"
+
+            # the address holds the board number shown, and follows a typed address and Back
+            page.goto(url + "#board=42")
+            page.wait_for_function(agents_in, timeout=120_000)
+            assert page.input_value("#index") == "42" and "Board 42" in page.inner_text("#board-title")
+            page.evaluate("location.hash = '#board=30'")  # typed into the address bar
+            page.wait_for_function("board && board.board === 30 && game", timeout=120_000)
+            assert page.input_value("#index") == "30"
+            page.go_back()
+            page.wait_for_function("board && board.board === 42 && game", timeout=120_000)
+            assert page.url.endswith("#board=42") and page.input_value("#index") == "42"
+
+            # your seat at the bottom, whichever you take (a pair: South or East)
+            for number, seat in ((43, "N"), (44, "E"), (45, "W"), (46, "EW"), (47, "S")):
+                page.fill("#index", str(number))
+                page.select_option("#seat", seat)
+                page.click("#sit")
+                _settled(page)
+                bottom = "E" if seat == "EW" else seat
+                assert "pos-bottom" in page.get_attribute(f"#hand-{bottom}", "class")
+                assert page.url.endswith(f"#board={number}&seat={seat}")
+            assert dialogs.count("confirm") == 4  # each unfinished board left asked first
+
+            # seated South at board 47: a double-click on a dimmed call moves nothing, not even the bidding box
+            assert page.is_visible("#bidbox")
+            boxes, calls = _boxes(page, "#bidbox button"), page.locator("#auction td.call").count()
+            page.dblclick("#bidbox button.illegal >> nth=0")
+            page.wait_for_function("document.getElementById('message').textContent.length > 0")
+            page.wait_for_timeout(300)
+            assert page.locator("#auction td.call").count() == calls and _boxes(page, "#bidbox button") == boxes
+            moves = _own_moves(page)
+            page.dblclick("#bidbox button[data-call='Pass']")  # a legal call, double-clicked: one call
+            _settled(page)
+            page.wait_for_timeout(300)
+            assert _own_moves(page) == moves + 1
+
+            # leaving asks; the next board is dealt to you face down; the left board comes back where it was
+            left = page.evaluate("({id: table.id, log: table.log})")
+            page.click("#next-board")
+            _settled(page)
+            assert page.evaluate("table.index") == 47 and page.locator(".hand.hidden").count() >= 2
+            assert page.inner_text("#ddpar") == ""
+            page.click("#prev-board")
+            _settled(page)
+            assert page.evaluate("({id: table.id, log: table.log})") == left
+            page.click("#load")  # "Show agents" on a board that is yours to play: the table again, never face up
+            _settled(page)
+            assert page.evaluate("table && table.id") == left["id"] and page.inner_text("#ddpar") == ""
+            page.reload()  # the browser asks (beforeunload); the reloaded page takes the table up again
+            _settled(page)
+            assert page.evaluate("table.id") == left["id"] and page.evaluate("table.log") == left["log"]
+            assert "beforeunload" in dialogs
+
+            # declaring at North-South (board 12: 3NT, then passes): dummy's label, a double-clicked card, undo
+            page.fill("#index", "12")
+            page.select_option("#seat", "NS")
+            page.click("#sit")
+            _settled(page)
+            bid = False
+            while page.evaluate("table.phase") == "auction":
+                call = "3NT" if not bid and page.evaluate("table.legal.includes('3NT')") else "Pass"
+                bid = bid or call == "3NT"
+                page.click(f"#bidbox button[data-call='{call}']")
+                page.wait_for_timeout(50)
+                _settled(page)
+            assert page.evaluate("table.contract") == "3NT" and page.evaluate("table.your_turn")
+            dummy = page.evaluate("SEATS[(SEATS.indexOf(table.declarer) + 2) % 4]")
+            assert "dummy, played by you" in page.inner_text(f"#hand-{dummy} .who")
+            before, moves = page.evaluate("table.log"), _own_moves(page)
+            page.dblclick(".hand button.card.legal >> nth=0")
+            page.wait_for_timeout(100)
+            _settled(page)
+            page.wait_for_timeout(300)
+            assert _own_moves(page) == moves + 1  # one card, not two
+            page.click("#undo")
+            _settled(page)
+            assert page.evaluate("table.log") == before  # the card and the agents' replies taken back
+
+            # a claim of every trick left: accepted if double dummy makes it good, else play on; then claim none
+            page.click("#claim")
+            _settled(page)
+            if page.evaluate("table.phase") != "over":
+                assert "do not accept" in page.inner_text("#message")
+                page.select_option("#claim-tricks", "0")
+                page.click("#claim")
+                _settled(page)
+            assert page.evaluate("table.phase") == "over" and "claimed" in page.inner_text("#step")
+            assert "accept your claim" in page.inner_text("#message") and "Duplicate:" in page.inner_text("#result")
+
+            # conceding as a defender (board 7: East-West bid 4S while North-South pass)
+            page.fill("#index", "7")
+            page.click("#sit")
+            _settled(page)
+            while page.evaluate("table.phase") == "auction":
+                page.click("#bidbox button[data-call='Pass']")
+                page.wait_for_timeout(50)
+                _settled(page)
+            page.set_viewport_size({"width": 390, "height": 844})  # tap targets of at least 24 px on a phone
+            targets = page.evaluate("""() => [...document.querySelectorAll('button, select, #auction td.call')]
+                .filter((e) => e.offsetParent !== null)
+                .map((e) => { const r = e.getBoundingClientRect(); return [e.id || e.textContent, r.width, r.height]; })""")
+            assert page.locator(".hand button.card").count() > 0
+            small = [t for t in targets if t[1] < 23.5 or t[2] < 23.5]
+            assert targets and not small, small
+            page.set_viewport_size({"width": 1400, "height": 900})
+            confirms = dialogs.count("confirm")
+            page.click("#concede")
+            _settled(page)
+            assert dialogs.count("confirm") == confirms + 1
+            assert page.evaluate("table.phase") == "over" and "conceded" in page.inner_text("#step")
+
+            # the agents' progress while a board is computed; a server that stopped is named
+            pending = []
+            page.route("**/api/boards/*/play*", lambda route: pending.append(route))
+            page.route("**/api/progress", lambda route: route.fulfill(json={"index": 59, "calls": 7, "cards": 12}))
+            page.fill("#index", "60")
+            page.click("#load")
+            page.wait_for_function("document.getElementById('message').textContent.includes('12 of 52 cards')")
+            assert pending
+            pending[0].continue_()
+            page.wait_for_function(agents_in, timeout=120_000)
+            page.unroute("**/api/boards/*/play*")
+            page.unroute("**/api/progress")
+            page.route("**/api/**", lambda route: route.abort())
+            page.click("#load")
+            page.wait_for_function("document.getElementById('message').textContent.includes('the server stopped')")
+            assert not errors, errors
         finally:
             browser.close()

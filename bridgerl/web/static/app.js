@@ -15,9 +15,15 @@ let selected = null;  // the step whose explanation is shown
 let table = null;     // a person's table (play mode)
 let request = 0;      // the latest board request: answers to older ones are dropped
 let busy = false;     // a person's move is on its way to the server
-let boards = 0;       // rows in the server's dataset
+let boards = 0;       // boards the server has: its dataset's rows, then the boards pasted since it started
 let flipTimer = null; // board flips wait a moment, so that a quick flip asks only for the board it stops on
+let mode = "review";  // "review": the agents' table (or a pasted record); "seated": a person at the table
+let pollTimer = null; // asking the server for the agents' moves while they think
 const CLIENT = Math.random().toString(36).slice(2);  // this page, for the server's superseded-request check
+
+// the seated boards not finished yet, by row: {row: {id, seats}} (kept across reloads of this tab)
+const open = JSON.parse(sessionStorage.getItem("bridgerl-tables") || "{}");
+function saveOpen() { sessionStorage.setItem("bridgerl-tables", JSON.stringify(open)); }
 
 function escapeHtml(text) {
   const entities = { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" };
@@ -25,7 +31,12 @@ function escapeHtml(text) {
 }
 
 async function api(path, options) {
-  const response = await fetch(path, options);
+  let response;
+  try {
+    response = await fetch(path, options);
+  } catch (error) {  // no answer at all: the server is gone
+    throw new Error("the server stopped: start bridgerl serve again, then reload the page");
+  }
   const body = await response.json().catch(() => ({}));
   if (!response.ok) {
     const detail = typeof body.detail === "string" ? body.detail : `${response.status} ${response.statusText}`;
@@ -78,6 +89,14 @@ function vulnerable(seat, vul) {
   return vul === "both" || (vul === "NS" && "NS".includes(seat)) || (vul === "EW" && "EW".includes(seat));
 }
 
+// where each seat sits on the screen: the person's seat at the bottom (South when reviewing), the others clockwise
+let bottom = "S";
+function position(seat) {
+  return ["bottom", "left", "top", "right"][(SEATS.indexOf(seat) - SEATS.indexOf(bottom) + 4) % 4];
+}
+
+function playedHtml(c) { return `<span class="played pos-${position(c.seat)}">${cardHtml(c.card)}</span>`; }
+
 function renderHand(seat, suits, options = {}) {
   const div = $(`hand-${seat}`);
   const vul = board && vulnerable(seat, board.vulnerability);
@@ -86,11 +105,11 @@ function renderHand(seat, suits, options = {}) {
   let html = `<h3 class="${vul ? "vul" : ""}">${label}</h3>` +
     (options.who ? `<div class="who" title="${escapeHtml(options.who)}">${escapeHtml(options.who)}</div>` : "");
   if (suits === null) {
-    div.className = "hand hidden";
+    div.className = `hand hidden pos-${position(seat)}`;
     html += `<div class="backs" title="${options.count ?? 13} cards">` +
       `${'<span class="back"></span>'.repeat(options.count ?? 13)}</div>`;
   } else {
-    div.className = "hand";
+    div.className = `hand pos-${position(seat)}`;
     SUITS.forEach((suit, i) => {
       const ranks = suits[i] || "";
       const cards = ranks ? [...ranks].map((rank) => {
@@ -104,7 +123,7 @@ function renderHand(seat, suits, options = {}) {
   }
   div.innerHTML = html;
   div.querySelectorAll("button.card").forEach((b) => {
-    b.addEventListener("click", () => humanMove("card", b.dataset.card));
+    b.addEventListener("click", (event) => humanMove("card", b.dataset.card, event));
   });
 }
 
@@ -150,20 +169,51 @@ function titleText() {
   return `Board ${board.board} \u2014 dealer ${board.dealer}, vulnerable ${board.vulnerability}`;
 }
 
-// the dataset row of the Board box (1-based: board 1 is row 0), or null with a message
-function boxRow() {
-  const value = Number($("index").value);
+// the row of a board number (1-based, as the Board box and the address show it: board 1 is row 0), or null with
+// a message
+function rowOf(number) {
+  const value = Number(number);
   if (!Number.isInteger(value) || value < 1 || (boards && value > boards)) {
-    say(`no board ${$("index").value}: this dataset has boards 1 to ${boards}`);
+    say(`no board ${number}: this server has boards 1 to ${boards}`);
     return null;
   }
   return value - 1;
 }
 
+function boxRow() { return rowOf($("index").value); }
+
+// ---- the address: #board=N (the number shown), &seat=S while seated ----------------------------------------------
+let shownRow = null;  // the row on screen, and the seats taken there (null: the agents' table)
+let shownSeats = null;
+
+function addressOf(row, seats) { return `#board=${row + 1}` + (seats ? `&seat=${seats}` : ""); }
+
+function setAddress(row, seats) {
+  shownRow = row;
+  shownSeats = seats;
+  const address = addressOf(row, seats);
+  if (location.hash !== address) history.pushState(null, "", address);  // Back returns to the board before
+}
+
+function readAddress() {
+  const board = (location.hash.match(/board=(\d+)/) || [])[1];
+  const seats = (location.hash.match(/seat=([NESW]{1,2})/i) || [])[1];
+  return board === undefined ? null : { number: Number(board), seats: seats ? seats.toUpperCase() : null };
+}
+
+// a seated board not finished: leaving it asks first (it stays open, to be taken up again)
+function unfinished() { return table !== null && table.phase !== "over"; }
+
+function mayLeave() {
+  if (!unfinished()) return true;
+  return window.confirm(`Leave board ${table.index + 1}? It stays yours: come back to it (the Board box, the ` +
+                        "address or Back) to play on where you left it.");
+}
+
 // an empty table while a board loads (or after a bad number): nothing of the previous board stays on screen
 function clearBoard(title) {
   board = null;
-  for (const seat of SEATS) { $(`hand-${seat}`).innerHTML = ""; $(`hand-${seat}`).className = "hand"; }
+  for (const seat of SEATS) { $(`hand-${seat}`).innerHTML = ""; $(`hand-${seat}`).className = `hand pos-${position(seat)}`; }
   $("auction").querySelector("tbody").innerHTML = "";
   $("trick").innerHTML = $("ddpar").innerHTML = $("explanation").innerHTML = $("result").innerHTML = "";
   $("step").textContent = "";
@@ -179,31 +229,55 @@ function renderAuctionHeader() {
   });
 }
 
-// ---- review: the agents at all four seats ---------------------------------------------------------------------
-async function loadBoard() {
+// ---- review: the agents at all four seats (or a pasted board's own record) --------------------------------------
+// ``agents``: the agents' table even where the board has a record of its own
+async function loadBoard(row = boxRow(), agents = false) {
   say("");
   clearTimeout(flipTimer);  // a pending flip gives way to this load
+  flipTimer = null;
+  stopPolling();
   const mine = ++request;
   table = null;
   game = null;
-  const index = boxRow();
-  if (index === null) { clearBoard(); return; }
-  clearBoard(`loading board ${index + 1}\u2026`);
+  if (row === null) { clearBoard(); return; }
+  if (open[row]) { await sitAt(row, open[row].seats, mine); return; }  // yours to play: never face up
+  mode = "review";
+  bottom = "S";
+  $("index").value = row + 1;
+  setAddress(row, null);
+  clearBoard(`loading board ${row + 1}\u2026`);
   const ns = $("ns").value.trim(), ew = $("ew").value.trim();
-  $("stepper").hidden = $("reveal-label").hidden = false;
-  history.replaceState(null, "", `#board=${index}`);
+  showControls();
   try {
-    const found = await api(`/api/boards/${index}`);
+    const found = await api(`/api/boards/${row}`);
     if (mine !== request) return;
     board = found;
     $("board-title").textContent = titleText();
     renderAuctionHeader();
-    say("The agents bid and play the board (explanations take a few seconds the first time)\u2026", true);
-    const query = `?ns=${encodeURIComponent(ns)}&ew=${encodeURIComponent(ew)}&client=${CLIENT}&seq=${mine}`;
-    const played = await api(`/api/boards/${index}/play${query}`);
-    if (mine !== request) return;
+    let played;
+    if (found.record && !agents) {
+      played = await api(`/api/boards/${row}/record`);
+      if (mine !== request) return;
+      say("The board as played at the table (the pasted record); \"Show agents\" plays it with the agents", true);
+    } else {
+      say("The agents bid and play the board\u2026", true);
+      const query = `?ns=${encodeURIComponent(ns)}&ew=${encodeURIComponent(ew)}&client=${CLIENT}&seq=${mine}`;
+      const watch = setInterval(async () => {  // a slow card player: how far the agents are
+        const progress = await api("/api/progress").catch(() => ({}));
+        if (mine === request && !game && progress.index === row) {
+          say(`The agents bid and play the board: ${progress.calls} calls, ${progress.cards} of 52 cards so far\u2026`,
+              true);
+        }
+      }, 500);
+      try {
+        played = await api(`/api/boards/${row}/play${query}`);
+      } finally {
+        clearInterval(watch);
+      }
+      if (mine !== request) return;
+      say("");
+    }
     game = played;
-    say("");
     step = 0;
     selected = null;
     renderReview();
@@ -232,14 +306,20 @@ function renderReview() {
     const left = hands[seat].map((ranks, i) => [...ranks].filter((r) => !played.has(SUITS[i] + r)).join(""));
     const count = left.join("").length;
     const spec = seat === "N" || seat === "S" ? game.ns : game.ew;
-    renderHand(seat, reveal ? left : null, { count, who: agentName(spec, step > game.auction.length) });
+    const playing = step > game.auction.length;
+    const declarer = game.result && game.result.declarer;
+    let who = spec === "record" ? "as played" : agentName(spec, playing);
+    if (playing && declarer && seat === SEATS[(SEATS.indexOf(declarer) + 2) % 4]) {
+      who = `dummy, played by declarer ${declarer}` + (spec === "record" ? "" : ` (${agentName(spec, true)})`);
+    }
+    renderHand(seat, reveal ? left : null, { count, who });
   }
   renderAuction(calls, board.dealer, step <= game.auction.length ? step - 1 : -1, (position) => {
     selected = position;
     renderReview();
   });
   const inTrick = lastTrick(cards);
-  $("trick").innerHTML = inTrick.map((c) => `<span class="played ${c.seat}">${cardHtml(c.card)}</span>`).join("");
+  $("trick").innerHTML = inTrick.map(playedHtml).join("");
   let playing = "";
   if (step > game.auction.length && game.result.declarer) {  // the contract, each side's tricks, who is on lead
     const done = Math.floor(cards.length / 4), winners = game.trick_winners.slice(0, done);
@@ -257,7 +337,7 @@ function renderReview() {
   if (selected === null && step > 0) selected = step - 1;
   renderExplanation();
   const r = game.result;
-  $("result").innerHTML = step < actions() ? "" : (r.declarer
+  $("result").innerHTML = step < actions() ? "" : !r ? "The record stops here." : (r.declarer
     ? `<b>${escapeHtml(r.text)}</b>: ${contractHtml(r.contract)} by ${r.declarer}, ${r.tricks} tricks ` +
       `(double dummy ${r.dd_tricks}); ` +
       `NS ${r.score_ns}, par NS ${r.par_ns}: ${signed(r.vs_par_imps)} IMPs for NS against par`
@@ -324,73 +404,166 @@ function go(to) {
 }
 
 // ---- a person at the table -------------------------------------------------------------------------------------
-async function sit() {
+function seatsOf(choice) { return choice === "SN" ? "NS" : choice === "WE" ? "EW" : choice; }
+
+// take a seat at ``row``: the open table there if there is one (where it was left), else a new one
+async function sitAt(row, seats, mine = ++request) {
   say("");
   clearTimeout(flipTimer);  // a pending flip must not replace the table just taken
-  const mine = ++request;
+  flipTimer = null;
+  stopPolling();
   game = null;
   table = null;
-  const index = boxRow();
-  if (index === null) { clearBoard(); return; }
-  clearBoard(`taking a seat at board ${index + 1}\u2026`);
-  $("stepper").hidden = $("reveal-label").hidden = true;  // stepping is for the agents' table
-  history.replaceState(null, "", `#board=${index}`);
+  mode = "seated";
+  const kept = open[row];
+  seats = kept ? kept.seats : seatsOf(seats);
+  bottom = seats.length === 1 ? seats : (seats.includes("S") ? "S" : "E");  // your seat at the bottom
+  $("index").value = row + 1;
+  $("seat").value = seats;
+  setAddress(row, seats);
+  clearBoard(`${kept ? "back to" : "taking a seat at"} board ${row + 1}\u2026`);
+  showControls();
   try {
-    const body = { index, seats: $("seat").value, ns: $("ns").value.trim() || null, ew: $("ew").value.trim() || null };
-    $("thinking").hidden = false;  // the agents may call first
-    const sat = await api("/api/tables", {
-      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
-    }).finally(() => { $("thinking").hidden = true; });
+    let sat = null;
+    if (kept) {
+      sat = await api(`/api/tables/${kept.id}`).catch((error) => {
+        if (!/no table/.test(error.message)) throw error;
+        say(`your table at board ${row + 1} is gone (the server restarted): a new one`, true);
+        return null;
+      });
+    }
+    if (sat === null) {
+      const body = { index: row, seats, ns: $("ns").value.trim() || null, ew: $("ew").value.trim() || null };
+      sat = await api("/api/tables?wait=false", {
+        method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body),
+      });
+    }
     if (mine !== request) return;
-    table = sat;
+    if (kept && sat.id === kept.id) say(`back to board ${row + 1} where you left it (seated ${seats})`, true);
+    open[row] = { id: sat.id, seats };
+    saveOpen();
     board = { index: sat.index, board: sat.board, dealer: sat.dealer, vulnerability: sat.vulnerability };
     $("board-title").textContent = titleText();
     renderAuctionHeader();
-    renderTable();
+    await follow(sat, cardCount(sat));
   } catch (error) {
     if (mine === request) say(error.message);
   }
 }
 
-async function humanMove(kind, value) {
-  if (!table || busy) return;
-  busy = true;
-  $("thinking").hidden = false;
-  $("bidbox").querySelectorAll("button").forEach((b) => { b.disabled = true; });
-  document.querySelectorAll(".hand button.card").forEach((b) => { b.disabled = true; });
-  try {
-    const moved = await api(`/api/tables/${table.id}/${kind}`, {
-      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ [kind]: value }),
-    });
-    if (!table || moved.id !== table.id) return;
-    const before = table.log.filter((x) => x.action >= 38).length;
-    table = moved;
-    say("");
-    await showNewCards(before);
-    if (table !== moved) return;  // the person left the table (another board) while the cards were shown
-    renderTable();
-  } catch (error) {
-    say(error.message);
-    if (table) renderTable();
-  } finally {
-    busy = false;
-    $("thinking").hidden = true;
+function cardCount(t) { return t.log.filter((x) => x.action >= 38).length; }
+
+// show a table answer: new cards one by one, then the table; while the agents think, ask again
+async function follow(answer, before) {
+  const mine = request;
+  table = answer;
+  busy = true;  // nothing to choose while the new cards are shown
+  $("thinking").classList.toggle("shown", answer.thinking);
+  await showNewCards(before);
+  if (mine !== request || table !== answer) return;
+  if (answer.phase === "over" && open[answer.index] && open[answer.index].id === answer.id) {
+    delete open[answer.index];
+    saveOpen();
+  }
+  busy = answer.thinking;
+  renderTable();
+  if (answer.notice) say(answer.notice, true);
+  if (answer.thinking) {
+    pollTimer = setTimeout(async () => {
+      try {
+        const next = await api(`/api/tables/${answer.id}`);
+        if (mine === request && table === answer) await follow(next, cardCount(answer));
+      } catch (error) {
+        if (mine === request) { say(error.message); busy = false; $("thinking").classList.remove("shown"); }
+      }
+    }, 250);
+  } else {
     focusNext();
   }
+}
+
+function stopPolling() {
+  clearTimeout(pollTimer);
+  busy = false;
+  $("thinking").classList.remove("shown");
+}
+
+// a call or card of the person: one at a time (nothing while a move is on its way), and the second click of a
+// double-click (its click event counts 2) is never a move of its own, even where the first was refused or
+// answered at once (the refusal's message keeps its room, so nothing moves under the pointer either)
+async function humanMove(kind, value, event) {
+  if (!table || busy || (event && event.detail > 1)) return;
+  await tableAction(`/api/tables/${table.id}/${kind}?wait=false`, { [kind]: value });
+}
+
+async function tableAction(path, body) {
+  const mine = request;
+  busy = true;
+  $("thinking").classList.add("shown");
+  $("bidbox").querySelectorAll("button").forEach((b) => { b.disabled = true; });
+  document.querySelectorAll(".hand button.card, #table-controls button").forEach((b) => { b.disabled = true; });
+  const before = cardCount(table);
+  try {
+    const moved = await api(path, {
+      method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(body || {}),
+    });
+    if (mine !== request || !table || moved.id !== table.id) return;
+    say("");
+    await follow(moved, before);
+  } catch (error) {
+    if (mine !== request) return;
+    busy = false;
+    $("thinking").classList.remove("shown");
+    say(error.message);
+    if (table) renderTable();
+  }
+}
+
+function undo() { if (table && !busy) tableAction(`/api/tables/${table.id}/undo?wait=false`); }
+
+function claim() {
+  if (!table || busy) return;
+  tableAction(`/api/tables/${table.id}/claim`, { tricks: Number($("claim-tricks").value) });
+}
+
+function concede() {
+  if (!table || busy) return;
+  if (window.confirm("Concede the rest of the tricks to the opponents?")) {
+    tableAction(`/api/tables/${table.id}/concede`);
+  }
+}
+
+// the stepper while reviewing; undo, claim and concede while seated
+function showControls() {
+  const seated = mode === "seated";
+  $("stepper").hidden = $("reveal-label").hidden = seated;
+  $("table-controls").hidden = !seated;
 }
 
 function renderTable() {
   const t = table;
   const calls = t.log.filter((x) => x.action < 38).map((x) => ({ seat: x.seat, call: x.name }));
   const cards = t.log.filter((x) => x.action >= 38).map((x) => ({ seat: x.seat, card: x.name }));
+  const dummy = t.declarer && cards.length ? SEATS[(SEATS.indexOf(t.declarer) + 2) % 4] : null;
   for (const seat of SEATS) {
     const hand = t.hands[seat];
     const mine = t.your_turn && t.phase === "play" && hand !== null && t.seat_to_play === seat;
     const count = 13 - cards.filter((c) => c.seat === seat).length;
-    renderHand(seat, hand === null ? null : hand, {
-      count, clickable: mine, legal: t.legal,
-      who: t.seats.includes(seat) ? "you" : agentName("NS".includes(seat) ? t.ns : t.ew, t.phase !== "auction"),
-    });
+    const spec = "NS".includes(seat) ? t.ns : t.ew;
+    let who = t.seats.includes(seat) ? "you" : agentName(spec, t.phase !== "auction");
+    if (seat === dummy) {  // dummy's cards are chosen by declarer: say who that is
+      who = t.seats.includes(t.declarer) ? "dummy, played by you" :
+        `dummy, played by declarer ${t.declarer} (${agentName(spec, true)})`;
+    }
+    renderHand(seat, hand === null ? null : hand, { count, clickable: mine, legal: t.legal, who });
+  }
+  $("undo").disabled = !t.can_undo || busy;
+  $("claim").disabled = $("concede").disabled = $("claim-tricks").disabled = !t.can_claim || busy;
+  const left = t.tricks ? 13 - t.tricks.declarer - t.tricks.defence : 0;
+  if (Number($("claim-tricks").dataset.left) !== left) {  // 0..left tricks, all of them by default
+    $("claim-tricks").dataset.left = left;
+    $("claim-tricks").innerHTML = [...Array(left + 1).keys()].reverse()
+      .map((k) => `<option value="${k}">${k} of ${left}</option>`).join("");
   }
   renderAuction(calls, board.dealer, -1, async (position) => {  // what an agent's call shows
     const seat = SEATS[(SEATS.indexOf(board.dealer) + position) % 4];
@@ -403,10 +576,11 @@ function renderTable() {
   });
   // the trick in progress; between tricks, the last one with its winner (a reply of several cards never hides it)
   const shown = t.trick.length ? t.trick : (t.last_trick ? t.last_trick.cards : []);
-  $("trick").innerHTML = shown.map((c) => `<span class="played ${c.seat}">${cardHtml(c.card)}</span>`).join("");
-  const dummy = t.seat_to_play && t.seat_to_play !== t.to_act ? `, from dummy ${t.seat_to_play}` : "";
-  const turn = t.phase === "over" ? "board over"
-    : (t.your_turn ? `your turn (${t.to_act}${dummy})` : `${t.to_act} to act`);
+  $("trick").innerHTML = shown.map(playedHtml).join("");
+  const fromDummy = t.seat_to_play && t.seat_to_play !== t.to_act ? `, from dummy ${t.seat_to_play}` : "";
+  const ended = t.ended ? ` (${t.ended.how === "claim" ? "claimed" : "conceded"})` : "";
+  const turn = t.phase === "over" ? `board over${ended}`
+    : (t.your_turn ? `your turn (${t.to_act}${fromDummy})` : `${t.to_act} to act`);
   let status = turn;
   if (t.contract) {
     status = `${t.contract} by ${t.declarer}` + (t.tricks ? ` \u2014 declarer ${t.tricks.declarer}, defence ` +
@@ -449,7 +623,7 @@ async function showNewCards(before) {
   const cards = table.log.filter((x) => x.action >= 38).map((x) => ({ seat: x.seat, card: x.name }));
   for (let n = before + 1; n < cards.length && table === shown; n++) {
     const inTrick = lastTrick(cards.slice(0, n));
-    $("trick").innerHTML = inTrick.map((c) => `<span class="played ${c.seat}">${cardHtml(c.card)}</span>`).join("");
+    $("trick").innerHTML = inTrick.map(playedHtml).join("");
     await new Promise((resolve) => setTimeout(resolve, CARD_PAUSE_MS * (n % 4 === 0 ? 2 : 1)));
   }
 }
@@ -476,25 +650,40 @@ function renderBidbox() {
   }
   html += `<div class="wide">${["Pass", "X", "XX"].map((call) => bidButton(call, t.legal)).join("")}</div>`;
   box.innerHTML = html;
-  box.querySelectorAll("button").forEach((b) => b.addEventListener("click", () => humanMove("call", b.dataset.call)));
+  box.querySelectorAll("button").forEach((b) => b.addEventListener("click", (event) => {
+    humanMove("call", b.dataset.call, event);
+  }));
 }
 
-// a board of one's own, pasted as PBN or LIN: solved by the server and numbered after the dataset's boards
+// a board of one's own, pasted as PBN or LIN: solved by the server and numbered after the dataset's boards; one with
+// its own auction (and play) shows that record
 async function pasteBoard() {
   const text = $("paste-text").value.trim();
   if (!text) { say("paste a PBN deal or board, or a BBO LIN board, first"); return; }
+  if (!mayLeave()) return;
   try {
     const added = await api("/api/boards", {
       method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ deal: text }),
     });
     boards = Math.max(boards, added.index + 1);
     $("index").max = boards;
-    $("index").value = added.index + 1;
-    say(`added as board ${added.index + 1} (its own number: ${added.board})`, true);
-    loadBoard();
+    await loadBoard(added.index);
+    say(`added as board ${added.index + 1} (its own number: ${added.board}; the address ${addressOf(added.index)} ` +
+        "opens it while the server runs)" + (added.record ? ": the record as played" : ""), true);
   } catch (error) {
     say(error.message);
   }
+}
+
+// go to a board: seated (``seats``) or the agents' table; leaving an unfinished seated board asks first
+function goTo(row, seats, agents = false) {
+  if (row === null) { clearBoard(); return; }
+  if (!(row === shownRow && table) && !mayLeave()) { restoreBox(); return; }
+  if (seats) sitAt(row, seats); else loadBoard(row, agents);
+}
+
+function restoreBox() {
+  if (shownRow !== null) $("index").value = shownRow + 1;
 }
 
 // ---- wiring -----------------------------------------------------------------------------------------------------
@@ -503,24 +692,33 @@ async function start() {
     const config = await api("/api/config");
     $("ns").value = config.ns;
     $("ew").value = config.ew;
-    boards = config.boards;
-    $("index").max = config.boards;
+    boards = config.boards + config.posted;  // pasted boards keep their numbers while the server runs
+    $("index").max = boards;
   } catch (error) {
     say(error.message);
     return;
   }
-  const fromHash = Number((location.hash.match(/board=(\d+)/) || [])[1]);  // the address keeps the row
-  if (!Number.isNaN(fromHash)) $("index").value = fromHash + 1;
-  $("load").addEventListener("click", loadBoard);
-  $("index").addEventListener("keydown", (event) => { if (event.key === "Enter") loadBoard(); });
-  $("sit").addEventListener("click", sit);
+  $("load").addEventListener("click", () => goTo(boxRow(), null, true));
+  $("index").addEventListener("keydown", (event) => {
+    if (event.key === "Enter") goTo(boxRow(), mode === "seated" ? $("seat").value : null);
+  });
+  $("sit").addEventListener("click", () => goTo(boxRow(), $("seat").value));
   $("paste-add").addEventListener("click", pasteBoard);
-  const stepBoard = (delta) => () => {
-    $("index").value = Math.min(boards || Infinity, Math.max(1, Number($("index").value) + delta));
+  $("undo").addEventListener("click", undo);
+  $("claim").addEventListener("click", claim);
+  $("concede").addEventListener("click", concede);
+  const stepBoard = (delta) => () => {  // seated, the next board is dealt to you: never shown face up first
+    if (flipTimer === null && !mayLeave()) return;
+    const row = Math.min((boards || Infinity) - 1, Math.max(0, Number($("index").value) - 1 + delta));
+    $("index").value = row + 1;
     clearTimeout(flipTimer);
+    stopPolling();
     ++request;  // whatever was loading is stale now
-    clearBoard(`board ${$("index").value}\u2026`);
-    flipTimer = setTimeout(loadBoard, 300);
+    table = null;
+    game = null;
+    clearBoard(`board ${row + 1}\u2026`);
+    const seats = mode === "seated" ? $("seat").value : null;
+    flipTimer = setTimeout(() => { flipTimer = null; goTo(row, seats); }, 300);
   };
   $("prev-board").addEventListener("click", stepBoard(-1));
   $("next-board").addEventListener("click", stepBoard(1));
@@ -534,7 +732,25 @@ async function start() {
     if (event.key === "ArrowRight") go(step + 1);
     if (event.key === "ArrowLeft") go(step - 1);
   });
-  loadBoard();
+  // a typed address or Back: go where it says (after asking, when leaving a seated board)
+  window.addEventListener("hashchange", () => {
+    const address = readAddress();
+    if (!address) return;
+    const row = rowOf(address.number);
+    if (row === shownRow && address.seats === shownSeats) return;
+    if (row === null || !mayLeave()) {  // stay: the address goes back to what is shown
+      if (shownRow !== null) history.replaceState(null, "", addressOf(shownRow, shownSeats));
+      return;
+    }
+    if (address.seats) sitAt(row, address.seats); else loadBoard(row);
+  });
+  window.addEventListener("beforeunload", (event) => {  // a reload or a closed tab: the browser asks first
+    if (unfinished()) { event.preventDefault(); event.returnValue = ""; }
+  });
+  const address = readAddress();
+  const row = address ? rowOf(address.number) : 0;
+  if (row === null) { clearBoard(); return; }
+  if (address && address.seats) sitAt(row, address.seats); else loadBoard(row);
 }
 
 start();
