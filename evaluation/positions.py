@@ -22,7 +22,7 @@ import numpy as np
 
 from bridgerl.core import load_dataset
 from bridgerl.core.bridge import CARD_OFFSET, BridgeState
-from bridgerl.core.competitive import CompetitiveDealSource
+from bridgerl.core.competitive import CompetitiveDealSource, DealtSource
 from bridgerl.core.dataset import atomic_savez
 from bridgerl.core.files import claim_job_folder
 from bridgerl.core.dd import set_dds_threads, solve_positions
@@ -46,9 +46,24 @@ def _pairs(ns: str, ew: str, seed: int):
     return _WORKER["pairs"]
 
 
-def _source(data: str) -> CompetitiveDealSource:
+DEALT = "dealt:"
+"""``data`` of a job that deals its own deals: ``dealt:SEED`` (`bridgerl.core.competitive.DealtSource`)."""
+
+
+def dealt_seed(data) -> int | None:
+    """The seed of ``dealt:SEED``, None for a dataset (a one-line ValueError for a malformed seed)."""
+    if not (isinstance(data, str) and data.startswith(DEALT)):
+        return None
+    text = data[len(DEALT):]
+    if not text.isdigit():
+        raise ValueError(f"{data!r}: dealt deals need a seed of 0 or more (dealt:SEED)")
+    return int(text)
+
+
+def _source(data: str):
     if _WORKER.get("data_key") != data:
-        _WORKER["source"] = CompetitiveDealSource(load_dataset(data))
+        seed = dealt_seed(data)
+        _WORKER["source"] = CompetitiveDealSource(load_dataset(data)) if seed is None else DealtSource(seed)
         _WORKER["data_key"] = data
     return _WORKER["source"]
 
@@ -152,7 +167,12 @@ def positions_job(data, dataset, pairs: dict, start: int, seed: int, label_world
     from bridgerl.core.dataset import dataset_hash
     from bridgerl.evaluation.game import pair_fields
 
-    job = {"command": "data positions", "format": FORMAT, "data": str(data), "data_sha256": dataset_hash(dataset)}
+    job = {"command": "data positions", "format": FORMAT, "data": str(data),
+           "data_sha256": None if dataset is None else dataset_hash(dataset)}
+    if dataset is None:  # dealt deals: the stream they come from
+        from bridgerl.core.generate import DEALT_STREAM
+
+        job["dealt_stream"] = DEALT_STREAM
     for side in ("ns", "ew"):
         job.update(pair_fields(side, pairs[side]))
     job.update({"start": int(start), "seed": int(seed), "label_worlds": int(label_worlds), "chunk": int(chunk)})
@@ -163,6 +183,8 @@ def generate_positions(out, data="train", deals: int = 100, start: int = 0, ns: 
                        seed: int = 0, workers: int = 1, chunk: int = CHUNK, progress: bool = True,
                        label_worlds: int = 0) -> Path:
     """Write the positions of rows ``start`` .. ``start + deals - 1`` of ``data`` to ``out``; returns the path.
+    ``data`` ``dealt:SEED`` deals the deals itself (deal k of the seed's stream, no DD table: `DealtSource`); the
+    file's ``source`` then records ``dealt:SEED`` and each deal's ``row`` its k, and ``dd`` is 255 throughout.
     ``label_worlds`` > 0 adds the ``worlds`` array (`worlds_best`). The caller refuses to replace an existing
     ``out`` (`bridgerl data positions --force`)."""
     if deals < 1:
@@ -177,11 +199,14 @@ def generate_positions(out, data="train", deals: int = 100, start: int = 0, ns: 
 
     # a spec that does not load fails here, in one line, before any work
     pairs = {"ns": load_pair(ns, seed=seed), "ew": load_pair(ew, seed=seed)}
-    dataset = load_dataset(data)
-    rows = list(range(start, min(len(dataset), start + deals)))
-    if not rows:
-        raise ValueError(f"{dataset.source}: no deal to play (rows {start} to {start + deals - 1} of "
-                         f"{len(dataset)} deals)")
+    if dealt_seed(data) is None:
+        dataset = load_dataset(data)
+        rows = list(range(start, min(len(dataset), start + deals)))
+        if not rows:
+            raise ValueError(f"{dataset.source}: no deal to play (rows {start} to {start + deals - 1} of "
+                             f"{len(dataset)} deals)")
+    else:  # deals of its own, k = start .. start + deals - 1: as many as asked
+        dataset, rows = None, list(range(start, start + deals))
     out = Path(out)
     parts = Path(str(out) + ".partial")
     job = positions_job(data, dataset, pairs, rows[0], seed, label_worlds, chunk)

@@ -21,7 +21,10 @@ def _data_positions(args) -> int:
     from ..evaluation.positions import generate_positions
 
     refuse_overwrite(args.out, args.force, "positions file")
-    path = generate_positions(args.out, data=args.data, deals=args.deals, start=args.start, ns=args.ns, ew=args.ew,
+    if args.dealt is not None and args.data is not None:
+        raise ValueError(f"--dealt {args.dealt} deals its own deals: give it or --data {args.data}, not both")
+    data = f"dealt:{args.dealt}" if args.dealt is not None else (args.data or "train")
+    path = generate_positions(args.out, data=data, deals=args.deals, start=args.start, ns=args.ns, ew=args.ew,
                               seed=args.seed, workers=args.workers, progress=not args.quiet,
                               label_worlds=args.label_worlds)
     from ..core.positions import load_positions
@@ -29,6 +32,20 @@ def _data_positions(args) -> int:
     positions = load_positions(path)
     print(f"wrote {len(positions)} positions of {len(positions.deals['row'])} deals "
           f"({int((positions.positions['choices'] > 1).sum())} with a choice) to {path}")
+    return 0
+
+
+def _data_merge_positions(args) -> int:
+    from ..core.dataset import atomic_savez
+    from ..core.positions import file_arrays, load_positions, merge_positions
+
+    refuse_overwrite(args.out, args.force, "positions file")
+    parts = [load_positions(path) for path in args.positions]
+    deals, positions, meta = merge_positions(parts)
+    atomic_savez(args.out, **file_arrays(deals, positions, meta))
+    print(f"wrote {len(positions['deal'])} positions of {len(deals['row'])} deals from {len(parts)} files to "
+          f"{args.out}" + ("" if "worlds" in positions else
+                           " (no worlds labels)" if any("worlds" in p.positions for p in parts) else ""))
     return 0
 
 
@@ -170,7 +187,11 @@ def add_parser(commands) -> None:
     pos = data_commands.add_parser(
         "positions", help="play positions of whole-deal games with the hidden hands and the DD value of every legal "
                           "card (resumable, parallel; format in docs/datasets.md)")
-    pos.add_argument("--data", type=dataset_arg, default="train", help=data_help + " (default train)")
+    pos.add_argument("--data", type=dataset_arg, default=None, help=data_help + " (default train)")
+    pos.add_argument("--dealt", type=non_negative_int, default=None, metavar="SEED",
+                     help="deal the deals here instead of reading a dataset: deal k (k = --start ...) of SEED's own "
+                          "stream, none of them a deal of any dataset; no DD table is solved for them (the file's "
+                          "source records dealt:SEED, so the deals are made again from it)")
     pos.add_argument("--deals", type=positive_int, default=100, help="deals to bid and play (default 100)")
     pos.add_argument("--start", type=non_negative_int, default=0, help="first dataset row (default 0)")
     pos.add_argument("--ns", default="rules", help=GAME_SPEC_HELP + " for North-South (default rules)")
@@ -186,6 +207,13 @@ def add_parser(commands) -> None:
     pos.add_argument("--force", action="store_true", help=force_help)
     pos.add_argument("--quiet", action="store_true", help="no progress bar")
     pos.set_defaults(func=_data_positions)
+
+    mpos = data_commands.add_parser(
+        "merge-positions", help="join positions files (several runs of `data positions`) into one, in order")
+    mpos.add_argument("positions", nargs="+", help="positions .npz files, in order")
+    mpos.add_argument("--out", required=True, help="output .npz")
+    mpos.add_argument("--force", action="store_true", help=force_help)
+    mpos.set_defaults(func=_data_merge_positions)
 
     played = data_commands.add_parser(
         "played", help="the dataset whole with a played-tricks table: the tricks each declarer takes in each strain "

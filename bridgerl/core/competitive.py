@@ -375,6 +375,11 @@ class CompetitiveDeal:
         self._hands = None
 
     @property
+    def has_dd(self) -> bool:
+        """Whether the deal came with its DD table (a resampled or self-dealt deal solves one only when asked)."""
+        return self._dd is not None
+
+    @property
     def dd(self) -> np.ndarray:
         """uint8[4, 5]: DD tricks of each declarer N, E, S, W in each strain C, D, H, S, NT."""
         if self._dd is None:
@@ -420,6 +425,21 @@ class CompetitiveDeal:
             self._hands = _SEAT_BITS[:, self.owner]
             self._hands.setflags(write=False)
         return self._hands
+
+
+class DealtSource:
+    """The deals `bridgerl data positions --dealt SEED` deals itself (`bridgerl.core.generate.dealt_owner`): deal k
+    is board k + 1 (dealer and vulnerability from that number), without a DD table (nothing is solved for it)."""
+
+    def __init__(self, seed: int):
+        self.seed = int(seed)
+
+    def deal_at(self, k: int) -> CompetitiveDeal:
+        from .generate import dealt_owner
+
+        board = int(k) + 1
+        return CompetitiveDeal(dealt_owner(self.seed, k), None, dealer_for_board(board), vul_for_board(board), board,
+                               int(k))
 
 
 class CompetitiveDealSource(SharedSource):

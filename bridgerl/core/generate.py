@@ -40,6 +40,38 @@ def deal_owners(seed: int, deals: int) -> np.ndarray:
     return owners
 
 
+DEALT_STREAM = 0x706F73
+"""The numpy stream of the deals `bridgerl data positions --dealt SEED` deals itself: deal k comes from
+``default_rng([SEED, DEALT_STREAM, k])``, a seed sequence of three words that no dataset generator uses (`deal_owners`
+seeds with one integer), so those deals are not a dataset's deals."""
+
+_BUNDLED_OWNERS: set = set()
+
+
+def bundled_owners() -> set:
+    """The deals of the bundled splits (train, valid, test) as owner bytes (read once per process)."""
+    if not _BUNDLED_OWNERS:
+        from .dataset import BUNDLED_SPLITS, load_dataset
+
+        for split in BUNDLED_SPLITS:
+            _BUNDLED_OWNERS.update(owner.tobytes() for owner in np.asarray(load_dataset(split).owner, np.uint8))
+    return _BUNDLED_OWNERS
+
+
+def dealt_owner(seed: int, k: int) -> np.ndarray:
+    """uint8[52]: deal ``k`` of ``seed`` (`DEALT_STREAM`); a deal of the bundled splits (a chance of about 3e4 in
+    5e28) is drawn again from the same generator, so no self-dealt deal is one of theirs."""
+    if seed < 0 or k < 0:
+        raise ValueError(f"a dealt deal needs a seed and an index of at least 0, got seed {seed}, deal {k}")
+    rng = np.random.default_rng([int(seed), DEALT_STREAM, int(k)])
+    base = np.repeat(np.arange(4, dtype=np.uint8), 13)
+    avoid = bundled_owners()
+    while True:
+        owner = rng.permutation(base)
+        if owner.tobytes() not in avoid:
+            return owner
+
+
 def partial_path(out: str | os.PathLike) -> Path:
     return Path(str(out) + ".partial.npz")
 

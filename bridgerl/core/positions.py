@@ -47,6 +47,11 @@ OPTIONAL_POSITION_ARRAYS = {"worlds": (np.uint8, (52,))}
 """Position arrays a file may hold (`generate_positions` with ``label_worlds``), with the scalar ``label_worlds``."""
 
 
+UNKNOWN = 255
+NO_DD = np.full((4, 5), UNKNOWN, np.uint8)
+"""The ``dd`` of a deal without a DD table (one `bridgerl data positions --dealt` dealt itself): every entry 255."""
+
+
 class PositionsError(ValueError):
     """A positions file that is missing, unreadable or not in the documented format (the message names it)."""
 
@@ -77,7 +82,9 @@ class Positions:
         if not 0 <= i < len(self):
             raise IndexError(f"{self.source}: position {i} out of range (0..{len(self) - 1})")
         d = int(self.positions["deal"][i])
-        deal = CompetitiveDeal(self.deals["owner"][d], self.deals["dd"][d], int(self.deals["dealer"][d]),
+        dd = self.deals["dd"][d]
+        deal = CompetitiveDeal(self.deals["owner"][d], None if (dd == UNKNOWN).all() else dd,
+                               int(self.deals["dealer"][d]),
                                VULS[int(self.deals["vul"][d])], int(self.deals["board"][d]), int(self.deals["row"][d]))
         state = BridgeState.start(deal)
         for call in auction_of(self, i).calls:
@@ -102,8 +109,8 @@ def deal_table(states: list[BridgeState], rows: list[int]) -> dict:
             "vul": np.array([VULS.index(s.deal.vul) for s in states], np.uint8),
             "owner": np.stack([np.asarray(s.deal.owner, np.uint8) for s in states]) if states else
             np.zeros((0, 52), np.uint8),
-            "dd": np.stack([np.asarray(s.deal.dd, np.uint8) for s in states]) if states else
-            np.zeros((0, 4, 5), np.uint8),
+            "dd": np.stack([np.asarray(s.deal.dd, np.uint8) if s.deal.has_dd else NO_DD for s in states])
+            if states else np.zeros((0, 4, 5), np.uint8),
             "auction": auction, "contract": contract, "play": play}
 
 
@@ -193,6 +200,38 @@ def load_positions(path: str | os.PathLike) -> Positions:
     meta["label_worlds"] = int(arrays["label_worlds"]) if optional else 0
     meta["identity"] = json.loads(str(arrays["identity"].item())) if "identity" in arrays else None
     return Positions(deals, positions, meta, str(path))
+
+
+def merge_positions(parts: list[Positions]) -> tuple[dict, dict, dict]:
+    """(deal arrays, position arrays, scalars) of ``parts`` joined in order (`concatenate`): position i of part j
+    is position ``offset_j + i`` of the result with its deal index shifted by the deals before. Scalars the parts
+    share are kept; others read "mixed" (``seed`` -1); ``identity`` lists each part's source, specs, seed, size
+    and identity. The ``worlds`` labels are kept when every part has them with the same K; else a ValueError names
+    the first part without (merge those parts apart, or give the training several files)."""
+    if not parts:
+        raise ValueError("no positions file to merge")
+    with_worlds = [p for p in parts if "worlds" in p.positions]
+    if with_worlds and len(with_worlds) != len(parts):
+        first = next(p for p in parts if "worlds" not in p.positions)
+        raise ValueError(f"{first.source} has no worlds labels while {with_worlds[0].source} has: merge the files "
+                         f"with the same labels, or give `train card-player` both")
+    ks = {p.meta["label_worlds"] for p in with_worlds}
+    if len(ks) > 1:
+        raise ValueError(f"the parts' worlds labels count different numbers of worlds ({sorted(ks)}): merge those "
+                         "with the same --label-worlds")
+    deals, positions = concatenate([(p.deals, p.positions) for p in parts])
+
+    def shared(key, mixed):
+        values = {p.meta[key] for p in parts}
+        return values.pop() if len(values) == 1 else mixed
+
+    meta = {"format": FORMAT, "source": shared("source", "mixed"), "ns": shared("ns", "mixed"),
+            "ew": shared("ew", "mixed"), "seed": shared("seed", -1), "label_worlds": ks.pop() if ks else 0,
+            "identity": {"command": "data merge-positions",
+                         "parts": [{"file": p.source, "source": p.meta["source"], "ns": p.meta["ns"],
+                                    "ew": p.meta["ew"], "seed": p.meta["seed"], "deals": len(p.deals["row"]),
+                                    "positions": len(p), "identity": p.meta["identity"]} for p in parts]}}
+    return deals, positions, meta
 
 
 def play_so_far(positions: Positions, which=None) -> dict:
