@@ -19,18 +19,19 @@ from bridgerl.core import SEATS, load_dataset
 from bridgerl.core.calls import NUM_UNCONTESTED_ACTIONS, call_to_uncontested
 from bridgerl.core.scoring import SCORE_TABLE
 from bridgerl.core.cards import hand_text
-from bridgerl.core.dd import solve_dd_table
+from bridgerl.core.dd import solve_dd_table, solve_dd_tables
 from bridgerl.core.uncontested import (REWARDS, SIDES, UncontestedDeal, UncontestedDealSource, action_name,
-                                       apply_action, contract_text, initial_pass, legal_actions_mask,
-                                       opening_action_mask, render_text, result)
+                                       apply_action, can_make_anything, contract_text, initial_pass,
+                                       legal_actions_mask, opening_action_mask, render_text, result, thesis_side)
 from bridgerl.envs.openspiel_common import (DealAuctionState, RowDealer, RowGame, TensorObserver, deals_others,
-                                           game_type, sampler_rng)
+                                           game_of, game_type, sampler_rng)
 
 _NUM_PLAYERS = 2
 _DEFAULT_PARAMS = {"dataset": "train", "opening_rules": True, "side": "thesis", "reward": "imps", "tricks": "dd"}
 _MIN_POINTS = float(SCORE_TABLE[:, 1].min() - SCORE_TABLE[:, 0].max())
 _MAX_GAME_LENGTH = 37  # an initial pass, 35 bids, the final pass
 _RESAMPLE_BATCH, _RESAMPLE_ROUNDS = 1024, 64  # deals drawn at once, and how many times, to meet the opening rules
+_SIDE_RULE_BATCH = 4  # of those, DD tables solved at once to meet the thesis side rule
 _GAME_TYPE = game_type("bridgerl_uncontested_bidding",
                        "bridgerl uncontested bridge bidding (Bethe thesis 4.4)",
                        _DEFAULT_PARAMS,
@@ -101,10 +102,12 @@ class UncontestedBiddingState(DealAuctionState):
         """A state ``player_id`` cannot tell from this one (what ISMCTS searches over): the same bidding side,
         vulnerability and calls, with the 39 cards it does not hold dealt afresh uniformly among the layouts where
         the partner's calls were legal (with the opening rules, a partner who opened or passed first holds a hand
-        whose opening rules allow that call; rejection sampling). The auction's meaning is not read further, and the
-        side rule of thesis 4.4.6 (which side bids) is not re-applied: the side stays the one bidding.
-        ``probability_sampler`` (``sampler()`` -> [0, 1)) seeds the draw. The resampled deal is not a dataset row:
-        DDS solves its table if the state is scored (about 0.1 s). Before the deal, a plain clone."""
+        whose opening rules allow that call) and, with the thesis side rule (4.4.6, ``side="thesis"``), that the
+        rule deals to this side (someone makes a contract; EW bid unless their constructive par is 0): rejection
+        sampling, the side rule checked on DD tables solved in batches of a few (about 0.1 s a resample, the table
+        then kept for the score). The auction's meaning is not read further. ``probability_sampler``
+        (``sampler()`` -> [0, 1)) seeds the draw. The resampled deal is not a dataset row: without the side rule
+        DDS solves its table if the state is scored. Before the deal, a plain clone."""
         if int(player_id) not in (0, 1):
             raise ValueError(f"player_id must be 0 (first bidder) or 1 (partner), got {player_id}")
         state = self.clone()
@@ -114,18 +117,29 @@ class UncontestedBiddingState(DealAuctionState):
         seat, other = self.seat_of(player), self.seat_of(1 - player)
         needed = self._partner_openings(1 - player) if old.opening_rules else []
         rng = sampler_rng(probability_sampler)
+        thesis = game_of(self).source.side == "thesis"
+        world = dd = None
         for _ in range(_RESAMPLE_ROUNDS):
             worlds = deals_others(old.owner, seat, rng, _RESAMPLE_BATCH)
             fits = np.ones(len(worlds), dtype=bool)
             if needed:
                 fits &= opening_action_mask(worlds, other)[:, needed].all(axis=1)
-            if fits.any():
-                world = worlds[int(np.argmax(fits))]
+            candidates = worlds[fits]
+            if thesis and len(candidates):  # the side rule reads the DD table: solve a few, keep one it deals
+                candidates = candidates[:_SIDE_RULE_BATCH]
+                tables = solve_dd_tables(candidates)
+                dealt = (thesis_side(tables) == old.side) & can_make_anything(tables)
+                candidates, tables = candidates[dealt], tables[dealt]
+                if len(candidates):
+                    dd = tables[0]
+            if len(candidates):
+                world = candidates[0]
                 break
-        else:
+        if world is None:
             raise RuntimeError(f"no deal in {_RESAMPLE_ROUNDS * _RESAMPLE_BATCH} draws lets the partner make the calls "
-                               f"it made under the opening rules ({' '.join(action_name(a) for a in needed)})")
-        state.deal = UncontestedDeal(world, None, old.side, old.vulnerable, old.board, None, old.opening_rules)
+                               f"it made under the opening rules ({' '.join(action_name(a) for a in needed)})"
+                               + (" with this side bidding (thesis side rule)" if thesis else ""))
+        state.deal = UncontestedDeal(world, dd, old.side, old.vulnerable, old.board, None, old.opening_rules)
         state.auction, state.result = state.deal.new_auction(), None
         for action in self._side_actions():
             state._call(action)

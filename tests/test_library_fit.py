@@ -239,7 +239,8 @@ def test_ismcts_plays_whole_deals_with_its_defaults(name, params, deals):
 def test_resampled_auctions_keep_what_the_bidder_knows():
     """The bidding games' resamples keep the player's hand, the board and every call; the hidden cards change, and
     under the opening rules the partner's opening call stays legal for its new hand."""
-    from bridgerl.core.uncontested import opening_action_mask
+    from bridgerl.core.dd import solve_dd_table
+    from bridgerl.core.uncontested import can_make_anything, opening_action_mask, thesis_side
 
     uncontested = pyspiel.load_game("bridgerl_uncontested_bidding", {"dataset": "test"})
     for row in range(40):
@@ -259,6 +260,9 @@ def test_resampled_auctions_keep_what_the_bidder_knows():
         assert np.array_equal(world.deal.owner == state.seat_of(1), state.deal.owner == state.seat_of(1))
         assert opening_action_mask(world.deal.owner, opener)[first]  # the opener's call is legal with its new hand
         assert world.deal.side == state.deal.side and world.deal.vulnerable == state.deal.vulnerable
+        table = solve_dd_table(world.deal.owner)  # the thesis side rule deals this board to this side
+        assert np.array_equal(world.deal.dd, table) and thesis_side(table) == state.deal.side
+        assert can_make_anything(table)
     assert len({world.deal.owner.tobytes() for world in worlds}) > 1
     again = state.resample_from_infostate(1, pyspiel.UniformProbabilitySampler(0, 0.0, 1.0))
     assert np.array_equal(again.deal.owner, worlds[0].deal.owner)

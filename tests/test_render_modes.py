@@ -45,7 +45,8 @@ def test_pettingzoo_envs_render_the_same_modes(module):
     import importlib
 
     aec = importlib.import_module(f"bridgerl.envs.pettingzoo.{module}")
-    env = aec.env(dataset="test", render_mode="rgb_array")
+    assert aec.raw_env(dataset="test", render_mode="ansi").render() is None  # nothing to show before reset()
+    env = aec.env(dataset="test", render_mode="rgb_array")  # (PettingZoo's wrapper refuses render before reset)
     env.reset(seed=0)
     assert env.unwrapped.metadata["render_modes"] == RENDER_MODES
     assert env.render().shape == SHAPE
@@ -59,3 +60,26 @@ def test_the_image_is_the_text():
     assert a.shape == b.shape == SHAPE and (a != b).any()
     assert (text_image("N: ♠AKQ ♥2") == text_image("N: SAKQ H2")).all()
     assert text_image("x" * 500 + "\n" * 100).shape == SHAPE
+
+
+def test_competitive_bidding_infos_every_step_like_bridge():
+    """`competitive_bidding_v0` gives every agent the infos of `bridge_v0` at every step, not only at the end."""
+    from bridgerl.envs.pettingzoo import competitive_bidding_v0
+
+    env = competitive_bidding_v0.env(dataset="test")
+    env.reset(seed=2)
+    steps = 0
+    for agent in env.agent_iter():
+        observation, _, termination, truncation, _ = env.last()
+        infos = env.infos
+        assert set(infos) == set(env.agents) and len({str(sorted(i.items())) for i in infos.values()}) == 1
+        info = infos[agent]
+        assert {"seat", "dealer", "vul", "index", "board", "illegal_action"} <= set(info)
+        assert info["illegal_action"] is False
+        if termination or truncation:
+            assert "contract" in info
+            env.step(None)
+            continue
+        steps += 1
+        env.step(int(np.flatnonzero(observation["action_mask"])[-1 if steps < 3 else 0]))
+    assert steps >= 4

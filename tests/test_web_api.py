@@ -518,3 +518,44 @@ def test_progress_tells_how_far_the_agents_board_is(client, server):
     worker.join()
     assert seen and all(p["index"] == 33 and p["ns"] == server.ns for p in seen)
     assert max(p["cards"] for p in seen) > 0 and client.get("/api/progress").json() == {}
+
+
+def test_claims_by_a_defender_and_by_dummy(client, server):
+    """A defender's claim counts tricks for the defence; a person at dummy alone cannot claim or concede."""
+    from bridgerl.core.dd import declarer_total
+
+    table = client.post("/api/tables", json={"index": 6, "seats": "NS"}).json()  # East-West bid 4S
+    while table["phase"] == "auction":
+        table = client.post(f"/api/tables/{table['id']}/call", json={"call": "Pass"}).json()
+    assert table["declarer"] in "EW" and table["your_turn"]
+    play = server.tables[table["id"]].state.play
+    left = 13 - len(play.tricks)
+    defence = left - (declarer_total(play) - play.declarer_tricks)  # what double dummy gives the defence
+    if defence < left:
+        refused = client.post(f"/api/tables/{table['id']}/claim", json={"tricks": defence + 1}).json()
+        assert refused["phase"] == "play" and "do not accept" in refused["notice"]
+    claimed = client.post(f"/api/tables/{table['id']}/claim", json={"tricks": defence}).json()
+    assert claimed["phase"] == "over" and claimed["result"]["tricks"] == play.declarer_tricks + left - defence
+    # a person at South alone, North declaring: dummy (the agents would play the whole board at once, so the table
+    # is set up at the opening lead here)
+    from bridgerl.core.contract import Contract
+    from bridgerl.web.app import HumanTable
+
+    deal = CompetitiveDealSource(load_dataset("test")).deal_at(3)
+    state = BridgeState.at_opening_lead(deal, Contract(3, 4, 0, 0))  # 3NT by North
+    pairs = (server.pair(None, 0), server.pair(None, 1))
+    held = HumanTable(9000, 3, frozenset({2}), pairs[0].name, pairs[1].name, pairs, state)
+    server.tables[held.id] = held
+    assert not client.get(f"/api/tables/{held.id}").json()["can_claim"]
+    assert "dummy cannot claim" in _one_line(client.post(f"/api/tables/{held.id}/claim", json={}), 409)
+    assert "dummy cannot concede" in _one_line(client.post(f"/api/tables/{held.id}/concede"), 409)
+
+
+def test_a_pasted_pbn_record_that_breaks_the_rules_is_refused_not_dropped(client):
+    from bridgerl.core.records import parse_lin_records, records_to_pbn
+
+    lin = ("pn|Sam,Wendy,Nora,Ed|st||md|3SJ984HKQ8DQ52CAJ7,SAQ7532HT7D6CKT83,S6HA96432DAT93CQ6,SKTHJ5DKJ874C9542|"
+           "rh||ah|Board 9|sv|e|mb|1N|mb|p|mb|3N|mb|p|mb|p|mb|p|pc|DK|pc|D2|pc|D6|pc|DA|mc|9|pg||")
+    pbn = records_to_pbn(parse_lin_records(lin)).replace("DK D2 D6 DA", "DK S9 D6 DA")  # dummy revokes
+    detail = _one_line(client.post("/api/boards", json={"deal": pbn}), 422)
+    assert "revoke" in detail or "follow" in detail

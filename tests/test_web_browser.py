@@ -246,6 +246,16 @@ def _boxes(page, selector):
     return [page.locator(selector).nth(k).bounding_box() for k in range(page.locator(selector).count())]
 
 
+def _check_tap_targets(page) -> None:
+    """Every visible button, list, field, checkbox, summary and auction cell is at least 24 px each way."""
+    targets = page.evaluate("""() => [...document.querySelectorAll(
+            'button, select, input, summary, #auction td.call')]
+        .filter((e) => e.offsetParent !== null)
+        .map((e) => { const r = e.getBoundingClientRect(); return [e.id || e.textContent, r.width, r.height]; })""")
+    small = [t for t in targets if t[1] < 23.5 or t[2] < 23.5]
+    assert len(targets) > 10 and not small, small
+
+
 def test_seated_controls_in_chromium(url):
     """The address (board number shown, typed addresses, Back); your seat at the bottom at every seat; a double-click
     on a dimmed call and on a card makes at most one move and a refusal moves nothing; dummy's label; undo, claim and
@@ -357,12 +367,8 @@ def test_seated_controls_in_chromium(url):
                 page.wait_for_timeout(50)
                 _settled(page)
             page.set_viewport_size({"width": 390, "height": 844})  # tap targets of at least 24 px on a phone
-            targets = page.evaluate("""() => [...document.querySelectorAll('button, select, #auction td.call')]
-                .filter((e) => e.offsetParent !== null)
-                .map((e) => { const r = e.getBoundingClientRect(); return [e.id || e.textContent, r.width, r.height]; })""")
             assert page.locator(".hand button.card").count() > 0
-            small = [t for t in targets if t[1] < 23.5 or t[2] < 23.5]
-            assert targets and not small, small
+            _check_tap_targets(page)
             page.set_viewport_size({"width": 1400, "height": 900})
             confirms = dialogs.count("confirm")
             page.click("#concede")
@@ -380,6 +386,9 @@ def test_seated_controls_in_chromium(url):
             assert pending
             pending[0].continue_()
             page.wait_for_function(agents_in, timeout=120_000)
+            page.set_viewport_size({"width": 390, "height": 844})  # reviewing: the stepper, the checkbox, the fields
+            _check_tap_targets(page)
+            page.set_viewport_size({"width": 1400, "height": 900})
             page.unroute("**/api/boards/*/play*")
             page.unroute("**/api/progress")
             page.route("**/api/**", lambda route: route.abort())

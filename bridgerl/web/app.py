@@ -155,6 +155,7 @@ class HumanTable:
     ended: dict | None = None       # a claim or concession that ended the play: {"how", "by", "declarer_tricks"}
     generation: int = 0             # bumped by an undo or an end: the agents' moves of an older one are dropped
     thinking: bool = False          # the agents are moving (in the background: the page asks again)
+    run: int = 0                    # the latest run of the agents: only it clears ``thinking``
     notice: str | None = None       # what the last claim came to, for the page
 
     @property
@@ -238,10 +239,12 @@ class Server:
             from bridgerl.core.records import pbn_records_report
 
             try:
-                found = pbn_records_report(text, "pasted PBN").records
-            except ValueError:
-                found = []
-            played = found[0] if found and found[0].calls else None
+                report = pbn_records_report(text, "pasted PBN")
+            except ValueError as exc:
+                raise HTTPException(422, (str(exc).splitlines() or ["malformed PBN"])[0]) from None
+            if not report.records:  # its auction or play refused: say why, never drop them silently
+                raise HTTPException(422, report.refused[0]["reason"] if report.refused else "no PBN board found")
+            played = report.records[0] if report.records[0].calls else None
         if "md|" in text.lower():  # a BBO LIN board (its first one): the deal, dealer, vulnerability and number
             from bridgerl.core.records import lin_records_report
 
@@ -494,14 +497,23 @@ class Server:
     def _agents_then_view(self, table: HumanTable, wait: bool) -> dict:
         """Let the agents move until the person's turn: now (``wait``), or in a background thread while the page
         shows their cards as they come."""
-        generation = table.generation
-        table.thinking = True
+        with self.lock:
+            generation = table.generation
+            table.run += 1
+            token = table.run
+            table.thinking = True
+
+        def done() -> None:
+            with self.lock:
+                if table.run == token:  # a later run (after a move or an undo) clears it itself
+                    table.thinking = False
+
         if wait:
             try:
                 while self._agent_step(table, generation):
                     pass
             finally:
-                table.thinking = False
+                done()
             return self.table_view(table)
 
         def run():
@@ -511,8 +523,7 @@ class Server:
             except Exception as exc:  # shown to the page with the table (an agent's fault, not the person's)
                 table.notice = f"an agent failed: {(str(exc).splitlines() or [type(exc).__name__])[0]}"
             finally:
-                if table.generation == generation:
-                    table.thinking = False
+                done()
 
         threading.Thread(target=run, daemon=True, name=f"table-{table.id}").start()
         return self.table_view(table)
@@ -521,6 +532,8 @@ class Server:
         state = table.state
         if table.over:
             raise HTTPException(409, "the board is over")
+        if table.thinking:
+            raise HTTPException(409, "the agents are still moving: ask for the table again")
         if state.player not in table.seats:
             raise HTTPException(409, f"it is {SEATS[state.player]}'s turn, not yours")
         return state
@@ -582,6 +595,7 @@ class Server:
             if state.phase != "play":
                 raise HTTPException(409, "claims come during the play: the auction is not over")
             play = state.play
+            self._plays_a_hand(table, "claim")
             left = 13 - len(play.tricks)
             tricks = left if tricks is None else tricks
             if not 0 <= tricks <= left:
@@ -609,10 +623,18 @@ class Server:
             if state.phase != "play":
                 raise HTTPException(409, "concede during the play: the auction is not over")
             play = state.play
+            self._plays_a_hand(table, "concede")
             declaring = min(table.seats) % 2 == play.declarer % 2
             self._end(table, "concede", play.declarer_tricks + (0 if declaring else 13 - len(play.tricks)))
             table.notice = "you conceded the rest of the tricks"
             return self.table_view(table)
+
+    @staticmethod
+    def _plays_a_hand(table: HumanTable, what: str) -> None:
+        """409 for a person who sits at dummy only (dummy takes no part in the play: declarer claims)."""
+        if table.seats == {table.state.play.dummy}:
+            raise HTTPException(409, f"dummy cannot {what}: declarer ({SEATS[table.state.play.declarer]}) plays "
+                                     "the hand")
 
     @staticmethod
     def _end(table: HumanTable, how: str, declarer_tricks: int) -> None:
@@ -673,7 +695,8 @@ class Server:
                 "to_act": None if over else SEATS[state.player],
                 "seat_to_play": None if over else SEATS[state.seat], "your_turn": your_turn, "legal": legal,
                 "thinking": table.thinking and not over, "can_undo": bool(table.mine) and not over,
-                "can_claim": not over and state.phase == "play", "ended": table.ended, "notice": table.notice,
+                "can_claim": not over and state.phase == "play" and table.seats != {state.play.dummy},
+                "ended": table.ended, "notice": table.notice,
                 "hands": hands, "log": actions_log(state),
                 "contract": contract_text(state.contract) if state.contract is not None else None,
                 "declarer": SEATS[state.contract.declarer] if state.contract is not None else None,

@@ -112,6 +112,6 @@ class raw_env(SeatsEnv):  # noqa: N801  (PettingZoo's naming)
 
     def render(self):
         """The table as text (``"ansi"``), as an RGB image (``"rgb_array"``) or printed (``"human"``)."""
-        if self.render_mode is None:
+        if self.render_mode is None or getattr(self, "state", None) is None:  # nothing to show before reset()
             return None
         return render(self.render_mode, render_text(self.state, self.outcome))

@@ -189,16 +189,19 @@ let shownSeats = null;
 function addressOf(row, seats) { return `#board=${row + 1}` + (seats ? `&seat=${seats}` : ""); }
 
 function setAddress(row, seats) {
+  const first = shownRow === null;
   shownRow = row;
   shownSeats = seats;
   const address = addressOf(row, seats);
-  if (location.hash !== address) history.pushState(null, "", address);  // Back returns to the board before
+  if (location.hash === address) return;
+  if (first) history.replaceState(null, "", address);  // the page's own first board: no bare entry before it
+  else history.pushState(null, "", address);  // Back returns to the board before
 }
 
 function readAddress() {
   const board = (location.hash.match(/board=(\d+)/) || [])[1];
   const seats = (location.hash.match(/seat=([NESW]{1,2})/i) || [])[1];
-  return board === undefined ? null : { number: Number(board), seats: seats ? seats.toUpperCase() : null };
+  return board === undefined ? null : { number: Number(board), seats: seats ? seatsOf(seats.toUpperCase()) : null };
 }
 
 // a seated board not finished: leaving it asks first (it stays open, to be taken up again)
@@ -428,9 +431,12 @@ async function sitAt(row, seats, mine = ++request) {
     if (kept) {
       sat = await api(`/api/tables/${kept.id}`).catch((error) => {
         if (!/no table/.test(error.message)) throw error;
-        say(`your table at board ${row + 1} is gone (the server restarted): a new one`, true);
         return null;
       });
+      if (sat === null || sat.index !== row || sat.seats !== seats) {  // a restarted server numbers tables anew
+        say(`your table at board ${row + 1} is gone (the server restarted): a new one`, true);
+        sat = null;
+      }
     }
     if (sat === null) {
       const body = { index: row, seats, ns: $("ns").value.trim() || null, ew: $("ew").value.trim() || null };
@@ -439,7 +445,7 @@ async function sitAt(row, seats, mine = ++request) {
       });
     }
     if (mine !== request) return;
-    if (kept && sat.id === kept.id) say(`back to board ${row + 1} where you left it (seated ${seats})`, true);
+    if (kept && sat.id === kept.id && sat.index === row) say(`back to board ${row + 1} where you left it (seated ${seats})`, true);
     open[row] = { id: sat.id, seats };
     saveOpen();
     board = { index: sat.index, board: sat.board, dealer: sat.dealer, vulnerability: sat.vulnerability };
@@ -737,9 +743,13 @@ async function start() {
     const address = readAddress();
     if (!address) return;
     const row = rowOf(address.number);
-    if (row === shownRow && address.seats === shownSeats) return;
-    if (row === null || !mayLeave()) {  // stay: the address goes back to what is shown
-      if (shownRow !== null) history.replaceState(null, "", addressOf(shownRow, shownSeats));
+    if (row === shownRow && (address.seats === shownSeats || (table && open[row]))) {
+      // the board on screen (seated there, it stays so: never face up)
+      if (address.seats !== shownSeats) history.replaceState(null, "", addressOf(shownRow, shownSeats));
+      return;
+    }
+    if (row === null || !mayLeave()) {  // stay: a new entry puts back the address of what is shown
+      if (shownRow !== null) history.pushState(null, "", addressOf(shownRow, shownSeats));
       return;
     }
     if (address.seats) sitAt(row, address.seats); else loadBoard(row);
