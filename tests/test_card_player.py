@@ -232,6 +232,50 @@ def test_tricks_target_and_the_kept_epoch_by_valid_trick_loss(positions_file, va
     assert study["agents"]["net"]["batched_decisions_per_second"] > 0
 
 
+def test_both_heads_are_seeded_resumable_and_value_every_card(positions_file, valid_file, tmp_path):
+    """``--target both`` (issue #50): the policy on the best cards and a value for every card (its DD tricks)
+    trained together, seeded and resumable; the loaded player acts on the policy as before and reads the card values
+    on the numpy path; an older player without them says so in one line."""
+    import json
+
+    task = card_player_task(target="both", value_weight=0.5)
+    three = SupervisedConfig(hidden=(32,), epochs=3, batch_size=32, learning_rate=1e-2)
+    train_supervised(task, tmp_path / "a", positions_file, valid_file, three, seed=2, progress=False)
+    two = SupervisedConfig(hidden=(32,), epochs=2, batch_size=32, learning_rate=1e-2)
+    train_supervised(task, tmp_path / "c", positions_file, valid_file, two, seed=2, progress=False)
+    train_supervised(task, tmp_path / "c", positions_file, valid_file, three, seed=2, resume=True, progress=False)
+    assert (tmp_path / "a" / "log.jsonl").read_text() == (tmp_path / "c" / "log.jsonl").read_text()
+    from bridgerl.agents.learned.card_player import FORMAT
+    from bridgerl.agents.learned.checkpoint import load_weights
+
+    straight, resumed = (load_weights(tmp_path / run, format=FORMAT)[1] for run in ("a", "c"))
+    assert all(jax.tree.leaves(jax.tree.map(np.array_equal, straight, resumed)))  # the same weights
+    log = [json.loads(line) for line in (tmp_path / "a" / "log.jsonl").read_text().splitlines()]
+    assert all("valid_log_loss+value" in r and "valid_trick_loss" in r for r in log)
+    player = CardPlayer.load(tmp_path / "a")
+    assert player.has_card_values and player.metadata["card_values"] and player.metadata["value_weight"] == 0.5
+    positions = load_positions(valid_file)
+    x, legal, _, index = positions_examples(positions)
+    logits, values = player.card_values_of(x[:5].astype(np.float32))
+    assert logits.shape == values.shape == (5, 52)
+    np.testing.assert_allclose(logits[0], player.outputs(x[0]), rtol=1e-5, atol=1e-5)  # the policy as it acts
+    # the values learn the DD tricks: the loss falls, and the kept model's values beat a guess of none
+    assert log[-1]["train_log_loss+value"] < log[0]["train_log_loss+value"] / 2
+    train = load_positions(positions_file)
+    tx, tlegal, _, tindex = positions_examples(train)
+    dd = train.positions["dd"][tindex].astype(np.float32)
+    _, predicted = player.card_values_of(tx.astype(np.float32))
+    assert ((predicted - dd) ** 2)[tlegal].mean() < (dd[tlegal] ** 2).mean() / 2
+    with pytest.raises(ValueError, match="has no card values"):
+        CardPlayer.load("models/card-player").card_values_of(x[0])
+    assert main(["train", "card-player", "--train", str(positions_file), "--valid", str(valid_file), "--out",
+                 str(tmp_path / "cli"), "--hidden", "16", "--epochs", "1", "--batch-size", "32", "--target", "both",
+                 "--quiet"]) == 0
+    assert CardPlayer.load(tmp_path / "cli").has_card_values
+    with pytest.raises(ValueError, match="value weight must be > 0"):
+        card_player_task(target="both", value_weight=0)
+
+
 def test_worlds_target(tmp_path_factory, valid_file, tmp_path):
     """``--target worlds`` shares the target by the sampled worlds in which each card is best (files made with
     ``--label-worlds``), validated on the true deal of unlabelled positions; a file without labels is refused in

@@ -11,6 +11,10 @@ counts over sampled worlds). Cross-entropy of the network's softmax over the leg
 sampled worlds, consistent with the chooser's view, in which each is DD-best: positions files made with
 ``bridgerl data positions --label-worlds K`` (the array ``worlds``).
 
+``target="both"`` (issue #50) trains two heads together: the policy on the ``best`` target (cross-entropy) and a
+value for every legal card, the DD tricks the side to play takes from here on after it (squared error, weighted
+by ``value_weight``): Pidgin's regression beside the imitation; the epoch kept is the policy's lowest trick loss.
+
 ``target="tricks"`` instead regresses every legal card's DD tricks in the true deal, relative to the best card
 (0 for the best, -1 for a card that loses a trick, ...): squared error of the logits on the legal cards. Over
 positions drawn as the play draws them, the least-squares fit of a view is the card's *expected* DD loss given
@@ -83,16 +87,34 @@ def positions_examples(positions, auction: bool = False, which=None,
 
 
 def examples(path, auction: bool = False, target: str = "best"):
-    """(features, legal, target, tricks lost by each legal card) of a positions file's positions with a choice."""
+    """(features, legal, target, tricks lost by each legal card) of a positions file's positions with a choice;
+    ``both`` adds each legal card's DD tricks (0 off the legal cards), the card values' target."""
     positions = load_positions(path)
-    x, legal, aim, order = positions_examples(positions, auction, target=target)
+    x, legal, aim, order = positions_examples(positions, auction, target="best" if target == "both" else target)
     dd = positions.positions["dd"][order].astype(np.float32)
     lost = np.where(legal, np.where(legal, dd, -1).max(1, keepdims=True) - dd, 0).astype(np.float32)
+    if target == "both":
+        return x, legal, aim, lost, np.where(legal, dd, 0).astype(np.float32)
     return x, legal, aim, lost
 
 
-def best_loss(logits, legal, target, lost):
-    return policy_loss(logits, legal, target)
+def _logits(outputs):
+    return outputs[0] if isinstance(outputs, tuple) else outputs
+
+
+def best_loss(logits, legal, target, lost, *_):
+    return policy_loss(_logits(logits), legal, target)
+
+
+def both_loss(outputs, legal, target, lost, tricks, value_weight: float = 0.25):
+    """(summed cross-entropy of the policy + ``value_weight`` x squared error of the card values over the legal
+    cards, positions) of a batch."""
+    import jax.numpy as jnp
+
+    logits, values = outputs
+    policy, count = policy_loss(logits, legal, target)
+    error = jnp.where(legal, values - tricks, 0.0)
+    return policy + value_weight * (error ** 2).sum(), count
 
 
 def tricks_loss(logits, legal, target, lost):
@@ -103,15 +125,16 @@ def tricks_loss(logits, legal, target, lost):
     return (error ** 2).sum(), target.shape[0]
 
 
-def trick_loss(logits, legal, target, lost):
+def trick_loss(logits, legal, target, lost, *_):
     """(summed DD tricks lost by the chosen cards, positions): the player's own choice (`masked_choice`)."""
     import jax.numpy as jnp
 
-    card = masked_choice(logits, legal)
+    card = masked_choice(_logits(logits), legal)
     return jnp.take_along_axis(lost, card[:, None], axis=1).sum(), target.shape[0]
 
 
-TARGETS = {"best": (best_loss, "log_loss"), "worlds": (best_loss, "log_loss"), "tricks": (tricks_loss, "mse")}
+TARGETS = {"best": (best_loss, "log_loss"), "worlds": (best_loss, "log_loss"), "tricks": (tricks_loss, "mse"),
+           "both": (both_loss, "log_loss+value")}
 
 
 def _check_target(target: str) -> None:
@@ -137,27 +160,38 @@ def relabel_suits(key, batch):
     return (x, *(jnp.take_along_axis(a, source, 1) for a in cards))
 
 
-def card_player_task(auction: bool = False, augment: bool = True, target: str = "best") -> Task:
+def card_player_task(auction: bool = False, augment: bool = True, target: str = "best",
+                     value_weight: float = 0.25) -> Task:
     if auction and augment:
         raise ValueError("suit relabelling is exact only without the auction: pass augment=False (--no-relabel) "
                          "with auction=True (--auction)")
     _check_target(target)
+    if not value_weight > 0:
+        raise ValueError(f"value weight must be > 0, got {value_weight}")
     size = feature_size(auction)
     loss, metric = TARGETS[target]
+    values = target == "both"
+    if values:
+        loss = functools.partial(both_loss, value_weight=float(value_weight))
+    settings = {"auction": bool(auction), "relabel_suits": bool(augment), "target": target}
+    if values:
+        settings.update(card_values=True, value_weight=float(value_weight))
     return Task(kind="card-player", format=FORMAT, features=size,
-                build=lambda hidden, seed=0: build(size, hidden, seed=seed),
+                build=lambda hidden, seed=0: build(size, hidden, seed=seed, card_values=values, both=values),
                 examples=functools.partial(examples, auction=auction, target=target), loss=loss, metric=metric,
                 augment=relabel_suits if augment else None, select=trick_loss, select_metric="trick_loss",
                 # the sampled-world labels are a training target: validation positions are scored on the true deal
                 valid_examples=(functools.partial(examples, auction=auction, target="best") if target == "worlds"
                                 else None),
-                settings={"auction": bool(auction), "relabel_suits": bool(augment), "target": target})
+                settings=settings)
 
 
 def train_card_player(out, train, valid, config: SupervisedConfig = SupervisedConfig(**DEFAULTS), auction=False,
-                      augment=True, target: str = "best", seed: int = 0, **kwargs) -> dict:
+                      augment=True, target: str = "best", seed: int = 0, value_weight: float = 0.25,
+                      **kwargs) -> dict:
     """Train the card player on ``train`` positions file(s), select the epoch on ``valid`` (`train_supervised`)."""
-    return train_supervised(card_player_task(auction, augment, target), out, train, valid, config, seed, **kwargs)
+    return train_supervised(card_player_task(auction, augment, target, value_weight), out, train, valid, config,
+                            seed, **kwargs)
 
 
 __all__ = ["DEFAULTS", "TARGETS", "positions_examples", "relabel_suits", "card_player_task", "train_card_player",

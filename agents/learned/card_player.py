@@ -31,13 +31,21 @@ _NEG = -1e9
 
 class CardPlayerNetwork(nnx.Module):
     """An MLP over the play features: ReLU hidden layers, a logit per card and a value head (the tricks the
-    hand's side takes from here on, as a share of those left: a training signal; acting reads the logits only)."""
+    hand's side takes from here on, as a share of those left: a training signal; acting reads the logits only).
 
-    def __init__(self, inputs: int, hidden: tuple[int, ...], *, seed: int = 0):
+    With ``card_values`` (issue #50) also a value for every card: the double-dummy tricks the side to play takes
+    from here on (the trick in progress included) after that card, regressed beside the policy (Pidgin's
+    Q-network); `bridgerl.agents.CardSearch` reads it. ``both`` makes ``__call__`` return (logits, card values),
+    the training loss's input; otherwise it returns the logits."""
+
+    def __init__(self, inputs: int, hidden: tuple[int, ...], *, seed: int = 0, card_values: bool = False,
+                 both: bool = False):
         rngs = nnx.Rngs(seed)
         self.layers = dense_layers(inputs, hidden, rngs)
         self.head = nnx.Linear(hidden[-1], 52, rngs=rngs)
         self.value = nnx.Linear(hidden[-1], 1, rngs=rngs)
+        self.card_values = nnx.Linear(hidden[-1], 52, rngs=rngs) if card_values else None
+        self.both = bool(both and card_values)
 
     def torso(self, x: jax.Array) -> jax.Array:
         return relu_torso(self.layers, x)
@@ -46,8 +54,11 @@ class CardPlayerNetwork(nnx.Module):
         h = self.torso(x)
         return self.head(h), jax.nn.sigmoid(self.value(h)[..., 0])
 
-    def __call__(self, x: jax.Array) -> jax.Array:
-        return self.head(self.torso(x))
+    def __call__(self, x: jax.Array):
+        h = self.torso(x)
+        if self.both:
+            return self.head(h), self.card_values(h)
+        return self.head(h)
 
 
 def masked_choice(logits: jax.Array, legal: jax.Array) -> jax.Array:
@@ -55,8 +66,9 @@ def masked_choice(logits: jax.Array, legal: jax.Array) -> jax.Array:
     return jnp.argmax(jnp.where(legal, logits, _NEG), axis=-1)
 
 
-def build(inputs: int, hidden, seed: int = 0) -> CardPlayerNetwork:
-    return CardPlayerNetwork(int(inputs), tuple(int(h) for h in hidden), seed=seed)
+def build(inputs: int, hidden, seed: int = 0, card_values: bool = False, both: bool = False) -> CardPlayerNetwork:
+    return CardPlayerNetwork(int(inputs), tuple(int(h) for h in hidden), seed=seed, card_values=card_values,
+                             both=both)
 
 
 def save(path, network: CardPlayerNetwork, metadata: dict) -> None:
@@ -86,6 +98,9 @@ class CardPlayer:
         self._weights = [(np.asarray(pure["layers"][i]["kernel"], np.float32),
                           np.asarray(pure["layers"][i]["bias"], np.float32)) for i in range(len(pure["layers"]))]
         self._head = (np.asarray(pure["head"]["kernel"], np.float32), np.asarray(pure["head"]["bias"], np.float32))
+        values = pure.get("card_values")
+        self._values = None if not values else (np.asarray(values["kernel"], np.float32),
+                                                 np.asarray(values["bias"], np.float32))
 
     @classmethod
     def load(cls, path=DEFAULT_MODEL) -> "CardPlayer":
@@ -95,20 +110,38 @@ class CardPlayer:
 
         metadata, _ = load_weights(probe, format=FORMAT, what=WHAT)
         auction = bool(metadata.get("auction", False))
+        values = bool(metadata.get("card_values", False))
         network, metadata = load_network(probe, FORMAT, WHAT, feature_size(auction),
-                                         lambda hidden: build(feature_size(auction), hidden))
+                                         lambda hidden: build(feature_size(auction), hidden, card_values=values))
         return cls(network, metadata, str(path))
+
+    @property
+    def has_card_values(self) -> bool:
+        """Whether the network values every card (trained with ``--target both``)."""
+        return self._values is not None
 
     # -- numpy path ------------------------------------------------------------------------------------------
     def act(self, view) -> int:
         return int(self.act_views([view])[0])
 
-    def outputs(self, features: np.ndarray) -> np.ndarray:
-        """The network's 52 outputs for one view's features (numpy, float32)."""
+    def hidden(self, features: np.ndarray) -> np.ndarray:
+        """The last hidden layer for one view's features (float32[H]) or many (float32[N, H]), numpy."""
         x = np.asarray(features, np.float32)
         for kernel, bias in self._weights:
             x = np.maximum(x @ kernel + bias, 0.0)
-        return x @ self._head[0] + self._head[1]
+        return x
+
+    def outputs(self, features: np.ndarray) -> np.ndarray:
+        """The network's 52 outputs for one view's features (numpy, float32)."""
+        return self.hidden(features) @ self._head[0] + self._head[1]
+
+    def card_values_of(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """(logits, card values) float32[..., 52] for features [..., F]: the policy's outputs and each card's
+        predicted DD tricks for the side to play (a network trained with ``--target both``; else a ValueError)."""
+        if self._values is None:
+            raise ValueError(f"{self.model}: this card player has no card values (train it with --target both)")
+        h = self.hidden(features)
+        return h @ self._head[0] + self._head[1], h @ self._values[0] + self._values[1]
 
     def act_views(self, views) -> np.ndarray:
         """The cards for many views, one view at a time."""

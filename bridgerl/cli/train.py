@@ -102,7 +102,7 @@ def _train_network(args) -> int:
     elif kind == "card-player":
         from ..training.card_player import card_player_task
 
-        task = card_player_task(args.auction, not args.no_relabel, args.target)
+        task = card_player_task(args.auction, not args.no_relabel, args.target, args.value_weight)
     else:
         from ..training.simulation import ssn_task
 
@@ -330,12 +330,17 @@ def add_parser(commands) -> None:
             net.add_argument("--auction", action="store_true",
                              help="the features carry the auction's 231 bits (then pass --no-relabel: relabelling "
                                   "is exact only without the auction)")
-            net.add_argument("--target", choices=["best", "worlds", "tricks"], default="best",
+            net.add_argument("--target", choices=["best", "worlds", "tricks", "both"], default="best",
                              help="learn the DD-best cards of the true deal by cross-entropy (best, default), the "
                                   "cards best in the sampled worlds of files made with data positions "
-                                  "--label-worlds (worlds: seed 004's target), or regress every legal card's DD "
+                                  "--label-worlds (worlds: seed 004's target), regress every legal card's DD "
                                   "tricks less the best card's (tricks: the card of highest expected tricks given "
-                                  "the view); the epoch kept has the lowest valid trick loss")
+                                  "the view), or both heads together (both: best for the policy and a value for "
+                                  "every card, each card's DD tricks, weighted by --value-weight; cardsearch reads "
+                                  "the values); the epoch kept has the lowest valid trick loss")
+            net.add_argument("--value-weight", type=float, default=0.25,
+                             help="with --target both: weight of the card values' squared error (tricks^2) beside "
+                                  "the policy's cross-entropy (default 0.25)")
         net.set_defaults(func=_train_network)
     selfplay = train_commands.add_parser(
         "card-player-selfplay", help="fine-tune a card player by self-play (PPO on the side's tricks) in the JAX "
