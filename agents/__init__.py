@@ -6,7 +6,7 @@ fast path, comes first); play agents implement
 ``act(view: PlayerView) -> card``. ``RuleBidder`` is a factory: ``RuleBidder()`` is a `ConstructiveRuleBidder`,
 ``RuleBidder(competitive=True)`` a `CompetitiveRuleBidder`.
 JAX-dependent agents (``DQNAgent``, ``PPOAgent``, the learned card player ``CardPlayer`` and its play-spec loader
-``CardPlayerAgent``) load on first use.
+``CardPlayerAgent``, the search on top of it ``CardSearch``) load on first use.
 """
 
 from bridgerl.agents.bidding.baselines import PassAgent, RandomBidder
@@ -22,7 +22,7 @@ from bridgerl.agents.play.simulation import PolicyAgent
 
 __all__ = ["PassAgent", "RandomBidder", "RuleBidder", "ConstructiveRuleBidder", "CompetitiveRuleBidder",
            "SAYCBidder", "SilentOpponents", "DQNAgent", "PPOAgent", "RandomAgent", "DoubleDummyAgent", "PIMCAgent",
-           "AlphaMuAgent", "PolicyAgent", "CardPlayer", "CardPlayerAgent", "best_defence_values"]
+           "AlphaMuAgent", "PolicyAgent", "CardPlayer", "CardPlayerAgent", "CardSearch", "best_defence_values"]
 
 
 def __getattr__(name):
@@ -34,4 +34,8 @@ def __getattr__(name):
         from bridgerl.agents.learned import card_player
 
         return getattr(card_player, name)
+    if name == "CardSearch":
+        from bridgerl.agents.learned.card_search import CardSearch
+
+        return CardSearch
     raise AttributeError(f"module 'bridgerl.agents' has no attribute {name!r}")

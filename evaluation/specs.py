@@ -120,11 +120,15 @@ PLAY_SPEC_HELP = ("random | dd[:objective=tricks|make] | pimc[:worlds=N,objectiv
                   "max_tries=M,sampler=uniform|auction|network,model=PATH] (defaults max_moves=3, worlds=20, all "
                   "true) | issn[:model=PATH] (the ISSN's most likely card, default models/issn) | cardnet[:model=PATH] "
                   "(the learned card player, default models/card-player; a bare model path loads it too) | "
+                  "cardsearch[:model=PATH,worlds=W,depth=D,auction=none|rules|sayc|policy] (a search on top of the "
+                  "card player: W worlds, each candidate valued by the player's own play from every seat's view; "
+                  "defaults models/card-player, 8 worlds, depth -1: its card values after the trick, or a play-out "
+                  "to the end for a player without them) | "
                   "module:attr (an "
                   "object, or a class to instantiate, with act(view); the module may be a .py file in the current "
                   "directory)")
 _PLAY_CLASSES = {"random": "RandomAgent", "dd": "DoubleDummyAgent", "pimc": "PIMCAgent", "alphamu": "AlphaMuAgent",
-                 "issn": "PolicyAgent", "cardnet": "CardPlayerAgent"}
+                 "issn": "PolicyAgent", "cardnet": "CardPlayerAgent", "cardsearch": "CardSearch"}
 
 
 def spec_keywords(cls) -> dict:
@@ -195,7 +199,7 @@ def load_play_agent(spec: str, seed: int = 0):
 
 
 BIDDERS = "pass, random, rules, sayc, dqn:PATH, ppo:PATH, rules+dqn:PATH, search:PATH, a model path, module:attr"
-PLAYERS = "random, dd, pimc:..., alphamu:..., issn:..., cardnet:..., a model path, module:attr"
+PLAYERS = "random, dd, pimc:..., alphamu:..., issn:..., cardnet:..., cardsearch:..., a model path, module:attr"
 _BIDDER_NAMES = ("pass", "rules", "sayc", "dqn", "ppo", "rules+dqn", "search")  # `random` is both
 _PLAYER_NAMES = tuple(name for name in _PLAY_CLASSES if name != "random")
 

@@ -7,7 +7,12 @@ of the side to play). The agents are reseeded per position, so a position's resu
 
 Reported per agent: the mean with its 95% CI, by trick, declaring and defending apart (the chooser's side),
 unbatched seconds per decision (one `act` at a time, as a table asks) and, for agents that take many views at once
-(``act_views``: the networks), batched decisions per second (every position in one call, features included).
+(``act_views``: the networks), batched decisions per second (every position in one call, features included). Beside
+them the measures people compare with (issue #50): the share of opening leads that give up no DD trick, suit and
+notrump contracts apart (experts about 81%; BEN 81.8% / 76.4%), and the share of cards that lose a DD trick counted
+as BEN counts them: every card of tricks 1-12 in that role (declarer's and dummy's together; forced cards count and
+lose none), declaring and defending, suit and notrump apart (BEN 1.06% / 2.46% declaring, 0.87% / 2.03%
+defending).
 """
 
 from __future__ import annotations
@@ -86,6 +91,15 @@ def trick_loss_study(agents: dict, positions_file, limit: int | None = None, see
     by_trick = (p["step"][chosen].astype(np.int64) // 4) + 1
     declarer = positions.deals["contract"][p["deal"][chosen], 3].astype(np.int64)
     declaring = (p["player"][chosen].astype(np.int64) - declarer) % 2 == 0
+    notrump = positions.deals["contract"][p["deal"][chosen], 1].astype(np.int64) == 4
+    # BEN's count of cards losing a trick: every card of tricks 1-12 (forced ones too, which lose none) of the deals
+    # read, declarer's and dummy's together
+    covered = np.arange(len(p["deal"])) <= int(chosen[-1])
+    counted = covered & (p["step"].astype(np.int64) < 48)
+    all_declarer = positions.deals["contract"][p["deal"], 3].astype(np.int64)
+    all_declaring = (p["player"].astype(np.int64) - all_declarer) % 2 == 0
+    all_notrump = positions.deals["contract"][p["deal"], 1].astype(np.int64) == 4
+    lead = p["step"][chosen] == 0
     out = {"positions": int(len(chosen)), "source": positions.meta["source"],
            "players": [positions.meta["ns"], positions.meta["ew"]], "agents": {}}
     for name in agents:
@@ -96,7 +110,14 @@ def trick_loss_study(agents: dict, positions_file, limit: int | None = None, see
             "dds_positions_per_decision": solved[name] / len(chosen),
             "network_positions_per_decision": rows[name] / len(chosen),
             "by_trick": {int(t): float(losses[name][by_trick == t].mean()) for t in np.unique(by_trick)},
-            "declaring": _part(losses[name][declaring]), "defending": _part(losses[name][~declaring])}
+            "declaring": _part(losses[name][declaring]), "defending": _part(losses[name][~declaring]),
+            "opening_leads": {kind: _leads(losses[name][lead & (notrump == nt)])
+                              for kind, nt in (("suit", False), ("notrump", True))},
+            "cards_losing": {role: {kind: _losing(losses[name][(declaring == dec) & (p["step"][chosen] < 48)
+                                                             & (notrump == nt)],
+                                                  int((counted & (all_declaring == dec) & (all_notrump == nt)).sum()))
+                                    for kind, nt in (("suit", False), ("notrump", True))}
+                             for role, dec in (("declaring", True), ("defending", False))}}
         if name in batched:
             out["agents"][name]["batched_decisions_per_second"] = batched[name]
     names = list(agents)
@@ -106,6 +127,17 @@ def trick_loss_study(agents: dict, positions_file, limit: int | None = None, see
             mean, ci = mean_ci(losses[name] - losses[names[0]])
             out["paired"][f"{name} - {names[0]}"] = {"mean": mean, "ci95": ci}
     return out
+
+
+def _leads(losses: np.ndarray) -> dict:
+    """Opening leads: how many, and the share that give up no DD trick (experts about 81%)."""
+    return {"leads": int(len(losses)), "no_loss": float((losses == 0).mean()) if len(losses) else None}
+
+
+def _losing(losses: np.ndarray, cards: int) -> dict:
+    """The share of ``cards`` (every card of tricks 1-12 in that role and kind of contract) that lose a DD trick:
+    ``losses`` are those of the cards with a choice (the others lose none)."""
+    return {"cards": int(cards), "losing": float((losses > 0).sum() / cards) if cards else None}
 
 
 def _part(losses: np.ndarray) -> dict:
@@ -127,6 +159,16 @@ def trick_loss_lines(result: dict) -> list[str]:
                      f"{f['trick_loss']:.4f} +/- {f['ci95']:.4f} ({f['positions']})"
                      + (f"; batched {row['batched_decisions_per_second']:,.0f} decisions/s"
                         if "batched_decisions_per_second" in row else ""))
+    for name, row in result["agents"].items():
+        leads, losing = row["opening_leads"], row["cards_losing"]
+        share = lambda x: "-" if x is None else f"{x:.1%}"  # noqa: E731
+        lines.append(f"  {name}: opening leads giving up no DD trick: suit {share(leads['suit']['no_loss'])} "
+                     f"({leads['suit']['leads']}), notrump {share(leads['notrump']['no_loss'])} "
+                     f"({leads['notrump']['leads']}); cards of tricks 1-12 losing a DD trick: declaring suit "
+                     f"{share(losing['declaring']['suit']['losing'])}, notrump "
+                     f"{share(losing['declaring']['notrump']['losing'])}; defending suit "
+                     f"{share(losing['defending']['suit']['losing'])}, notrump "
+                     f"{share(losing['defending']['notrump']['losing'])}")
     for name, row in result.get("paired", {}).items():
         lines.append(f"paired {name}: {row['mean']:+.4f} +/- {row['ci95']:.4f} tricks per decision")
     return lines

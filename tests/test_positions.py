@@ -167,6 +167,25 @@ def test_trick_loss_of_play_agents_on_positions(played, tmp_path, capsys):
             row["trick_loss"] * 40)
     assert result["agents"]["dd"]["declaring"]["trick_loss"] == 0
     assert "40 positions with a choice" in capsys.readouterr().out
+    # the measures people compare with: opening leads giving up no DD trick, cards of tricks 1-12 losing one
+    positions = load_positions(out)
+    p = positions.positions
+    chosen = np.flatnonzero(p["choices"] > 1)[:40]
+    notrump = positions.deals["contract"][p["deal"], 1] == 4
+    for name in ("dd", "random"):
+        row = result["agents"][name]
+        leads = row["opening_leads"]
+        assert leads["suit"]["leads"] + leads["notrump"]["leads"] == int((p["step"][chosen] == 0).sum()) > 0
+        assert all(part["no_loss"] in (None, 1.0) for part in leads.values()) if name == "dd" else True
+        cards = sum(row["cards_losing"][role][kind]["cards"] for role in ("declaring", "defending")
+                    for kind in ("suit", "notrump"))
+        assert cards == int(((np.arange(len(p["deal"])) <= chosen[-1]) & (p["step"] < 48)).sum())
+        assert row["cards_losing"]["declaring"]["suit" if not notrump[chosen[0]] else "notrump"]["cards"] > 0
+    assert all(part["losing"] in (None, 0.0) for role in result["agents"]["dd"]["cards_losing"].values()
+               for part in role.values())
+    random_losing = [part["losing"] for role in result["agents"]["random"]["cards_losing"].values()
+                     for part in role.values() if part["losing"] is not None]
+    assert random_losing and max(random_losing) > 0
 
 
 def test_sampled_world_labels(played, tmp_path, capsys):

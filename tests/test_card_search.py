@@ -1,0 +1,78 @@
+"""`cardsearch` (issue #50): a search on top of the card player that reads its own view only, never plays an illegal
+card, plays the same card for the same seed, and values candidates by the card player's own play in sampled
+worlds (card values after the trick, or play-outs to the end)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bridgerl.agents.learned.card_player import build, save
+from bridgerl.agents.learned.card_search import CardSearch
+from bridgerl.core.play_features import feature_size
+from bridgerl.evaluation.specs import load_play_agent
+from test_card_player import _play_states, _swap_hidden
+
+
+@pytest.fixture(scope="module")
+def valued(tmp_path_factory):
+    """A seeded random card player with card values (what these tests check holds for any weights)."""
+    path = tmp_path_factory.mktemp("valued") / "model.msgpack"
+    network = build(feature_size(False), (48, 48), seed=5, card_values=True)
+    save(path, network, {"auction": False, "hidden": [48, 48], "card_values": True})
+    return str(path)
+
+
+def _choices(states):
+    return [s for s in states if s.phase == "play" and len(s.view().equivalent_groups()) > 1]
+
+
+def test_the_spec_and_the_same_card_for_the_same_seed(valued):
+    agent = load_play_agent(f"cardsearch:model={valued},worlds=4", seed=3)
+    assert isinstance(agent, CardSearch) and agent.worlds == 4 and agent.depth == 0  # card values: after the trick
+    states = _choices(_play_states(range(4)))
+    first = [agent.act(s.view()) for s in states]
+    agent.reseed(3)
+    assert [agent.act(s.view()) for s in states] == first
+    again = load_play_agent(f"cardsearch:model={valued},worlds=4", seed=3)
+    assert [again.act(s.view()) for s in states] == first
+    with pytest.raises(ValueError, match="has no card values"):
+        load_play_agent("cardsearch:depth=0")  # the released player has none: its play-outs go to the end
+    assert load_play_agent("cardsearch").depth == 13
+    with pytest.raises(ValueError, match="worlds must be at least 1"):
+        load_play_agent(f"cardsearch:model={valued},worlds=0")
+
+
+def test_it_reads_its_own_view_only(valued):
+    """The hidden cards dealt again between the hidden hands: the same worlds are drawn, the same card played."""
+    agent = CardSearch(valued, worlds=3, seed=0)
+    rng = np.random.default_rng(1)
+    for state in _choices(_play_states(range(3)))[:8]:
+        agent.reseed(7)
+        card = agent.act(state.view())
+        agent.reseed(7)
+        assert agent.act(_swap_hidden(state, rng).view()) == card
+
+
+@settings(max_examples=12, deadline=None)
+@given(st.integers(0, 400), st.integers(0, 2**16))
+def test_never_an_illegal_card(valued, row, seed):
+    agent = CardSearch(valued, worlds=2, depth=1, seed=seed)
+    for state in _play_states([row], cards_played=(0, 9, 30, 49)):
+        view = state.view()
+        assert agent.act(view) in view.legal
+
+
+def test_candidate_values_are_the_searchers_tricks(valued):
+    """With one world, the true deal, and play-outs to the end, each candidate's value is a whole number of tricks
+    for the searcher's side: those won so far and to come, 0..13."""
+    agent = CardSearch(valued, worlds=1, depth=13, seed=0)
+    for state in _choices(_play_states(range(2)))[:4]:
+        view = state.view()
+        candidates = [group[0] for group in view.equivalent_groups()]
+        values = agent.candidate_values(view, candidates, np.asarray(state.deal.owner, np.uint8)[None])
+        won = view.declarer_tricks if view.is_declaring_side else len(view.tricks) - view.declarer_tricks
+        assert values.shape == (len(candidates),) and (values == np.round(values)).all()
+        assert (values >= won).all() and (values <= won + 13 - len(view.tricks)).all()
