@@ -72,6 +72,15 @@ def views(player: CardPlayer, deals: int) -> list:
     return out
 
 
+def decisions_per_second(agent, views: list) -> float:
+    """Unbatched decisions per second of ``agent`` on ``views`` (one `act` at a time, after one untimed call)."""
+    agent.act(views[0])
+    start = time.perf_counter()
+    for view in views:
+        agent.act(view)
+    return len(views) / (time.perf_counter() - start)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--model", default="models/card-player")
@@ -85,18 +94,8 @@ def main() -> None:
     from bridgerl.evaluation.specs import load_play_agent
 
     table = views(player, args.deals)
-    pimc = load_play_agent("pimc:worlds=20", seed=0)
-    some = table[:args.pimc_decisions]
-    pimc.act(some[0])
-    start = time.perf_counter()
-    for view in some:
-        pimc.act(view)
-    anchor = len(some) / (time.perf_counter() - start)
-    player.act(table[0])
-    start = time.perf_counter()
-    for view in table:
-        player.act(view)
-    unbatched = len(table) / (time.perf_counter() - start)
+    anchor = decisions_per_second(load_play_agent("pimc:worlds=20", seed=0), table[:args.pimc_decisions])
+    unbatched = decisions_per_second(player, table)
     print(f"{'player':42s} {'decisions/s':>12s} {'x PIMC-20':>10s}")
     print(f"{'pimc:worlds=20, unbatched (anchor)':42s} {anchor:12,.1f} {1.0:10.1f}")
     print(f"{'card player, numpy, unbatched':42s} {unbatched:12,.0f} {unbatched / anchor:10.0f}")

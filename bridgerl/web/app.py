@@ -588,14 +588,7 @@ class Server:
         point of the play; the agents accept when double-dummy play from here gives the side at least that many
         (one DDS search), and the board ends with the tricks claimed; else the play goes on (``notice`` says so)."""
         with self.lock:
-            table = self.table(table_id)
-            state = table.state
-            if table.over:
-                raise HTTPException(409, "the board is over")
-            if state.phase != "play":
-                raise HTTPException(409, "claims come during the play: the auction is not over")
-            play = state.play
-            self._plays_a_hand(table, "claim")
+            table, play = self._playing(table_id, "claim")
             left = 13 - len(play.tricks)
             tricks = left if tricks is None else tricks
             if not 0 <= tricks <= left:
@@ -616,25 +609,24 @@ class Server:
     def concede(self, table_id: int) -> dict:
         """The person's side gives the opponents every trick still to play: the board ends."""
         with self.lock:
-            table = self.table(table_id)
-            state = table.state
-            if table.over:
-                raise HTTPException(409, "the board is over")
-            if state.phase != "play":
-                raise HTTPException(409, "concede during the play: the auction is not over")
-            play = state.play
-            self._plays_a_hand(table, "concede")
+            table, play = self._playing(table_id, "concede")
             declaring = min(table.seats) % 2 == play.declarer % 2
             self._end(table, "concede", play.declarer_tricks + (0 if declaring else 13 - len(play.tricks)))
             table.notice = "you conceded the rest of the tricks"
             return self.table_view(table)
 
-    @staticmethod
-    def _plays_a_hand(table: HumanTable, what: str) -> None:
-        """409 for a person who sits at dummy only (dummy takes no part in the play: declarer claims)."""
-        if table.seats == {table.state.play.dummy}:
-            raise HTTPException(409, f"dummy cannot {what}: declarer ({SEATS[table.state.play.declarer]}) plays "
-                                     "the hand")
+    def _playing(self, table_id: int, what: str):
+        """(table, its `PlayState`) of a table in the play where the person plays a hand; else 409 in one line (the
+        board over, the auction not over, a person at dummy alone: dummy takes no part in the play)."""
+        table = self.table(table_id)
+        if table.over:
+            raise HTTPException(409, "the board is over")
+        play = table.state.play
+        if table.state.phase != "play":
+            raise HTTPException(409, f"{what} during the play only: the auction is not over")
+        if table.seats == {play.dummy}:
+            raise HTTPException(409, f"dummy cannot {what}: declarer ({SEATS[play.declarer]}) plays the hand")
+        return table, play
 
     @staticmethod
     def _end(table: HumanTable, how: str, declarer_tricks: int) -> None:
