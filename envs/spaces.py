@@ -31,8 +31,15 @@ class LegalActionSpace(spaces.Discrete):
 
 
 class MaskedEnv:
-    """What every bridgerl Gymnasium env adds to ``gym.Env`` for action masking: ``action_masks()`` (the method
-    sb3-contrib's MaskablePPO and ``ActionMasker`` look for) on top of the env's own ``legal_action_mask()``."""
+    """What every bridgerl Gymnasium env adds to ``gym.Env``: ``action_masks()`` (the method sb3-contrib's
+    MaskablePPO and ``ActionMasker`` look for) on top of the env's own ``legal_action_mask()``, the illegal-action
+    policy, and ``render_mode="human"`` shown at every ``reset`` and ``step`` as Gymnasium expects of that mode."""
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        for name in ("reset", "step"):  # an env's own reset and step show the table in human mode
+            if name in cls.__dict__:
+                setattr(cls, name, _shown(cls.__dict__[name]))
 
     def action_masks(self) -> np.ndarray:
         """int8[n]: the legal actions of the current state, the same values as ``info["action_mask"]``."""
@@ -61,3 +68,17 @@ def binary_space(n: int) -> spaces.MultiBinary:
     space = spaces.MultiBinary(n)
     space.dtype = np.dtype(np.int8)
     return space
+
+
+def _shown(method):
+    """``method`` (reset or step), then the table printed when the env's ``render_mode`` is "human"."""
+    import functools
+
+    @functools.wraps(method)
+    def shown(self, *args, **kwargs):
+        result = method(self, *args, **kwargs)
+        if getattr(self, "render_mode", None) == "human":
+            self.render()
+        return result
+
+    return shown

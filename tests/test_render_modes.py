@@ -33,8 +33,13 @@ def test_every_gymnasium_env_renders_text_an_image_or_prints(env_id, capsys):
     shown = text.render()
     assert isinstance(shown, str) and shown.startswith(("Board", "Contract"))
     human = gym.make(env_id, render_mode="human", **_kwargs(env_id))
-    human.reset(seed=1)
+    capsys.readouterr()
+    _, info = human.reset(seed=1)  # human mode shows the table at every reset and step, as Gymnasium expects
+    assert capsys.readouterr().out.strip() == text.render().strip()
     assert human.render() is None and capsys.readouterr().out.strip() == text.render().strip()
+    human.step(int(np.flatnonzero(info["action_mask"])[0]))
+    text.step(int(np.flatnonzero(info["action_mask"])[0]))
+    assert capsys.readouterr().out.strip() == text.render().strip()
     with pytest.raises(ValueError, match="render_mode must be None or one of 'ansi', 'rgb_array', 'human', got "
                                          "'rgb'"):
         gym.make(env_id, render_mode="rgb", **_kwargs(env_id))

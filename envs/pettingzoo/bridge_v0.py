@@ -73,6 +73,8 @@ class raw_env(SeatsEnv):  # noqa: N801  (PettingZoo's naming)
         self._deal_info = deal.info()
         self._set_infos()
         self.agent_selection = AGENTS[self.state.player]
+        if self.render_mode == "human":  # shown at reset too, as at every step
+            self.render()
 
     def observe(self, agent):
         seat = AGENTS.index(agent)

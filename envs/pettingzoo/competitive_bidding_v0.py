@@ -61,6 +61,8 @@ class raw_env(SeatsEnv):  # noqa: N801  (PettingZoo's naming)
         self._result = None
         self._set_infos()
         self.agent_selection = AGENTS[self.auction.to_act]
+        if self.render_mode == "human":  # shown at reset too, as at every step
+            self.render()
 
     def observe(self, agent):
         seat = AGENTS.index(agent)
