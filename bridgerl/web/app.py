@@ -59,7 +59,7 @@ from bridgerl.evaluation.specs import GAME_PLAYER_DEFAULT, load_pair, split_game
 STATIC = Path(__file__).with_name("static")
 BIDDERS = ("pass", "random", "rules", "sayc")
 MODEL_BIDDERS = ("dqn:", "ppo:", "rules+dqn:")
-PLAYERS = ("random", "dd", "pimc", "alphamu", "issn", "cardnet")
+PLAYERS = ("random", "dd", "pimc", "alphamu", "issn", "cardnet", "cardsearch")
 _PATH_OPTIONS = ("model", "issn", "ssn")
 
 
