@@ -35,7 +35,7 @@ def __getattr__(name):
 
         return getattr(card_player, name)
     if name == "CardSearch":
-        from bridgerl.agents.learned.card_search import CardSearch
+        from bridgerl.agents.play.card_search import CardSearch
 
         return CardSearch
     raise AttributeError(f"module 'bridgerl.agents' has no attribute {name!r}")

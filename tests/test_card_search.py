@@ -10,7 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bridgerl.agents.learned.card_player import build, save
-from bridgerl.agents.learned.card_search import CardSearch
+from bridgerl.agents.play.card_search import CardSearch
 from bridgerl.core.play_features import feature_size
 from bridgerl.evaluation.specs import load_play_agent
 from test_card_player import _play_states, _swap_hidden
