@@ -122,8 +122,8 @@ PLAY_SPEC_HELP = ("random | dd[:objective=tricks|make] | pimc[:worlds=N,objectiv
                   "(the learned card player, default models/card-player; a bare model path loads it too) | "
                   "cardsearch[:model=PATH,worlds=W,depth=D,auction=none|rules|sayc|policy] (a search on top of the "
                   "card player: W worlds, each candidate valued by the player's own play from every seat's view; "
-                  "defaults models/card-player, 8 worlds, depth -1: its card values after the trick, or a play-out "
-                  "to the end for a player without them) | "
+                  "defaults models/card-player, 8 worlds, depth 13: play-outs to the end; fewer tricks, then the "
+                  "card values of a player trained with --target both) | "
                   "module:attr (an "
                   "object, or a class to instantiate, with act(view); the module may be a .py file in the current "
                   "directory)")

@@ -30,13 +30,14 @@ def _choices(states):
 
 
 def test_the_spec_and_the_same_card_for_the_same_seed(valued):
-    agent = load_play_agent(f"cardsearch:model={valued},worlds=4", seed=3)
+    agent = load_play_agent(f"cardsearch:model={valued},worlds=4,depth=-1", seed=3)
     assert isinstance(agent, CardSearch) and agent.worlds == 4 and agent.depth == 0  # card values: after the trick
+    assert load_play_agent(f"cardsearch:model={valued}").depth == 13  # the default: play-outs to the end
     states = _choices(_play_states(range(4)))
     first = [agent.act(s.view()) for s in states]
     agent.reseed(3)
     assert [agent.act(s.view()) for s in states] == first
-    again = load_play_agent(f"cardsearch:model={valued},worlds=4", seed=3)
+    again = load_play_agent(f"cardsearch:model={valued},worlds=4,depth=-1", seed=3)
     assert [again.act(s.view()) for s in states] == first
     with pytest.raises(ValueError, match="has no card values"):
         load_play_agent("cardsearch:depth=0")  # the released player has none: its play-outs go to the end

@@ -37,11 +37,12 @@ class CardSearch(SeededAgent):
     """``cardsearch[:model=PATH,worlds=W,depth=D,auction=A]``: the module docstring's search.
 
     ``model``: the card player searched with (default ``models/card-player``); ``worlds``: layouts per decision
-    (default 8); ``depth``: tricks played after the trick in progress before the card values judge the rest (-1,
-    the default: 0 for a player with card values, else 13, a play-out to the end); ``auction``: how worlds are drawn
-    (none: uniform among the layouts consistent with the view; rules, sayc, policy: as PIMC's ``auction``)."""
+    (default 8); ``depth``: tricks played after the trick in progress before the card values judge the rest (13,
+    the default: play-outs to the end; fewer need a player with card values; -1: 0 for such a player, else 13);
+    ``auction``: how worlds are drawn (none: uniform among the layouts consistent with the view; rules, sayc,
+    policy: as PIMC's ``auction``). The defaults are not a measured recipe yet (`docs/results.md`, issue #50)."""
 
-    def __init__(self, model: str = DEFAULT_MODEL, worlds: int = 8, depth: int = -1, auction: str = "none",
+    def __init__(self, model: str = DEFAULT_MODEL, worlds: int = 8, depth: int = FULL, auction: str = "none",
                  seed=None):
         super().__init__(seed)
         if worlds < 1:
