@@ -89,16 +89,13 @@ def trick_loss_study(agents: dict, positions_file, limit: int | None = None, see
         agents[name].act_views(views)
         batched[name] = len(views) / (time.perf_counter() - start)
     by_trick = (p["step"][chosen].astype(np.int64) // 4) + 1
-    declarer = positions.deals["contract"][p["deal"][chosen], 3].astype(np.int64)
-    declaring = (p["player"][chosen].astype(np.int64) - declarer) % 2 == 0
-    notrump = positions.deals["contract"][p["deal"][chosen], 1].astype(np.int64) == 4
+    contract = positions.deals["contract"][p["deal"]].astype(np.int64)
+    all_declaring = (p["player"].astype(np.int64) - contract[:, 3]) % 2 == 0
+    all_notrump = contract[:, 1] == 4
+    declaring, notrump = all_declaring[chosen], all_notrump[chosen]
     # BEN's count of cards losing a trick: every card of tricks 1-12 (forced ones too, which lose none) of the deals
     # read, declarer's and dummy's together
-    covered = np.arange(len(p["deal"])) <= int(chosen[-1])
-    counted = covered & (p["step"].astype(np.int64) < 48)
-    all_declarer = positions.deals["contract"][p["deal"], 3].astype(np.int64)
-    all_declaring = (p["player"].astype(np.int64) - all_declarer) % 2 == 0
-    all_notrump = positions.deals["contract"][p["deal"], 1].astype(np.int64) == 4
+    counted = (np.arange(len(p["deal"])) <= int(chosen[-1])) & (p["step"].astype(np.int64) < 48)
     lead = p["step"][chosen] == 0
     out = {"positions": int(len(chosen)), "source": positions.meta["source"],
            "players": [positions.meta["ns"], positions.meta["ew"]], "agents": {}}

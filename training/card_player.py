@@ -109,12 +109,9 @@ def best_loss(logits, legal, target, lost, *_):
 def both_loss(outputs, legal, target, lost, tricks, value_weight: float = 0.25):
     """(summed cross-entropy of the policy + ``value_weight`` x squared error of the card values over the legal
     cards, positions) of a batch."""
-    import jax.numpy as jnp
-
     logits, values = outputs
     policy, count = policy_loss(logits, legal, target)
-    error = jnp.where(legal, values - tricks, 0.0)
-    return policy + value_weight * (error ** 2).sum(), count
+    return policy + value_weight * tricks_loss(values, legal, tricks, lost)[0], count
 
 
 def tricks_loss(logits, legal, target, lost):

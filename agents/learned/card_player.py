@@ -132,7 +132,7 @@ class CardPlayer:
         return x
 
     def outputs(self, features: np.ndarray) -> np.ndarray:
-        """The network's 52 outputs for one view's features (numpy, float32)."""
+        """The network's 52 outputs for one view's features (numpy, float32), or [N, 52] for N views' at once."""
         return self.hidden(features) @ self._head[0] + self._head[1]
 
     def card_values_of(self, features: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

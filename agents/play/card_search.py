@@ -89,7 +89,7 @@ class CardSearch(SeededAgent):
         tied = [c for c, v in zip(candidates, values) if v >= best - 1e-9]
         if any(own in group for group in groups if group[0] in tied):
             return own  # the card player's own card when it is among the best
-        logits = self._logits(np.asarray(play_features(view, auction=self.player.auction), np.float32)[None])[0]
+        logits = self.player.outputs(play_features(view, auction=self.player.auction))
         return int(max(tied, key=lambda c: (logits[c], -c)))
 
     def candidate_values(self, view: PlayerView, candidates: list[int], worlds: np.ndarray) -> np.ndarray:
@@ -115,31 +115,27 @@ class CardSearch(SeededAgent):
         open_ = [i for i, s in enumerate(states) if not s.is_over]
         if open_:
             views = [view_of(states[i], auction=view.auction, vul=view.vul) for i in open_]
-            features = np.stack([play_features(v, auction=self.player.auction) for v in views]).astype(np.float32)
+            features, legal = self._batch(views)
             _, values = self.player.card_values_of(features)
-            self.rows += len(views)
-            legal = np.zeros((len(views), 52), bool)
-            for k, v in enumerate(views):
-                legal[k, list(v.legal)] = True
             for k, i in enumerate(open_):
                 left = 13 - len(states[i].tricks)
                 ahead = float(np.clip(np.where(legal[k], values[k], _NEG).max(), 0, left))  # the side to play's
                 totals[i] += ahead if views[k].player % 2 == side else left - ahead
         return totals.reshape(len(worlds), len(candidates)).mean(0)
 
-    def _logits(self, features: np.ndarray) -> np.ndarray:
-        player = self.player
-        self.rows += len(features)
-        return player.hidden(features) @ player._head[0] + player._head[1]
-
-    def _cards(self, views: list[PlayerView]) -> np.ndarray:
-        """The card player's card for each view, in one batch."""
+    def _batch(self, views: list[PlayerView]) -> tuple[np.ndarray, np.ndarray]:
+        """(features float32[N, F], legal bool[N, 52]) of views evaluated together (counted in ``rows``)."""
         features = np.stack([play_features(v, auction=self.player.auction) for v in views]).astype(np.float32)
-        logits = self._logits(features)
         legal = np.zeros((len(views), 52), bool)
         for k, v in enumerate(views):
             legal[k, list(v.legal)] = True
-        return np.argmax(np.where(legal, logits, _NEG), axis=1)
+        self.rows += len(views)
+        return features, legal
+
+    def _cards(self, views: list[PlayerView]) -> np.ndarray:
+        """The card player's card for each view, in one batch."""
+        features, legal = self._batch(views)
+        return np.argmax(np.where(legal, self.player.outputs(features), _NEG), axis=1)
 
     def __repr__(self) -> str:
         return (f"CardSearch(model={self.model!r}, worlds={self.worlds}, depth={self.depth}, "
@@ -148,8 +144,7 @@ class CardSearch(SeededAgent):
 
 def _side_tricks(state: PlayState, side: int) -> int:
     """Tricks ``side`` (0 NS, 1 EW) has won so far."""
-    declaring = state.declarer % 2 == side
-    return state.declarer_tricks if declaring else len(state.tricks) - state.declarer_tricks
+    return state.declarer_tricks if state.declarer % 2 == side else state.defence_tricks
 
 
 __all__ = ["CardSearch", "FULL"]

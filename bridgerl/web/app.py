@@ -708,8 +708,10 @@ class Server:
 
 def _record_state(deal, record) -> BridgeState:
     """The state after a hand record's calls and cards on ``deal`` (ValueError naming an illegal one)."""
+    from bridgerl.core.hand_record import record_actions
+
     state = BridgeState.start(deal)
-    for action in [*record.calls, *(CARD_OFFSET + card for card in record.cards)]:
+    for action in record_actions(record):
         state = state.apply(int(action))
     return state
 
