@@ -1,6 +1,7 @@
 """`cardsearch` (issue #50): a search on top of the card player that reads its own view only, never plays an illegal
-card, plays the same card for the same seed, and values candidates by the card player's own play in sampled
-worlds (card values after the trick, or play-outs to the end)."""
+card, plays the same card for the same seed, and values candidates by DDS in a few sampled worlds with the card
+player as the prior (the default), or by the card player's own play in them (card values after the trick, or
+play-outs to the end)."""
 
 from __future__ import annotations
 
@@ -29,26 +30,65 @@ def _choices(states):
     return [s for s in states if s.phase == "play" and len(s.view().equivalent_groups()) > 1]
 
 
-def test_the_spec_and_the_same_card_for_the_same_seed(valued):
-    agent = load_play_agent(f"cardsearch:model={valued},worlds=4,depth=-1", seed=3)
-    assert isinstance(agent, CardSearch) and agent.worlds == 4 and agent.depth == 0  # card values: after the trick
-    assert load_play_agent(f"cardsearch:model={valued}").depth == 13  # the default: play-outs to the end
+@pytest.mark.parametrize("how", ["values=playout,worlds=4,depth=-1", "worlds=4,first=1,prior=0.5,gate=0.5"])
+def test_the_spec_and_the_same_card_for_the_same_seed(valued, how):
+    agent = load_play_agent(f"cardsearch:model={valued},{how}", seed=3)
+    assert isinstance(agent, CardSearch) and agent.worlds == 4
     states = _choices(_play_states(range(4)))
     first = [agent.act(s.view()) for s in states]
     agent.reseed(3)
     assert [agent.act(s.view()) for s in states] == first
-    again = load_play_agent(f"cardsearch:model={valued},worlds=4,depth=-1", seed=3)
+    again = load_play_agent(f"cardsearch:model={valued},{how}", seed=3)
     assert [again.act(s.view()) for s in states] == first
+
+
+def test_the_spec_defaults_and_bad_settings(valued):
+    agent = load_play_agent("cardsearch")  # the released recipe
+    assert (agent.values, agent.worlds, agent.first, agent.prior, agent.auction) == ("dds", 4, 2, 0.3, "none")
+    assert load_play_agent(f"cardsearch:model={valued},worlds=1").first == 1  # at most the worlds drawn
+    assert load_play_agent(f"cardsearch:model={valued},values=playout,depth=-1").depth == 0  # values: after the trick
+    assert load_play_agent(f"cardsearch:model={valued},values=playout").depth == 13  # play-outs to the end
     with pytest.raises(ValueError, match="has no card values"):
-        load_play_agent("cardsearch:depth=0")  # the released player has none: its play-outs go to the end
-    assert load_play_agent("cardsearch").depth == 13
-    with pytest.raises(ValueError, match="worlds must be at least 1"):
-        load_play_agent(f"cardsearch:model={valued},worlds=0")
+        load_play_agent("cardsearch:values=playout,depth=0")  # the released player has none
+    for spec, message in (("worlds=0", "worlds must be at least 1"), ("values=mcts", "values must be one of"),
+                          ("first=0", "first must be at least 1"), ("prior=-1", "prior must be a finite"),
+                          ("gate=-0.5", "gate must be a finite"), ("auction=bayes", "auction must be one of")):
+        with pytest.raises(ValueError, match=message):
+            load_play_agent(f"cardsearch:model={valued},{spec}")
 
 
-def test_it_reads_its_own_view_only(valued):
+def test_dds_keeps_the_players_card_when_the_worlds_agree_and_overrules_it_when_it_loses(valued):
+    """With the true deal as every world: the player's card is kept when it is DD-best there, and otherwise the
+    search plays a DD-best card (a prior of 0 leaves only the DD tricks), searching exactly those decisions."""
+    from bridgerl.agents.play.pimc import solve_worlds
+
+    agent = CardSearch(valued, worlds=2, first=1, prior=0.0, seed=0)
+    kept = overruled = 0
+    for state in _choices(_play_states(range(6)))[:30]:
+        view = state.view()
+        owner = np.asarray(state.deal.owner, np.uint8)
+        agent.sample = lambda view: np.repeat(owner[None], 2, 0)
+        dd = solve_worlds(view, owner[None])[0]
+        own, searched = agent.player.act(view), agent.searched
+        card = agent.act(view)
+        assert dd[card] == dd.max()
+        if dd[own] == dd.max():
+            assert card == own and agent.searched == searched
+            kept += 1
+        else:
+            assert agent.searched == searched + 1
+            overruled += 1
+    assert kept and overruled  # a random player: both cases occur
+    sure = CardSearch(valued, worlds=2, first=1, gate=1e6, seed=0)  # every decision below the gate: no DDS at all
+    for state in _choices(_play_states(range(2)))[:10]:
+        assert sure.act(state.view()) == sure.player.act(state.view())
+    assert sure.solved == 0 and sure.decisions == 10
+
+
+@pytest.mark.parametrize("values", ["dds", "playout"])
+def test_it_reads_its_own_view_only(valued, values):
     """The hidden cards dealt again between the hidden hands: the same worlds are drawn, the same card played."""
-    agent = CardSearch(valued, worlds=3, seed=0)
+    agent = CardSearch(valued, values=values, worlds=3, first=1, seed=0)
     rng = np.random.default_rng(1)
     for state in _choices(_play_states(range(3)))[:8]:
         agent.reseed(7)
@@ -60,16 +100,17 @@ def test_it_reads_its_own_view_only(valued):
 @settings(max_examples=12, deadline=None)
 @given(st.integers(0, 400), st.integers(0, 2**16))
 def test_never_an_illegal_card(valued, row, seed):
-    agent = CardSearch(valued, worlds=2, depth=1, seed=seed)
-    for state in _play_states([row], cards_played=(0, 9, 30, 49)):
-        view = state.view()
-        assert agent.act(view) in view.legal
+    for agent in (CardSearch(valued, values="playout", worlds=2, depth=1, seed=seed),
+                  CardSearch(valued, worlds=3, first=1, seed=seed)):
+        for state in _play_states([row], cards_played=(0, 9, 30, 49)):
+            view = state.view()
+            assert agent.act(view) in view.legal
 
 
 def test_candidate_values_are_the_searchers_tricks(valued):
     """With one world, the true deal, and play-outs to the end, each candidate's value is a whole number of tricks
     for the searcher's side: those won so far and to come, 0..13."""
-    agent = CardSearch(valued, worlds=1, depth=13, seed=0)
+    agent = CardSearch(valued, values="playout", worlds=1, depth=13, seed=0)
     for state in _choices(_play_states(range(2)))[:4]:
         view = state.view()
         candidates = [group[0] for group in view.equivalent_groups()]

@@ -1,18 +1,29 @@
 """A search on top of the learned card player (issue #50): play spec ``cardsearch[:...]``.
 
-At a decision with a real choice (two or more groups of equal legal cards) the searcher deals ``worlds`` layouts of
-the cards it cannot see, consistent with its view (PIMC's sampler: uniform, or under the auction with ``auction``),
-and values each candidate card (one per group) in each world by the card player's own play in that world: the card
-is played, then every seat plays the card player's card *from its own view of that world* (its own hand there,
-dummy's once shown, the cards played: no seat sees another's hand, so there is no strategy fusion) until the trick
-in progress is complete and ``depth`` more tricks are played; what is left is valued by the card player's value of
-every card (a network trained with ``train card-player --target both``: the best legal card's predicted DD tricks
-for the side on lead), or counted at the end of the deal (a full play-out, ``depth=13``, for a player without
-card values). The card with the most tricks for the searcher's side on average over the worlds is played; ties (and
-decisions without a choice) go to the card player's own choice. Nothing is solved double dummy.
+At a decision with a real choice (two or more groups of equal legal cards) the searcher deals up to ``worlds``
+layouts of the cards it cannot see, consistent with its view (PIMC's sampler: uniform, or under the auction with
+``auction``), and values each candidate card (one per group) in them. Two ways (``values``):
 
-All of it runs on the numpy path of `CardPlayer` in batches over (world, candidate): a step of the play-outs is one
-matrix product per layer for every world and candidate still playing. The same seed and view give the same card.
+- ``dds`` (the default, the released recipe): the card player proposes and DDS checks it in a few worlds. A
+  decision where the card player is sure (the entropy of its distribution over the legal cards below ``gate``
+  nats) is left to it. Otherwise the first ``first`` worlds are solved double dummy; if the card player's own card is among the best by their mean, it is
+  played (most decisions stop here). Otherwise the remaining worlds are solved too and the card with the most of
+  (mean DD tricks over the worlds + ``prior`` x log of the card player's probability of its group) is played: the
+  player's policy is the prior that breaks the near-ties a handful of worlds leave, and keeps the search from the
+  random swings of a small sample. Like PIMC it values each world double dummy (strategy fusion inside a world),
+  at a tenth of PIMC-20's DDS calls or less.
+- ``playout``: no DDS at all. Each candidate is played, then every seat plays the card player's card *from its own
+  view of that world* (its own hand there, dummy's once shown, the cards played: no seat sees another's hand, so
+  there is no strategy fusion) until the trick in progress is complete and ``depth`` more tricks are played; what
+  is left is valued by the card player's value of every card (a network trained with ``train card-player --target
+  both``: the best legal card's predicted DD tricks for the side on lead), or counted at the end of the deal (a full
+  play-out, ``depth=13``). The card with the most tricks for the searcher's side on average over all ``worlds``
+  wins; ties go to the card player's own choice. All of it runs on the numpy path of `CardPlayer` in batches over
+  (world, candidate): a step of the play-outs is one matrix product per layer for every world and candidate still
+  playing.
+
+Decisions without a choice go to the card player. The same seed and view give the same card. What each setting
+cost and gained on `valid` positions is in `models/card-player/README.md` and `docs/results.md`.
 """
 
 from __future__ import annotations
@@ -22,7 +33,7 @@ from typing import Mapping
 import numpy as np
 
 from bridgerl.agents.learned.card_player import DEFAULT_MODEL, CardPlayerAgent
-from bridgerl.agents.play.pimc import SeededAgent, draw_worlds, holdings_of
+from bridgerl.agents.play.pimc import SeededAgent, draw_worlds, holdings_of, solve_worlds
 from bridgerl.core.card_play import PlayerView, view_of
 from bridgerl.core.play import PlayState
 from bridgerl.core.play_features import play_features
@@ -30,23 +41,38 @@ from bridgerl.core.play_features import play_features
 FULL = 13
 """``depth`` of a play-out to the end of the deal (no card values needed)."""
 
+VALUES = ("dds", "playout")
+"""How candidates are valued in the worlds: DDS, or the card player's own play."""
+
 _NEG = -1e9
 
 
 class CardSearch(SeededAgent):
-    """``cardsearch[:model=PATH,worlds=W,depth=D,auction=A]``: the module docstring's search.
+    """``cardsearch[:model=PATH,values=dds|playout,worlds=W,first=F,prior=P,gate=G,depth=D,auction=A]``: the
+    module docstring's search.
 
-    ``model``: the card player searched with (default ``models/card-player``); ``worlds``: layouts per decision
-    (default 8); ``depth``: tricks played after the trick in progress before the card values judge the rest (13,
-    the default: play-outs to the end; fewer need a player with card values; -1: 0 for such a player, else 13);
-    ``auction``: how worlds are drawn (none: uniform among the layouts consistent with the view; rules, sayc,
-    policy: as PIMC's ``auction``). The defaults are not a measured recipe yet (`docs/results.md`, issue #50)."""
+    ``model``: the card player searched with (default ``models/card-player``); ``values``: ``dds`` (default) or
+    ``playout``; ``worlds``: layouts per decision at most (default 4); ``first`` (dds): worlds solved before the card
+    player's card may be kept (default 2; at most ``worlds``); ``prior`` (dds): weight of the card player's
+    log-probability beside the mean DD tricks (default 0.3); ``gate`` (dds): the card player's entropy (nats) below
+    which it plays without a search (default 0: always search); ``depth`` (playout): tricks played after the trick in
+    progress before the card values judge the rest (13: to the end; fewer need a player with card values; -1: 0 for
+    such a player, else 13); ``auction``: how worlds are drawn (none: uniform among the layouts consistent with the
+    view; rules, sayc, policy: as PIMC's ``auction``)."""
 
-    def __init__(self, model: str = DEFAULT_MODEL, worlds: int = 8, depth: int = FULL, auction: str = "none",
-                 seed=None):
+    def __init__(self, model: str = DEFAULT_MODEL, values: str = "dds", worlds: int = 4, first: int = 2,
+                 prior: float = 0.3, gate: float = 0.0, depth: int = FULL, auction: str = "none", seed=None):
         super().__init__(seed)
+        if values not in VALUES:
+            raise ValueError(f"values must be one of {', '.join(VALUES)}, got {values!r}")
         if worlds < 1:
             raise ValueError(f"worlds must be at least 1, got {worlds}")
+        if first < 1:
+            raise ValueError(f"first must be at least 1, got {first}")
+        if not np.isfinite(prior) or prior < 0:
+            raise ValueError(f"prior must be a finite number >= 0, got {prior}")
+        if not np.isfinite(gate) or gate < 0:
+            raise ValueError(f"gate must be a finite number of nats >= 0, got {gate}")
         if not -1 <= depth <= FULL:
             raise ValueError(f"depth must be -1 (auto), 0 (the card values after this trick) .. 13 (to the end), "
                              f"got {depth}")
@@ -55,17 +81,26 @@ class CardSearch(SeededAgent):
         if auction not in METHODS:
             raise ValueError(f"auction must be one of {', '.join(METHODS)}, got {auction!r}")
         self.player = CardPlayerAgent(model)
-        self.model, self.worlds, self.auction = str(model), int(worlds), auction
+        self.model, self.values, self.worlds, self.auction = str(model), values, int(worlds), auction
+        self.first, self.prior = min(int(first), self.worlds), float(prior)  # first > worlds: all of them
+        self.gate = float(gate)
         self.depth = (0 if self.player.has_card_values else FULL) if depth < 0 else int(depth)
-        if self.depth < FULL and not self.player.has_card_values:
+        if values == "playout" and self.depth < FULL and not self.player.has_card_values:
             raise ValueError(f"depth {depth}: {model} has no card values to judge a play-out cut short (train one "
                              f"with --target both, or use depth=13)")
         self.bidders: Mapping[int, object] | None = None
         self.rows = 0  # network rows evaluated (trick-loss counts them)
+        self.solved = 0  # dds: decisions that solved their first worlds (the others passed the gate)
+        self.searched = 0  # dds: decisions that went past the first worlds
+        self.decisions = 0  # decisions with a choice
 
     def see_bidders(self, bidders: Mapping[int, object]) -> None:
         """The seats' bidders (for ``auction=policy``: worlds kept when they would have made the calls seen)."""
         self.bidders = dict(bidders)
+
+    def sample(self, view: PlayerView) -> np.ndarray:
+        """uint8[W, 52]: the decision's worlds, layouts consistent with ``view`` (and the auction, by ``auction``)."""
+        return draw_worlds(view, self.worlds, self.rng, auction=self.auction, bidders=self.bidders)
 
     def network_rows(self) -> int:
         return self.rows + self.player.network_rows()
@@ -79,18 +114,49 @@ class CardSearch(SeededAgent):
 
     def _act(self, view: PlayerView) -> int:
         groups = view.equivalent_groups()
-        own = int(self.player.act(view))
         if len(groups) < 2:
-            return own
+            return int(self.player.act(view))
+        self.decisions += 1
+        features = play_features(view, auction=self.player.auction)
+        logits = self.player.outputs(features[None].astype(np.float32))[0]
+        self.rows += 1
+        own = int(np.argmax(np.where(_legal_mask(view), logits, _NEG)))
+        if self.values == "dds" and self.gate > 0 and _entropy(logits, _legal_mask(view)) < self.gate:
+            return own  # the card player is sure: no search
+        worlds = self.sample(view)
         candidates = [group[0] for group in groups]
-        worlds = draw_worlds(view, self.worlds, self.rng, auction=self.auction, bidders=self.bidders)
+        if self.values == "dds":
+            return self._dds_choice(view, groups, own, logits, worlds)
         values = self.candidate_values(view, candidates, worlds)
         best = values.max()
         tied = [c for c, v in zip(candidates, values) if v >= best - 1e-9]
         if any(own in group for group in groups if group[0] in tied):
             return own  # the card player's own card when it is among the best
-        logits = self.player.outputs(play_features(view, auction=self.player.auction))
         return int(max(tied, key=lambda c: (logits[c], -c)))
+
+    def _dds_choice(self, view: PlayerView, groups, own: int, logits: np.ndarray, worlds: np.ndarray) -> int:
+        """``values=dds``: the card player's card if it is among the best in the first worlds, else the best of
+        mean DD tricks + prior x log-probability over every world drawn."""
+        first = solve_worlds(view, worlds[: self.first])  # int8[k, 52], -1 for illegal cards
+        self.solved += 1
+        group_of = {card: g for g, group in enumerate(groups) for card in group}
+        means = first.astype(np.float64).mean(0)
+        best = max(means[group[0]] for group in groups)
+        if means[own] >= best - 1e-9:
+            return own
+        self.searched += 1
+        scores = first
+        if len(worlds) > self.first:
+            scores = np.concatenate([first, solve_worlds(view, worlds[self.first:])])
+        means = scores.astype(np.float64).mean(0)
+        probability = _probabilities(logits, _legal_mask(view))
+        mass = np.array([probability[list(group)].sum() for group in groups])  # equal cards share their mass
+        score = np.array([means[group[0]] for group in groups]) + self.prior * np.log(np.maximum(mass, 1e-12))
+        top = score.max()
+        tied = [g for g in range(len(groups)) if score[g] >= top - 1e-9]
+        if group_of[own] in tied:
+            return own
+        return int(groups[max(tied, key=lambda g: (mass[g], -groups[g][0]))][0])
 
     def candidate_values(self, view: PlayerView, candidates: list[int], worlds: np.ndarray) -> np.ndarray:
         """float[C]: the searcher's side's total tricks in the deal after each candidate, averaged over ``worlds``
@@ -138,8 +204,27 @@ class CardSearch(SeededAgent):
         return np.argmax(np.where(legal, self.player.outputs(features), _NEG), axis=1)
 
     def __repr__(self) -> str:
-        return (f"CardSearch(model={self.model!r}, worlds={self.worlds}, depth={self.depth}, "
+        how = (f"first={self.first}, prior={self.prior}, gate={self.gate}" if self.values == "dds" else f"depth={self.depth}")
+        return (f"CardSearch(model={self.model!r}, values={self.values!r}, worlds={self.worlds}, {how}, "
                 f"auction={self.auction!r})")
+
+
+def _probabilities(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
+    """The card player's distribution over the legal cards (softmax of its outputs; 0 elsewhere)."""
+    shifted = np.where(legal, logits - logits[legal].max(), _NEG)
+    probability = np.exp(shifted)
+    return probability / probability.sum()
+
+
+def _entropy(logits: np.ndarray, legal: np.ndarray) -> float:
+    probability = _probabilities(logits, legal)
+    return float(-(probability * np.log(np.maximum(probability, 1e-30))).sum())
+
+
+def _legal_mask(view: PlayerView) -> np.ndarray:
+    legal = np.zeros(52, bool)
+    legal[list(view.legal)] = True
+    return legal
 
 
 def _side_tricks(state: PlayState, side: int) -> int:
@@ -147,4 +232,4 @@ def _side_tricks(state: PlayState, side: int) -> int:
     return state.declarer_tricks if state.declarer % 2 == side else state.defence_tricks
 
 
-__all__ = ["CardSearch", "FULL"]
+__all__ = ["CardSearch", "FULL", "VALUES"]
