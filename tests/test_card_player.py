@@ -276,7 +276,7 @@ def test_both_heads_are_seeded_resumable_and_value_every_card(positions_file, va
         card_player_task(target="both", value_weight=0)
 
 
-def test_worlds_target(tmp_path_factory, valid_file, tmp_path):
+def test_worlds_target(tmp_path_factory, positions_file, valid_file, tmp_path):
     """``--target worlds`` shares the target by the sampled worlds in which each card is best (files made with
     ``--label-worlds``), validated on the true deal of unlabelled positions; a file without labels is refused in
     one line."""
@@ -297,6 +297,16 @@ def test_worlds_target(tmp_path_factory, valid_file, tmp_path):
                  "--hidden", "32", "--epochs", "2", "--batch-size", "16", "--target", "worlds", "--quiet"]) == 0
     player = CardPlayer.load(out)
     assert player.metadata["target"] == "worlds" and "valid_trick_loss" in player.metadata
+    # mixed: the worlds' target from the labelled file, the true deal's from the other
+    plain = load_positions(positions_file)
+    for positions, like in ((positions, "worlds"), (plain, "best")):
+        for got, want in zip(positions_examples(positions, target="mixed"), positions_examples(positions, target=like)):
+            np.testing.assert_array_equal(got, want)
+    out = tmp_path / "mixed"
+    assert main(["train", "card-player", "--train", str(labelled), str(positions_file), "--valid",
+                 str(valid_file), "--out", str(out), "--hidden", "32", "--epochs", "1", "--batch-size", "16", "--target", "mixed",
+                 "--quiet"]) == 0
+    assert CardPlayer.load(out).metadata["target"] == "mixed"
 
 
 def test_selfplay_fine_tuning_is_seeded_and_resumes(positions_file, valid_file, player, tmp_path):

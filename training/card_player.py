@@ -11,6 +11,9 @@ counts over sampled worlds). Cross-entropy of the network's softmax over the leg
 sampled worlds, consistent with the chooser's view, in which each is DD-best: positions files made with
 ``bridgerl data positions --label-worlds K`` (the array ``worlds``).
 
+``target="mixed"`` (issue #50) takes the sampled worlds' target from the files that have it and the true deal's
+best cards from the others: a large set of positions labelled on the true deal alone, with a labelled part.
+
 ``target="both"`` (issue #50) trains two heads together: the policy on the ``best`` target (cross-entropy) and a
 value for every legal card, the DD tricks the side to play takes from here on after it (squared error, weighted
 by ``value_weight``): Pidgin's regression beside the imitation; the epoch kept is the policy's lowest trick loss.
@@ -52,10 +55,13 @@ def positions_examples(positions, auction: bool = False, which=None,
     """(features int8[P, F], legal bool[P, 52], target float32[P, 52], index int64[P]) of the positions with a
     real choice (or those of ``which``), in the order of their deals and steps (``index``: the positions' rows):
     the chooser's play features and, as ``target``, its DD-best legal cards shared equally (``best``), shared by
-    the sampled worlds in which each is best (``worlds``) or each legal card's DD tricks less the best card's
+    the sampled worlds in which each is best (``worlds``; ``mixed``: so where the file has those labels, else as
+    ``best``) or each legal card's DD tricks less the best card's
     (``tricks``, 0 off the legal cards)."""
     _check_target(target)
     pos, deals = positions.positions, positions.deals
+    if target == "mixed":
+        target = "worlds" if "worlds" in pos else "best"
     if target == "worlds" and "worlds" not in pos:
         raise ValueError(f"{positions.source}: no sampled-world labels for target 'worlds' (make the file with "
                          "bridgerl data positions --label-worlds K)")
@@ -130,8 +136,8 @@ def trick_loss(logits, legal, target, lost, *_):
     return jnp.take_along_axis(lost, card[:, None], axis=1).sum(), target.shape[0]
 
 
-TARGETS = {"best": (best_loss, "log_loss"), "worlds": (best_loss, "log_loss"), "tricks": (tricks_loss, "mse"),
-           "both": (both_loss, "log_loss+value")}
+TARGETS = {"best": (best_loss, "log_loss"), "worlds": (best_loss, "log_loss"), "mixed": (best_loss, "log_loss"),
+           "tricks": (tricks_loss, "mse"), "both": (both_loss, "log_loss+value")}
 
 
 def _check_target(target: str) -> None:
@@ -178,8 +184,8 @@ def card_player_task(auction: bool = False, augment: bool = True, target: str = 
                 examples=functools.partial(examples, auction=auction, target=target), loss=loss, metric=metric,
                 augment=relabel_suits if augment else None, select=trick_loss, select_metric="trick_loss",
                 # the sampled-world labels are a training target: validation positions are scored on the true deal
-                valid_examples=(functools.partial(examples, auction=auction, target="best") if target == "worlds"
-                                else None),
+                valid_examples=(functools.partial(examples, auction=auction, target="best")
+                                if target in ("worlds", "mixed") else None),
                 settings=settings)
 
 

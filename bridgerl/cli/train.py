@@ -330,10 +330,11 @@ def add_parser(commands) -> None:
             net.add_argument("--auction", action="store_true",
                              help="the features carry the auction's 231 bits (then pass --no-relabel: relabelling "
                                   "is exact only without the auction)")
-            net.add_argument("--target", choices=["best", "worlds", "tricks", "both"], default="best",
+            net.add_argument("--target", choices=["best", "worlds", "mixed", "tricks", "both"], default="best",
                              help="learn the DD-best cards of the true deal by cross-entropy (best, default), the "
                                   "cards best in the sampled worlds of files made with data positions "
-                                  "--label-worlds (worlds: seed 004's target), regress every legal card's DD "
+                                  "--label-worlds (worlds: seed 004's target; mixed: those where a file has them, "
+                                  "the true deal's elsewhere), regress every legal card's DD "
                                   "tricks less the best card's (tricks: the card of highest expected tricks given "
                                   "the view), or both heads together (both: best for the policy and a value for "
                                   "every card, each card's DD tricks, weighted by --value-weight; cardsearch reads "
