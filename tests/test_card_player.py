@@ -276,7 +276,7 @@ def test_both_heads_are_seeded_resumable_and_value_every_card(positions_file, va
         card_player_task(target="both", value_weight=0)
 
 
-def test_worlds_target(tmp_path_factory, positions_file, valid_file, tmp_path):
+def test_worlds_target(tmp_path_factory, positions_file, valid_file, tmp_path, capsys):
     """``--target worlds`` shares the target by the sampled worlds in which each card is best (files made with
     ``--label-worlds``), validated on the true deal of unlabelled positions; a file without labels is refused in
     one line."""
@@ -304,9 +304,13 @@ def test_worlds_target(tmp_path_factory, positions_file, valid_file, tmp_path):
             np.testing.assert_array_equal(got, want)
     out = tmp_path / "mixed"
     assert main(["train", "card-player", "--train", str(labelled), str(positions_file), "--valid",
-                 str(valid_file), "--out", str(out), "--hidden", "32", "--epochs", "1", "--batch-size", "16", "--target", "mixed",
-                 "--quiet"]) == 0
+                 str(valid_file), "--out", str(out), "--hidden", "32", "--epochs", "1", "--batch-size", "16",
+                 "--target", "mixed", "--quiet"]) == 0
     assert CardPlayer.load(out).metadata["target"] == "mixed"
+    assert main(["train", "card-player", "--train", str(positions_file), "--valid", str(valid_file), "--out",
+                 str(tmp_path / "none"), "--hidden", "32", "--epochs", "1", "--target", "mixed", "--quiet"]) == 2
+    assert "none of the training files has sampled-world labels" in capsys.readouterr().err
+    assert not (tmp_path / "none").exists()
 
 
 def test_selfplay_fine_tuning_is_seeded_and_resumes(positions_file, valid_file, player, tmp_path):

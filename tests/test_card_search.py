@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 
 from bridgerl.agents.learned.card_player import build, save
 from bridgerl.agents.play.card_search import CardSearch
-from bridgerl.core.play_features import feature_size
+from bridgerl.core.play_features import feature_size, play_features
 from bridgerl.evaluation.specs import load_play_agent
 from test_card_player import _play_states, _swap_hidden
 
@@ -44,14 +44,17 @@ def test_the_spec_and_the_same_card_for_the_same_seed(valued, how):
 
 def test_the_spec_defaults_and_bad_settings(valued):
     agent = load_play_agent("cardsearch")  # the released recipe
-    assert (agent.values, agent.worlds, agent.first, agent.prior, agent.auction) == ("dds", 4, 2, 0.3, "none")
-    assert load_play_agent(f"cardsearch:model={valued},worlds=1").first == 1  # at most the worlds drawn
+    assert (agent.values, agent.worlds, agent.first, agent.prior, agent.gate, agent.auction) == (
+        "dds", 4, 2, 0.3, 0.0, "none")
     assert load_play_agent(f"cardsearch:model={valued},values=playout,depth=-1").depth == 0  # values: after the trick
     assert load_play_agent(f"cardsearch:model={valued},values=playout").depth == 13  # play-outs to the end
     with pytest.raises(ValueError, match="has no card values"):
         load_play_agent("cardsearch:values=playout,depth=0")  # the released player has none
     for spec, message in (("worlds=0", "worlds must be at least 1"), ("values=mcts", "values must be one of"),
-                          ("first=0", "first must be at least 1"), ("prior=-1", "prior must be a finite"),
+                          ("first=0", "first must be 1 .. worlds"),
+                          ("worlds=1", "first must be 1 .. worlds \\(1\\), got 2"),
+                          ("values=playout,gate=0.5", "gate set but not used by values=playout"),
+                          ("depth=3", "depth set but not used by values=dds"), ("prior=-1", "prior must be a finite"),
                           ("gate=-0.5", "gate must be a finite"), ("auction=bayes", "auction must be one of")):
         with pytest.raises(ValueError, match=message):
             load_play_agent(f"cardsearch:model={valued},{spec}")
@@ -79,6 +82,11 @@ def test_dds_keeps_the_players_card_when_the_worlds_agree_and_overrules_it_when_
             assert agent.searched == searched + 1
             overruled += 1
     assert kept and overruled  # a random player: both cases occur
+    some = CardSearch(valued, worlds=2, first=1, gate=_median_entropy(valued), seed=0)  # searches about half
+    states = _choices(_play_states(range(6)))[:30]
+    for state in states:
+        assert some.act(state.view()) in state.view().legal
+    assert 0 < some.solved < some.decisions == len(states)
     sure = CardSearch(valued, worlds=2, first=1, gate=1e6, seed=0)  # every decision below the gate: no DDS at all
     for state in _choices(_play_states(range(2)))[:10]:
         assert sure.act(state.view()) == sure.player.act(state.view())
@@ -88,7 +96,7 @@ def test_dds_keeps_the_players_card_when_the_worlds_agree_and_overrules_it_when_
 @pytest.mark.parametrize("values", ["dds", "playout"])
 def test_it_reads_its_own_view_only(valued, values):
     """The hidden cards dealt again between the hidden hands: the same worlds are drawn, the same card played."""
-    agent = CardSearch(valued, values=values, worlds=3, first=1, seed=0)
+    agent = CardSearch(valued, values=values, worlds=3, seed=0)
     rng = np.random.default_rng(1)
     for state in _choices(_play_states(range(3)))[:8]:
         agent.reseed(7)
@@ -118,3 +126,47 @@ def test_candidate_values_are_the_searchers_tricks(valued):
         won = view.declarer_tricks if view.is_declaring_side else len(view.tricks) - view.declarer_tricks
         assert values.shape == (len(candidates),) and (values == np.round(values)).all()
         assert (values >= won).all() and (values <= won + 13 - len(view.tricks)).all()
+
+
+def _median_entropy(model) -> float:
+    from bridgerl.agents.play.card_search import _entropy, _legal_mask
+
+    agent = CardSearch(model, seed=0)
+    values = []
+    for state in _choices(_play_states(range(6)))[:30]:
+        view = state.view()
+        features = play_features(view, auction=False)[None].astype(np.float32)
+        values.append(_entropy(agent.player.outputs(features)[0], _legal_mask(view)))
+    return float(np.median(values))
+
+
+@pytest.mark.parametrize("prior, kept", [(0.0, False), (0.3, True)])
+def test_the_prior_keeps_the_players_card_on_a_near_tie(valued, monkeypatch, prior, kept):
+    """Solved worlds where another card is half a trick better on average: with no prior the search plays it; with
+    the prior, the player's strong preference (its group's probability 90 times the other's) keeps its own card."""
+    import bridgerl.agents.play.card_search as module
+
+    agent = CardSearch(valued, worlds=2, first=1, prior=prior, seed=0)
+    state = _choices(_play_states(range(2)))[0]
+    view = state.view()
+    groups = view.equivalent_groups()
+    own, other = groups[0][0], groups[1][0]
+    logits = np.full(52, -30.0, np.float32)
+    logits[list(view.legal)] = -10.0
+    logits[own], logits[other] = np.log(0.9), np.log(0.01)
+    scores = np.where(np.isin(np.arange(52), list(view.legal)), 3, -1).astype(np.int8)
+    calls = []
+
+    def solve(view, worlds):  # first world: the other card 1 trick better; second: both equal
+        calls.append(len(worlds))
+        rows = np.repeat(scores[None], len(worlds), 0)
+        if len(calls) == 1:
+            rows[:, other] = 4
+        else:
+            rows[:, other] = 3
+        return rows
+
+    monkeypatch.setattr(module, "solve_worlds", solve)
+    card = agent._dds_choice(view, groups, own, logits, np.zeros((2, 52), np.uint8))
+    assert calls == [1, 1] and agent.searched == 1
+    assert card == (own if kept else other)

@@ -35,6 +35,7 @@ auction bits, for which no relabelling is exact (the bidders treat suits differe
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 
 import numpy as np
 
@@ -42,7 +43,7 @@ from bridgerl.agents.learned.card_player import FORMAT, build, masked_choice
 from bridgerl.agents.play.simulation import policy_loss
 from bridgerl.core.bridge import CARD_OFFSET
 from bridgerl.core.play_features import OFFSETS, feature_size, play_features
-from bridgerl.core.positions import load_positions
+from bridgerl.core.positions import has_world_labels, load_positions
 from bridgerl.training.simulation import suit_relabelling
 from bridgerl.training.supervised import SupervisedConfig, Task, train_supervised
 
@@ -189,13 +190,23 @@ def card_player_task(auction: bool = False, augment: bool = True, target: str = 
                 settings=settings)
 
 
+def check_mixed(train) -> None:
+    """``--target mixed`` needs sampled-world labels in at least one training file (else it is ``best``)."""
+    paths = [train] if isinstance(train, (str, Path)) else list(train)
+    if not any(has_world_labels(path) for path in paths):
+        raise ValueError("--target mixed: none of the training files has sampled-world labels (make one with "
+                         "bridgerl data positions --label-worlds K); without them it is --target best")
+
+
 def train_card_player(out, train, valid, config: SupervisedConfig = SupervisedConfig(**DEFAULTS), auction=False,
                       augment=True, target: str = "best", seed: int = 0, value_weight: float = 0.25,
                       **kwargs) -> dict:
     """Train the card player on ``train`` positions file(s), select the epoch on ``valid`` (`train_supervised`)."""
+    if target == "mixed":
+        check_mixed(train)
     return train_supervised(card_player_task(auction, augment, target, value_weight), out, train, valid, config,
                             seed, **kwargs)
 
 
-__all__ = ["DEFAULTS", "TARGETS", "positions_examples", "relabel_suits", "card_player_task", "train_card_player",
+__all__ = ["DEFAULTS", "TARGETS", "check_mixed", "positions_examples", "relabel_suits", "card_player_task", "train_card_player",
            "trick_loss"]

@@ -6,12 +6,13 @@ layouts of the cards it cannot see, consistent with its view (PIMC's sampler: un
 
 - ``dds`` (the default, the released recipe): the card player proposes and DDS checks it in a few worlds. A
   decision where the card player is sure (the entropy of its distribution over the legal cards below ``gate``
-  nats) is left to it. Otherwise the first ``first`` worlds are solved double dummy; if the card player's own card is among the best by their mean, it is
-  played (most decisions stop here). Otherwise the remaining worlds are solved too and the card with the most of
-  (mean DD tricks over the worlds + ``prior`` x log of the card player's probability of its group) is played: the
-  player's policy is the prior that breaks the near-ties a handful of worlds leave, and keeps the search from the
-  random swings of a small sample. Like PIMC it values each world double dummy (strategy fusion inside a world),
-  at a tenth of PIMC-20's DDS calls or less.
+  nats) is left to it. Otherwise the first ``first`` worlds are solved double dummy; if the card player's own card
+  is among the best by their mean, it is played (most decisions stop here). Otherwise the remaining worlds are
+  solved too and the card with the most of (mean DD tricks over the worlds + ``prior`` x log of the card player's
+  probability of its group) is played: the player's policy is the prior that breaks the near-ties a handful of
+  worlds leave, and keeps the search from the random swings of a small sample. Like PIMC it values each world
+  double dummy (strategy fusion inside a world), with at most ``worlds`` DDS positions a decision against
+  PIMC-20's twenty.
 - ``playout``: no DDS at all. Each candidate is played, then every seat plays the card player's card *from its own
   view of that world* (its own hand there, dummy's once shown, the cards played: no seat sees another's hand, so
   there is no strategy fusion) until the trick in progress is complete and ``depth`` more tricks are played; what
@@ -23,7 +24,7 @@ layouts of the cards it cannot see, consistent with its view (PIMC's sampler: un
   playing.
 
 Decisions without a choice go to the card player. The same seed and view give the same card. What each setting
-cost and gained on `valid` positions is in `models/card-player/README.md` and `docs/results.md`.
+cost and gained on `valid` positions: `docs/results.md`, "The card player, second step (issue #50)".
 """
 
 from __future__ import annotations
@@ -53,7 +54,7 @@ class CardSearch(SeededAgent):
 
     ``model``: the card player searched with (default ``models/card-player``); ``values``: ``dds`` (default) or
     ``playout``; ``worlds``: layouts per decision at most (default 4); ``first`` (dds): worlds solved before the card
-    player's card may be kept (default 2; at most ``worlds``); ``prior`` (dds): weight of the card player's
+    player's card may be kept (default 2, at most ``worlds``); ``prior`` (dds): weight of the card player's
     log-probability beside the mean DD tricks (default 0.3); ``gate`` (dds): the card player's entropy (nats) below
     which it plays without a search (default 0: always search); ``depth`` (playout): tricks played after the trick in
     progress before the card values judge the rest (13: to the end; fewer need a player with card values; -1: 0 for
@@ -67,12 +68,17 @@ class CardSearch(SeededAgent):
             raise ValueError(f"values must be one of {', '.join(VALUES)}, got {values!r}")
         if worlds < 1:
             raise ValueError(f"worlds must be at least 1, got {worlds}")
-        if first < 1:
-            raise ValueError(f"first must be at least 1, got {first}")
+        if not 1 <= first <= (worlds if values == "dds" else first):
+            raise ValueError(f"first must be 1 .. worlds ({worlds}), got {first}")
         if not np.isfinite(prior) or prior < 0:
             raise ValueError(f"prior must be a finite number >= 0, got {prior}")
         if not np.isfinite(gate) or gate < 0:
             raise ValueError(f"gate must be a finite number of nats >= 0, got {gate}")
+        other = ([name for name, given, default in (("first", first, 2), ("prior", prior, 0.3), ("gate", gate, 0.0))
+                  if given != default] if values == "playout" else ["depth"] if depth != FULL else [])
+        if other:
+            raise ValueError(f"{', '.join(other)} set but not used by values={values} (first, prior and gate go with "
+                             f"values=dds, depth with values=playout)")
         if not -1 <= depth <= FULL:
             raise ValueError(f"depth must be -1 (auto), 0 (the card values after this trick) .. 13 (to the end), "
                              f"got {depth}")
@@ -82,7 +88,7 @@ class CardSearch(SeededAgent):
             raise ValueError(f"auction must be one of {', '.join(METHODS)}, got {auction!r}")
         self.player = CardPlayerAgent(model)
         self.model, self.values, self.worlds, self.auction = str(model), values, int(worlds), auction
-        self.first, self.prior = min(int(first), self.worlds), float(prior)  # first > worlds: all of them
+        self.first, self.prior = int(first), float(prior)
         self.gate = float(gate)
         self.depth = (0 if self.player.has_card_values else FULL) if depth < 0 else int(depth)
         if values == "playout" and self.depth < FULL and not self.player.has_card_values:
@@ -204,7 +210,8 @@ class CardSearch(SeededAgent):
         return np.argmax(np.where(legal, self.player.outputs(features), _NEG), axis=1)
 
     def __repr__(self) -> str:
-        how = (f"first={self.first}, prior={self.prior}, gate={self.gate}" if self.values == "dds" else f"depth={self.depth}")
+        how = (f"first={self.first}, prior={self.prior}, gate={self.gate}" if self.values == "dds"
+               else f"depth={self.depth}")
         return (f"CardSearch(model={self.model!r}, values={self.values!r}, worlds={self.worlds}, {how}, "
                 f"auction={self.auction!r})")
 

@@ -100,8 +100,10 @@ def _train_network(args) -> int:
 
         task = issn_task(args.target)
     elif kind == "card-player":
-        from ..training.card_player import card_player_task
+        from ..training.card_player import card_player_task, check_mixed
 
+        if args.target == "mixed":
+            check_mixed(args.train)
         task = card_player_task(args.auction, not args.no_relabel, args.target, args.value_weight)
     else:
         from ..training.simulation import ssn_task

@@ -152,6 +152,17 @@ def file_arrays(deals: dict, positions: dict, meta: dict) -> dict:
     return arrays
 
 
+def has_world_labels(path: str | os.PathLike) -> bool:
+    """Whether a positions file carries sampled-world labels (``pos_worlds``), read from its index alone."""
+    import zipfile
+
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return "pos_worlds.npy" in archive.namelist()
+    except (OSError, zipfile.BadZipFile) as error:
+        raise PositionsError(f"{path}: not a readable positions file ({error})") from None
+
+
 def load_positions(path: str | os.PathLike) -> Positions:
     """Load and check a positions file; a missing array, a wrong shape or an index out of range is one line naming
     the file."""
