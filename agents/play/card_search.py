@@ -69,7 +69,8 @@ class CardSearch(SeededAgent):
         if worlds < 1:
             raise ValueError(f"worlds must be at least 1, got {worlds}")
         if not 1 <= first <= (worlds if values == "dds" else first):
-            raise ValueError(f"first must be 1 .. worlds ({worlds}), got {first}")
+            raise ValueError(f"first must be 1 .. worlds ({worlds}), got {first}"
+                             + (" (the default 2: give first too)" if first == 2 and worlds < 2 else ""))
         if not np.isfinite(prior) or prior < 0:
             raise ValueError(f"prior must be a finite number >= 0, got {prior}")
         if not np.isfinite(gate) or gate < 0:
