@@ -29,6 +29,7 @@ cost and gained on `valid` positions: `docs/results.md`, "The card player, secon
 
 from __future__ import annotations
 
+import functools
 from typing import Mapping
 
 import numpy as np
@@ -114,9 +115,7 @@ class CardSearch(SeededAgent):
 
     # -- the search ---------------------------------------------------------------------------------------------
     def act(self, view: PlayerView) -> int:
-        from threadpoolctl import threadpool_limits
-
-        with threadpool_limits(limits=1, user_api="blas"):  # small products: BLAS threads only thrash
+        with _blas_controller().limit(limits=1, user_api="blas"):  # small products: BLAS threads only thrash
             return self._act(view)
 
     def _act(self, view: PlayerView) -> int:
@@ -215,6 +214,14 @@ class CardSearch(SeededAgent):
                else f"depth={self.depth}")
         return (f"CardSearch(model={self.model!r}, values={self.values!r}, worlds={self.worlds}, {how}, "
                 f"auction={self.auction!r})")
+
+
+@functools.cache
+def _blas_controller():
+    """threadpoolctl's view of the loaded libraries, found once (finding them costs about a millisecond)."""
+    from threadpoolctl import ThreadpoolController
+
+    return ThreadpoolController()
 
 
 def _probabilities(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
