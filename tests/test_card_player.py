@@ -202,6 +202,47 @@ def test_training_is_seeded_resumable_and_loads_checked(positions_file, valid_fi
     shutil.rmtree(tmp_path / "b")
 
 
+def test_cosine_learning_rate_is_seeded_resumable_and_keeps_its_epochs(positions_file, valid_file, tmp_path,
+                                                                        monkeypatch):
+    """``--lr-decay cosine`` decays the rate over the run's steps: seeded, an interrupted run resumes to the same
+    epochs as an uninterrupted one, and a resume that would stretch the schedule (other --epochs) is refused."""
+    import bridgerl.training.supervised as supervised
+
+    task = card_player_task()
+    cosine = SupervisedConfig(hidden=(32,), epochs=3, batch_size=32, lr_decay="cosine")
+    train_supervised(task, tmp_path / "a", positions_file, valid_file, cosine, seed=4, progress=False)
+    constant = SupervisedConfig(hidden=(32,), epochs=3, batch_size=32)
+    train_supervised(task, tmp_path / "k", positions_file, valid_file, constant, seed=4, progress=False)
+    log = (tmp_path / "a" / "log.jsonl").read_text()
+    assert log != (tmp_path / "k" / "log.jsonl").read_text()  # the decay changes the run
+    make_epoch = supervised.make_epoch
+
+    def interrupted(*args, **kwargs):  # the second epoch never ends
+        run = make_epoch(*args, **kwargs)
+        calls = []
+
+        def epoch(*a):
+            calls.append(1)
+            if len(calls) == 2:
+                raise KeyboardInterrupt
+            return run(*a)
+        return epoch
+
+    monkeypatch.setattr(supervised, "make_epoch", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        train_supervised(task, tmp_path / "c", positions_file, valid_file, cosine, seed=4, progress=False)
+    monkeypatch.setattr(supervised, "make_epoch", make_epoch)
+    train_supervised(task, tmp_path / "c", positions_file, valid_file, cosine, seed=4, resume=True, progress=False)
+    assert (tmp_path / "c" / "log.jsonl").read_text() == log
+    assert (tmp_path / "c" / "model.msgpack").read_bytes() == (tmp_path / "a" / "model.msgpack").read_bytes()
+    longer = SupervisedConfig(hidden=(32,), epochs=4, batch_size=32, lr_decay="cosine")
+    with pytest.raises(ValueError, match="epochs"):
+        train_supervised(task, tmp_path / "c", positions_file, valid_file, longer, seed=4, resume=True,
+                         progress=False)
+    with pytest.raises(ValueError, match="learning-rate decay must be one of constant, cosine"):
+        SupervisedConfig(lr_decay="linear")
+
+
 def test_tricks_target_and_the_kept_epoch_by_valid_trick_loss(positions_file, valid_file, tmp_path):
     """``--target tricks`` regresses each legal card's DD tricks less the best's; every run keeps the epoch of the
     lowest validation trick loss, the figure `evaluate trick-loss` gives for the saved model on those positions."""

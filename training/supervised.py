@@ -28,6 +28,9 @@ from bridgerl.training.run import _load_state, _save_state
 MODEL_FILE, STATE_FILE, LOG_FILE = "model.msgpack", "train_state.msgpack", "log.jsonl"
 
 
+LR_DECAYS = ("constant", "cosine")
+
+
 @dataclass(frozen=True)
 class SupervisedConfig:
     hidden: tuple[int, ...] = (256, 256)
@@ -35,8 +38,11 @@ class SupervisedConfig:
     weight_decay: float = 1e-4
     batch_size: int = 256
     epochs: int = 20
+    lr_decay: str = "constant"  # or "cosine": from learning_rate to 0 over every step of the epochs
 
     def __post_init__(self):
+        if self.lr_decay not in LR_DECAYS:
+            raise ValueError(f"learning-rate decay must be one of {', '.join(LR_DECAYS)}, got {self.lr_decay!r}")
         for name in ("batch_size", "epochs"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
@@ -185,16 +191,20 @@ def train_supervised(task: Task, out, train, valid, config: SupervisedConfig = S
         raise ValueError(f"{', '.join(map(str, train))}: {len(data[0])} positions, fewer than one batch of "
                          f"{config.batch_size}")
     graphdef, params = nnx.split(task.build(config.hidden, seed=seed))
-    optimizer = optax.adamw(config.learning_rate, weight_decay=config.weight_decay)
+    rate = config.learning_rate
+    if config.lr_decay == "cosine":  # the schedule spans the run's steps: a resume may not add epochs then
+        rate = optax.cosine_decay_schedule(config.learning_rate, config.epochs * (len(data[0]) // config.batch_size))
+    optimizer = optax.adamw(rate, weight_decay=config.weight_decay)
     opt_state = optimizer.init(params)
-    settings = {k: v for k, v in dataclasses.asdict(config).items() if k != "epochs"}  # a resume may add epochs
+    settings = {k: v for k, v in dataclasses.asdict(config).items()
+                if k != "epochs" or config.lr_decay == "cosine"}  # a resume may add epochs at a constant rate
     meta = {"config": settings, "seed": seed, "data": [*map(str, train), str(valid)], "env_id": None,
             "env_options": {"kind": task.kind, "features": task.features, **task.settings}, "pretrain": None,
             "constructive": None}  # what _load_state compares on --resume
     carry = {"params": params, "opt_state": opt_state, "key": jax.random.PRNGKey(seed),
              "epoch": jax.numpy.int32(0), "best": jax.numpy.float32(np.inf)}
     if resume:
-        carry = _load_state(state_path, carry, meta)
+        carry = _load_state(state_path, carry, meta, config_class=SupervisedConfig)
         log = out / LOG_FILE  # lines of epochs past the saved state (cut short by an interruption) go
         kept = [line for line in (log.read_text().splitlines() if log.exists() else [])
                 if line.strip() and json.loads(line)["epoch"] <= int(carry["epoch"])]

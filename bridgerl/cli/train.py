@@ -90,7 +90,8 @@ def _train_network(args) -> int:
                 "card-player": {"hidden": (512, 512, 512), "learning_rate": 3e-4}}[kind]
     given = {k: v for k, v in (("hidden", tuple(args.hidden) if args.hidden else None),
                                ("learning_rate", args.learning_rate), ("epochs", args.epochs),
-                               ("batch_size", args.batch_size), ("weight_decay", args.weight_decay))
+                               ("batch_size", args.batch_size), ("weight_decay", args.weight_decay),
+                               ("lr_decay", args.lr_decay))
              if v is not None}
     config = SupervisedConfig(**{**defaults, **given})
     if kind == "card-location":
@@ -319,6 +320,9 @@ def add_parser(commands) -> None:
         net.add_argument("--batch-size", type=positive_int, default=None, help="examples per step (default 256)")
         net.add_argument("--weight-decay", type=non_negative_float, default=None,
                          help="AdamW weight decay (default 1e-4)")
+        net.add_argument("--lr-decay", choices=["constant", "cosine"], default=None,
+                         help="the learning rate constant (default; a resume may add epochs) or decayed to 0 by a "
+                              "cosine over every step of --epochs (a resume keeps --epochs)")
         net.add_argument("--seed", type=non_negative_int, default=0, help="initialisation and shuffling (default 0)")
         net.add_argument("--resume", action="store_true", help="continue the run saved in --out")
         net.add_argument("--force", action="store_true", help="start a new run in an --out that holds one")
