@@ -129,14 +129,14 @@ def test_candidate_values_are_the_searchers_tricks(valued):
 
 
 def _median_entropy(model) -> float:
-    from bridgerl.agents.play.card_search import _entropy, _legal_mask
+    from bridgerl.agents.play.card_search import _entropy
 
     agent = CardSearch(model, seed=0)
     values = []
     for state in _choices(_play_states(range(6)))[:30]:
         view = state.view()
         features = play_features(view, auction=False)[None].astype(np.float32)
-        values.append(_entropy(agent.player.outputs(features)[0], _legal_mask(view)))
+        values.append(_entropy(agent.player.outputs(features)[0], view.legal_mask()))
     return float(np.median(values))
 
 
@@ -167,6 +167,6 @@ def test_the_prior_keeps_the_players_card_on_a_near_tie(valued, monkeypatch, pri
         return rows
 
     monkeypatch.setattr(module, "solve_worlds", solve)
-    card = agent._dds_choice(view, groups, own, logits, np.zeros((2, 52), np.uint8))
+    card = agent._dds_choice(view, groups, own, logits, view.legal_mask(), np.zeros((2, 52), np.uint8))
     assert calls == [1, 1] and agent.searched == 1
     assert card == (own if kept else other)

@@ -208,5 +208,5 @@ def train_card_player(out, train, valid, config: SupervisedConfig = SupervisedCo
                             seed, **kwargs)
 
 
-__all__ = ["DEFAULTS", "TARGETS", "check_mixed", "positions_examples", "relabel_suits", "card_player_task", "train_card_player",
-           "trick_loss"]
+__all__ = ["DEFAULTS", "TARGETS", "check_mixed", "positions_examples", "relabel_suits", "card_player_task",
+           "train_card_player", "trick_loss"]

@@ -149,9 +149,7 @@ class CardPlayer:
         cards = np.zeros(len(views), np.int64)
         for i, view in enumerate(views):
             logits = self.outputs(play_features(view, auction=self.auction))
-            legal = np.zeros(52, bool)
-            legal[list(view.legal)] = True
-            cards[i] = int(np.argmax(np.where(legal, logits, _NEG)))
+            cards[i] = int(np.argmax(np.where(view.legal_mask(), logits, _NEG)))
         self.calls += 1
         self.rows += len(views)
         return cards

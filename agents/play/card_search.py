@@ -126,13 +126,14 @@ class CardSearch(SeededAgent):
         features = play_features(view, auction=self.player.auction)
         logits = self.player.outputs(features[None].astype(np.float32))[0]
         self.rows += 1
-        own = int(np.argmax(np.where(_legal_mask(view), logits, _NEG)))
-        if self.values == "dds" and self.gate > 0 and _entropy(logits, _legal_mask(view)) < self.gate:
+        legal = view.legal_mask()
+        own = int(np.argmax(np.where(legal, logits, _NEG)))
+        if self.values == "dds" and self.gate > 0 and _entropy(logits, legal) < self.gate:
             return own  # the card player is sure: no search
         worlds = self.sample(view)
         candidates = [group[0] for group in groups]
         if self.values == "dds":
-            return self._dds_choice(view, groups, own, logits, worlds)
+            return self._dds_choice(view, groups, own, logits, legal, worlds)
         values = self.candidate_values(view, candidates, worlds)
         best = values.max()
         tied = [c for c, v in zip(candidates, values) if v >= best - 1e-9]
@@ -140,7 +141,8 @@ class CardSearch(SeededAgent):
             return own  # the card player's own card when it is among the best
         return int(max(tied, key=lambda c: (logits[c], -c)))
 
-    def _dds_choice(self, view: PlayerView, groups, own: int, logits: np.ndarray, worlds: np.ndarray) -> int:
+    def _dds_choice(self, view: PlayerView, groups, own: int, logits: np.ndarray, legal: np.ndarray,
+                    worlds: np.ndarray) -> int:
         """``values=dds``: the card player's card if it is among the best in the first worlds, else the best of
         mean DD tricks + prior x log-probability over every world drawn."""
         first = solve_worlds(view, worlds[: self.first])  # int8[k, 52], -1 for illegal cards
@@ -155,7 +157,7 @@ class CardSearch(SeededAgent):
         if len(worlds) > self.first:
             scores = np.concatenate([first, solve_worlds(view, worlds[self.first:])])
         means = scores.astype(np.float64).mean(0)
-        probability = _probabilities(logits, _legal_mask(view))
+        probability = _probabilities(logits, legal)
         mass = np.array([probability[list(group)].sum() for group in groups])  # equal cards share their mass
         score = np.array([means[group[0]] for group in groups]) + self.prior * np.log(np.maximum(mass, 1e-12))
         top = score.max()
@@ -198,9 +200,7 @@ class CardSearch(SeededAgent):
     def _batch(self, views: list[PlayerView]) -> tuple[np.ndarray, np.ndarray]:
         """(features float32[N, F], legal bool[N, 52]) of views evaluated together (counted in ``rows``)."""
         features = np.stack([play_features(v, auction=self.player.auction) for v in views]).astype(np.float32)
-        legal = np.zeros((len(views), 52), bool)
-        for k, v in enumerate(views):
-            legal[k, list(v.legal)] = True
+        legal = np.stack([v.legal_mask() for v in views])
         self.rows += len(views)
         return features, legal
 
@@ -234,12 +234,6 @@ def _probabilities(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
 def _entropy(logits: np.ndarray, legal: np.ndarray) -> float:
     probability = _probabilities(logits, legal)
     return float(-(probability * np.log(np.maximum(probability, 1e-30))).sum())
-
-
-def _legal_mask(view: PlayerView) -> np.ndarray:
-    legal = np.zeros(52, bool)
-    legal[list(view.legal)] = True
-    return legal
 
 
 def _side_tricks(state: PlayState, side: int) -> int:

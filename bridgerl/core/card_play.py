@@ -97,6 +97,12 @@ class PlayerView(ContractSeats):
             seen |= mask_of(cards)
         return cards_of(((1 << 52) - 1) & ~seen)
 
+    def legal_mask(self) -> np.ndarray:
+        """bool[52]: True for the cards the player may play now (``legal``)."""
+        mask = np.zeros(52, bool)
+        mask[list(self.legal)] = True
+        return mask
+
     def equivalent_groups(self) -> list[list[int]]:
         """Legal cards in groups of equals: the same suit, with only cards of completed tricks between them (a card
         in the trick in progress still separates: it may beat one and not the other). Lowest first."""
