@@ -10,5 +10,7 @@ OpenSpiel games.
 __version__ = "0.1.0"
 
 from bridgerl.registration import register_gymnasium as _register_gymnasium
+from bridgerl.registration import register_loaders as _register_loaders
 
 _register_gymnasium()
+_register_loaders()

@@ -24,6 +24,20 @@ ENTRY_POINTS = {
 }
 
 
+LOADERS = {
+    # a learned card player by path, for the JAX bidding envs on fresh deals (`jaxenv.make(..., dataset="fresh")`)
+    "card_player": "bridgerl.agents.learned.card_player:CardPlayerAgent",
+}
+
+
+def register_loaders() -> None:
+    """The loaders of `bridgerl.core.loaders` (strings: nothing is imported until one is used)."""
+    from bridgerl.core import loaders
+
+    for name, entry_point in LOADERS.items():
+        loaders.register(name, entry_point)
+
+
 def register_gymnasium() -> None:
     import gymnasium
 

@@ -96,26 +96,7 @@ class Bridge(PgxEnv):
     def init(self, key: jax.Array, index=None) -> State:
         """The deal of row ``index`` (sampled with ``key`` when None) before the first call."""
         index = pick_row(key, index, self.owner.shape[0])
-        dealer = self.dealer[index]
-        i32 = jnp.int32
-        state = State(
-            current_player=dealer, observation=jnp.zeros(OBSERVATION_SIZE, jnp.int8),
-            legal_action_mask=jnp.zeros(NUM_ACTIONS, bool), rewards=jnp.zeros(4, jnp.float32),
-            terminated=jnp.bool_(False), truncated=jnp.bool_(False), index=index, dealer=dealer,
-            vulnerable=self.vul[index], phase=i32(AUCTION), contract=i32(-1), penalty=i32(0), declarer=i32(-1),
-            tricks=i32(0), seat=dealer,
-            _owner=self.owner[index].astype(jnp.int8), _dd=self.dd[index].astype(jnp.int8), _par=self.par[index],
-            _values=jnp.zeros(35, i32), _leading=i32(0), _last_bid=i32(-1), _last_bidder=i32(-1), _penalty=i32(0),
-            _trailing=i32(0), _first_namer=jnp.full((2, 5), -1, i32),
-            _order=jnp.full(52, -1, jnp.int8), _trick=jnp.full(4, -1, i32), _trick_len=i32(0), _leader=i32(0),
-            _done=i32(0), _voids=jnp.zeros((4, 4), bool))
-        # `_refresh` of a deal before its first call, written out: no play bits, no cards (cheap, as init runs for
-        # every finished game of a batch at each step of an auto-reset loop)
-        calls = call_mask(dealer, state._last_bid, state._last_bidder, state._penalty)
-        return state.replace(
-            observation=jnp.concatenate([auction_bits(state._values, state._leading, state.vulnerable, state._owner,
-                                                      dealer), jnp.zeros(OBSERVATION_SIZE - AUCTION_BITS, jnp.int8)]),
-            legal_action_mask=jnp.concatenate([calls, jnp.zeros(NUM_ACTIONS - NUM_CALLS, bool)]))
+        return start(self.owner[index], self.dd[index], self.dealer[index], self.vul[index], self.par[index], index)
 
     def step(self, state: State, action, key=None) -> State:
         """The state after the seat choosing takes ``action`` (``key``: pgx's argument, unused: the deal is fixed
@@ -211,6 +192,32 @@ class Bridge(PgxEnv):
         ns = score_ns(state.contract, state.penalty, state.declarer, state.tricks, state.vulnerable)
         ns = (ns if self.reward_points else imps(ns - state._par)).astype(jnp.float32)
         return jnp.array([1.0, -1.0, 1.0, -1.0]) * ns
+
+
+def start(owner, dd, dealer, vulnerable, par, index) -> State:
+    """The state of a deal (``owner`` [52] seat of each card, ``dd`` [4, 5] its DD table, zeros when unknown) with
+    ``dealer``, vulnerability code and ``par`` (NS) before the first call; ``index`` its dataset row (-1: a fresh
+    deal)."""
+    i32 = jnp.int32
+    dealer = jnp.asarray(dealer, i32)
+    state = State(
+        current_player=dealer, observation=jnp.zeros(OBSERVATION_SIZE, jnp.int8),
+        legal_action_mask=jnp.zeros(NUM_ACTIONS, bool), rewards=jnp.zeros(4, jnp.float32),
+        terminated=jnp.bool_(False), truncated=jnp.bool_(False), index=jnp.asarray(index, i32), dealer=dealer,
+        vulnerable=jnp.asarray(vulnerable, i32), phase=i32(AUCTION), contract=i32(-1), penalty=i32(0),
+        declarer=i32(-1), tricks=i32(0), seat=dealer,
+        _owner=jnp.asarray(owner).astype(jnp.int8), _dd=jnp.asarray(dd).astype(jnp.int8),
+        _par=jnp.asarray(par, i32), _values=jnp.zeros(35, i32), _leading=i32(0), _last_bid=i32(-1), _last_bidder=i32(-1), _penalty=i32(0),
+        _trailing=i32(0), _first_namer=jnp.full((2, 5), -1, i32),
+        _order=jnp.full(52, -1, jnp.int8), _trick=jnp.full(4, -1, i32), _trick_len=i32(0), _leader=i32(0),
+        _done=i32(0), _voids=jnp.zeros((4, 4), bool))
+    # `_refresh` of a deal before its first call, written out: no play bits, no cards (cheap, as init runs for
+    # every finished game of a batch at each step of an auto-reset loop)
+    calls = call_mask(dealer, state._last_bid, state._last_bidder, state._penalty)
+    return state.replace(
+        observation=jnp.concatenate([auction_bits(state._values, state._leading, state.vulnerable, state._owner,
+                                                  dealer), jnp.zeros(OBSERVATION_SIZE - AUCTION_BITS, jnp.int8)]),
+        legal_action_mask=jnp.concatenate([calls, jnp.zeros(NUM_ACTIONS - NUM_CALLS, bool)]))
 
 
 def _card(state: State, action) -> State:

@@ -61,16 +61,7 @@ class CompetitiveBidding(PgxEnv):
 
     def init(self, key: jax.Array, index=None) -> State:
         index = pick_row(key, index, self.owner.shape[0])
-        dealer = self.dealer[index]
-        state = State(
-            current_player=dealer, observation=jnp.zeros(OBSERVATION_SIZE, jnp.int8),
-            legal_action_mask=jnp.zeros(NUM_ACTIONS, bool), rewards=jnp.zeros(4, jnp.float32),
-            terminated=jnp.bool_(False), truncated=jnp.bool_(False), index=index, dealer=dealer,
-            vulnerable=self.vul[index],
-            _owner=self.owner[index], _dd=self.dd[index], _par=self.par[index], _values=jnp.zeros(35, jnp.int32),
-            _leading=jnp.int32(0), _last_bid=jnp.int32(-1), _last_bidder=jnp.int32(-1), _penalty=jnp.int32(0),
-            _trailing=jnp.int32(0), _first_namer=jnp.full((2, 5), -1, jnp.int32))
-        return _refresh(state)
+        return start(self.owner[index], self.dd[index], self.par[index], self.dealer[index], self.vul[index], index)
 
     def observation_of(self, state: State, seat) -> jnp.ndarray:
         """int8[231]: ``seat``'s observation of ``state``'s auction (module function `observation_of`)."""
@@ -81,9 +72,29 @@ class CompetitiveBidding(PgxEnv):
         only has its rewards zeroed; an illegal call ends the game with the caller's side at ``-ILLEGAL_PENALTY``
         and the other side at ``+ILLEGAL_PENALTY``."""
         penalty = ILLEGAL_PENALTY["points" if self.reward_points else "imps"]
-        return step_like_pgx(state, action, lambda s, a: _step(s, a, self.reward_points),
+        return step_like_pgx(state, action, lambda s, a: _step(s, a, self.final_rewards),
                              lambda s: jnp.where(jnp.arange(4) % 2 == s.current_player % 2, -penalty,
                                                  penalty).astype(jnp.float32))
+
+    def final_rewards(self, state: State) -> jnp.ndarray:
+        """float32[4]: each seat's reward for the auction that has just ended in ``state`` (its contract scored
+        with the row's table: IMPs against par, or points)."""
+        return _rewards(state, self.reward_points)
+
+
+def start(owner, dd, par, dealer, vulnerable, index) -> State:
+    """The state before the first call of a deal (``owner`` [52], ``dd`` [4, 5], zeros when unknown; ``par`` NS's
+    standard par) with ``dealer`` and the vulnerability code; ``index`` its dataset row (-1: a fresh deal)."""
+    dealer = jnp.asarray(dealer, jnp.int32)
+    state = State(
+        current_player=dealer, observation=jnp.zeros(OBSERVATION_SIZE, jnp.int8),
+        legal_action_mask=jnp.zeros(NUM_ACTIONS, bool), rewards=jnp.zeros(4, jnp.float32),
+        terminated=jnp.bool_(False), truncated=jnp.bool_(False), index=jnp.asarray(index, jnp.int32), dealer=dealer,
+        vulnerable=jnp.asarray(vulnerable, jnp.int32),
+        _owner=owner, _dd=dd, _par=jnp.asarray(par, jnp.int32), _values=jnp.zeros(35, jnp.int32),
+        _leading=jnp.int32(0), _last_bid=jnp.int32(-1), _last_bidder=jnp.int32(-1), _penalty=jnp.int32(0),
+        _trailing=jnp.int32(0), _first_namer=jnp.full((2, 5), -1, jnp.int32))
+    return _refresh(state)
 
 
 def observation_of(state: State, seat) -> jnp.ndarray:
@@ -172,11 +183,11 @@ def _refresh(state: State) -> State:
     return state.replace(observation=observation_of(state, state.current_player), legal_action_mask=mask)
 
 
-def _step(state: State, action, reward_points: bool) -> State:
+def _step(state: State, action, final_rewards) -> State:
     seat = state.current_player
     fields, ends = advance_auction(auction_fields(state), seat, action)
     state = state.replace(**fields, current_player=(seat + 1) % 4, terminated=ends)
-    rewards = jax.lax.cond(ends, lambda s: _rewards(s, reward_points), lambda s: jnp.zeros(4, jnp.float32), state)
+    rewards = jax.lax.cond(ends, final_rewards, lambda s: jnp.zeros(4, jnp.float32), state)
     return _refresh(state.replace(rewards=rewards))
 
 

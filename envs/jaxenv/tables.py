@@ -12,7 +12,8 @@ import numpy as np
 from bridgerl.core import Dataset
 from bridgerl.core.board import VULS, dealers_for_boards, vul_codes_for_boards
 from bridgerl.core.par import constructive_par, par_score
-from bridgerl.core.uncontested import FIRST_BIDDER, can_make_anything, opening_action_mask, thesis_side
+from bridgerl.core.uncontested import (FIRST_BIDDER, can_make_anything, opening_action_mask, opening_mask_from_features,
+                                       thesis_side)
 
 # uncontested actions a rule opening can be: 1C, 1D, 1H, 1S, 1NT, 2NT
 OPENING_ACTIONS = np.array([1, 2, 3, 4, 5, 10], dtype=np.int32)
@@ -30,7 +31,22 @@ def board_dealers(dataset: Dataset) -> np.ndarray:
 
 def opening_codes(owner: np.ndarray, seats: np.ndarray) -> np.ndarray:
     """uint8[N]: the opening mask of `bridgerl.core.uncontested.opening_action_mask` packed into 7 bits."""
-    mask = opening_action_mask(owner, seats)
+    return pack_opening_mask(opening_action_mask(owner, seats))
+
+
+def opening_code_table() -> np.ndarray:
+    """uint8[14, 14, 14, 38]: the packed opening mask (`opening_codes`) of a hand with c clubs, d diamonds, h hearts
+    (13 - c - d - h spades) and p HCP, at [c, d, h, p]; the rules core's `opening_mask_from_features` on every
+    hand shape and point count (entries of impossible shapes are 0), for hands dealt inside jit."""
+    c, d, h, p = np.meshgrid(np.arange(14), np.arange(14), np.arange(14), np.arange(38), indexing="ij")
+    spades = 13 - c - d - h
+    lengths = np.stack([c, d, h, np.maximum(spades, 0)], -1)
+    codes = pack_opening_mask(opening_mask_from_features(lengths, p))
+    return np.where(spades >= 0, codes, 0).astype(np.uint8)
+
+
+def pack_opening_mask(mask: np.ndarray) -> np.ndarray:
+    """uint8[...]: an opening mask bool[..., 36] packed into 7 bits (bit i: `OPENING_ACTIONS` [i], bit 6: pass)."""
     extra = np.delete(np.arange(1, 36), OPENING_ACTIONS - 1)
     if mask[..., extra].any():
         raise AssertionError("an opening outside 1C-1NT/2NT: the packed code would drop it")
@@ -53,6 +69,7 @@ def uncontested_tables(dataset: Dataset, side: str, opening_rules: bool) -> dict
     eligible = (np.flatnonzero(np.asarray(can_make_anything(dataset.dd)).reshape(n)) if side == "thesis"
                 else np.arange(n))
     return {"owner": dataset.owner, "dd": dataset.dd, "side": sides, "vulnerable": vulnerable,
+            "dealer": board_dealers(dataset).astype(np.int32), "vul": vul_codes.astype(np.int32),
             "par": np.asarray(constructive_par(dataset.dd, sides, vulnerable), dtype=np.int32).reshape(n),
             "opening": codes, "eligible": eligible.astype(np.int32)}
 

@@ -41,6 +41,8 @@ class State:
     _first_namer: jnp.ndarray            # int32[5]: seat that first named each strain, -1 if none
     _calls: jnp.ndarray                  # calls made by the partners so far
     _initial_pass: jnp.ndarray
+    _dealer: jnp.ndarray                 # the board's dealer and vulnerability code (bit 0 NS, bit 1 EW): the
+    _vul: jnp.ndarray                    # play of the contract reached (fresh deals) reads them
 
 
 @struct.dataclass
@@ -57,6 +59,8 @@ class UncontestedBidding(PgxEnv):
     par: jnp.ndarray
     opening: jnp.ndarray
     eligible: jnp.ndarray
+    dealer: jnp.ndarray
+    vul: jnp.ndarray
     reward_points: bool = struct.field(pytree_node=False, default=False)
 
     num_actions: int = struct.field(pytree_node=False, default=NUM_ACTIONS)
@@ -67,24 +71,20 @@ class UncontestedBidding(PgxEnv):
         if index is None:
             index = self.eligible[jax.random.randint(key, (), 0, self.eligible.shape[0])]
         index = jnp.asarray(index, jnp.int32)
-        side = self.side[index]
-        first = jnp.where(side == 0, 0, 3).astype(jnp.int32)
-        state = State(
-            current_player=first, observation=jnp.zeros(OBSERVATION_SIZE, jnp.int8),
-            legal_action_mask=jnp.zeros(NUM_ACTIONS, bool), rewards=jnp.zeros(4, jnp.float32),
-            terminated=jnp.bool_(False), truncated=jnp.bool_(False), index=index, side=side,
-            vulnerable=self.vulnerable[index],
-            _owner=self.owner[index], _dd=self.dd[index], _par=self.par[index], _opening=self.opening[index],
-            _bids=jnp.zeros(35, bool), _last_bid=jnp.int32(-1), _first_namer=jnp.full(5, -1, jnp.int32),
-            _calls=jnp.int32(0), _initial_pass=jnp.bool_(False))
-        return _refresh(state)
+        return start(self.owner[index], self.dd[index], self.par[index], self.side[index], self.vulnerable[index],
+                     self.opening[index], index, self.dealer[index], self.vul[index])
 
     def step(self, state: State, action, key=None) -> State:
         """The state after the partner to act takes ``action`` (``key``: pgx's argument, unused); a terminated state
         only has its rewards zeroed; an illegal action ends the game with both bidders at ``-ILLEGAL_PENALTY``."""
         penalty = ILLEGAL_PENALTY["points" if self.reward_points else "imps"]
-        return step_like_pgx(state, action, lambda s, a: _step(s, a, self.reward_points),
+        return step_like_pgx(state, action, lambda s, a: _step(s, a, self.final_rewards),
                              lambda s: jnp.where(jnp.arange(4) % 2 == s.side, -penalty, 0.0).astype(jnp.float32))
+
+    def final_rewards(self, state: State) -> jnp.ndarray:
+        """float32[4]: each seat's reward for the auction that has just ended in ``state`` (thesis 4.4.3 with the
+        row's table; the silent side's seats 0)."""
+        return _rewards(state, self.reward_points)
 
     def call_outcomes(self, state: State) -> "CallOutcomes":
         """What the DD table says about every call of the partner to act (a state before the end): the exact reward
@@ -155,6 +155,26 @@ def _opening_mask(code) -> jnp.ndarray:
     return mask | ((code >> 7) & 1 == 1)
 
 
+def start(owner, dd, par, side, vulnerable, opening, index, dealer, vul) -> State:
+    """The state before the first call of a deal (``owner`` [52], ``dd`` [4, 5], zeros when unknown; ``par`` the
+    constructive par) bid by ``side`` (0 NS, 1 EW; its first bidder starts), ``vulnerable`` that side's
+    vulnerability, ``opening`` uint8[2] the packed opening masks (`tables.opening_codes`) of the first bidder and
+    partner; ``index`` the dataset row (-1: a fresh deal); ``dealer`` and ``vul`` the board's dealer and
+    vulnerability code."""
+    side = jnp.asarray(side, jnp.int32)
+    first = jnp.where(side == 0, 0, 3).astype(jnp.int32)
+    state = State(
+        current_player=first, observation=jnp.zeros(OBSERVATION_SIZE, jnp.int8),
+        legal_action_mask=jnp.zeros(NUM_ACTIONS, bool), rewards=jnp.zeros(4, jnp.float32),
+        terminated=jnp.bool_(False), truncated=jnp.bool_(False), index=jnp.asarray(index, jnp.int32), side=side,
+        vulnerable=jnp.asarray(vulnerable, bool),
+        _owner=owner, _dd=dd, _par=jnp.asarray(par, jnp.int32), _opening=opening,
+        _bids=jnp.zeros(35, bool), _last_bid=jnp.int32(-1), _first_namer=jnp.full(5, -1, jnp.int32),
+        _calls=jnp.int32(0), _initial_pass=jnp.bool_(False), _dealer=jnp.asarray(dealer, jnp.int32),
+        _vul=jnp.asarray(vul, jnp.int32))
+    return _refresh(state)
+
+
 def _refresh(state: State) -> State:
     """Observation and legal mask for the current player (the observation also after the end, as the Python env
     does; the mask is then all True, as in pgx)."""
@@ -167,7 +187,7 @@ def _refresh(state: State) -> State:
     return state.replace(observation=obs, legal_action_mask=mask)
 
 
-def _step(state: State, action, reward_points: bool) -> State:
+def _step(state: State, action, final_rewards) -> State:
     seat = state.current_player
     is_pass = action == 0
     bid = action - 1
@@ -180,7 +200,7 @@ def _step(state: State, action, reward_points: bool) -> State:
         _last_bid=jnp.where(is_pass, state._last_bid, bid), _first_namer=namer, _calls=state._calls + 1,
         _initial_pass=state._initial_pass | (is_pass & (state._calls == 0)),
         current_player=(seat + 2) % 4, terminated=ends)
-    rewards = jax.lax.cond(ends, lambda s: _rewards(s, reward_points), lambda s: jnp.zeros(4, jnp.float32), state)
+    rewards = jax.lax.cond(ends, final_rewards, lambda s: jnp.zeros(4, jnp.float32), state)
     return _refresh(state.replace(rewards=rewards))
 
 
