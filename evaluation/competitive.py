@@ -28,7 +28,8 @@ def play_table(ns_agent, ew_agent, dataset, rows, parallel: int = 256, names=("N
             if chosen:
                 calls = act_batch(agents[side], np.stack([active[i][0] for i in chosen]),
                                   np.stack([active[i][1]["action_mask"] for i in chosen]),
-                                  [active[i][1]["view"] for i in chosen])
+                                  [active[i][1]["view"] for i in chosen],
+                                  tables=[dataset.dd[active[i][1]["index"]] for i in chosen])
                 for i, call in zip(chosen, calls):
                     actions[i] = call
         return actions

@@ -100,15 +100,17 @@ def bid_auctions(states: list[BridgeState], pairs: list[tuple[Pair, Pair]], rows
             observations = np.stack([states[i].auction_observation() for i in members])
             masks = np.stack([states[i].auction.legal_mask().astype(np.int8) for i in members])
             views = [states[i].view() for i in members]
+            # the deals' tricks tables, for a punisher only (a deal without a table would be solved for it)
+            tricks = [states[i].deal.dd for i in members] if hasattr(pair.bidder, "punish") else None
             if seed is not None and hasattr(pair.bidder, "reseed"):
                 calls = []
                 for k, i in enumerate(members):
                     pair.bidder.reseed(bidder_seed(seed, rows[i], 0 if tables is None else tables[i],
                                                    len(states[i].auction.calls)))
                     calls.append(act_batch(pair.bidder, observations[k:k + 1], masks[k:k + 1], views[k:k + 1],
-                                           fixed=True)[0])
+                                           fixed=True, tables=None if tricks is None else tricks[k:k + 1])[0])
             else:
-                calls = act_batch(pair.bidder, observations, masks, views, fixed=True)
+                calls = act_batch(pair.bidder, observations, masks, views, fixed=True, tables=tricks)
             for i, mask, call in zip(members, masks, calls):
                 call = int(call)
                 if not (0 <= call < NUM_CALLS and mask[call]):

@@ -8,10 +8,16 @@ import numpy as np
 
 
 def act_batch(agent, observations: np.ndarray, masks: np.ndarray, views: Sequence | None = None,
-              fixed: bool = False) -> np.ndarray:
+              fixed: bool = False, tables: Sequence | None = None) -> np.ndarray:
     """The agent's ``act_batch`` when it has one (``fixed``: its ``act_fixed`` when it has that, a network run in
     batches of one shape, so each position's call does not depend on the others); else ``act_view`` on each of
-    ``views`` (the envs' ``info["view"]``) when the agent has it and views are given; else ``act`` call by call."""
+    ``views`` (the envs' ``info["view"]``) when the agent has it and views are given; else ``act`` call by call.
+    A punisher (`bridgerl.agents.bidding.punisher`: an agent with ``punish``) gets its base's calls and the deals'
+    tricks ``tables`` (one [4, 5] table a view, the table in use)."""
+    if getattr(agent, "punish", None) is not None:
+        if tables is None or views is None:
+            raise ValueError(f"{agent!r} reads the deal's tricks table, which this evaluation does not give it")
+        return agent.punish(act_batch(agent.base, observations, masks, views, fixed), views, tables)
     if fixed and getattr(agent, "act_fixed", None) is not None:
         return np.asarray(agent.act_fixed(observations, masks))
     batch = getattr(agent, "act_batch", None)

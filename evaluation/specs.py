@@ -15,6 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 SPEC_HELP = ("pass | random | rules | sayc (competitive: a SAYC-like natural system) | dqn:PATH | ppo:PATH "
+             "(competitive: punisher:SPEC, SPEC doubling every failing undoubled contract it could pass out, from "
+             "the deal's tricks table: the exploitability opponent) | "
              "(competitive: a PPO actor-critic's greedy policy) | rules+dqn:PATH "
              "(competitive: the rule baseline with an uncontested DQN as its constructive system) | "
              "search:PATH[,samples=N,min_kept=K] (uncontested: decision-time search with the critic saved beside "
@@ -56,6 +58,15 @@ def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
     """An agent with ``act(observation, action_mask)`` for ``env_id`` from a spec string."""
     from bridgerl.agents import DQNAgent, PassAgent, RandomBidder, RuleBidder
 
+    if spec.startswith("punisher:"):  # before module:attr (its SPEC may hold a colon)
+        if env_id != "competitive_bidding":
+            raise ValueError(f"agent spec {_q(spec)}: punisher is a competitive bidder (it doubles the other side)")
+        from bridgerl.agents.bidding.punisher import Punisher
+
+        base_spec = spec[len("punisher:"):]
+        if not base_spec:
+            raise ValueError("agent spec 'punisher:' names no bidder: punisher:SPEC, e.g. punisher:rules")
+        return Punisher(load_agent(base_spec, env_id, seed=seed), base_spec)
     if spec == "pass":
         return PassAgent()
     if spec == "random":
@@ -202,9 +213,10 @@ def load_play_agent(spec: str, seed: int = 0):
     raise ValueError(f"unknown play agent spec {_q(spec)}; a card player is expected: {PLAYERS} (--help)")
 
 
-BIDDERS = "pass, random, rules, sayc, dqn:PATH, ppo:PATH, rules+dqn:PATH, search:PATH, a model path, module:attr"
+BIDDERS = ("pass, random, rules, sayc, dqn:PATH, ppo:PATH, rules+dqn:PATH, search:PATH, punisher:SPEC, a model path, "
+           "module:attr")
 PLAYERS = "random, dd, pimc:..., alphamu:..., issn:..., cardnet:..., cardsearch:..., a model path, module:attr"
-_BIDDER_NAMES = ("pass", "rules", "sayc", "dqn", "ppo", "rules+dqn", "search")  # `random` is both
+_BIDDER_NAMES = ("pass", "rules", "sayc", "dqn", "ppo", "rules+dqn", "search", "punisher")  # `random` is both
 _PLAYER_NAMES = tuple(name for name in _PLAY_CLASSES if name != "random")
 
 

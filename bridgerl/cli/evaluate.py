@@ -171,6 +171,25 @@ def _evaluate_cross(args) -> int:
     return 0
 
 
+def _evaluate_exploitability(args) -> int:
+    from ..evaluation.exploitability import exploitability
+
+    if args.json:
+        refuse_overwrite(args.json, args.force, "JSON file")
+    data = _scored_data(args)
+    result = exploitability(args.spec, data, start=args.start, deals=args.deals, tricks=args.tricks, play=args.play,
+                            seed=args.seed, progress=not args.quiet)
+    scored = f"cards played by {args.play}" if args.play else f"scored with {_tricks_text(args, data)}"
+    print(f"{args.spec}: exploitability {result['exploitability']:+.2f} IMPs/board "
+          f"({ci_text(result['ci95'], result['boards'])}) over {result['boards']} boards of {result['data']}: "
+          f"{result['vs_self_imps_per_board']:+.2f} against itself, {result['vs_punisher_imps_per_board']:+.2f} "
+          f"against punisher:{args.spec} ({result['doubles']} doubles; punisher reads {_tricks_text(args, data)}; "
+          f"{scored})")
+    if args.json:
+        write_json(args.json, result)
+    return 0
+
+
 def _write_outputs(args, summary: dict, boards: list, title: str) -> None:
     """--json (the summary and every board) and --report (Markdown + PNG) of a duplicate match."""
     if args.json:
@@ -383,6 +402,24 @@ def add_parser(commands) -> None:
     cross.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_tricks(cross)
     cross.set_defaults(func=_evaluate_cross)
+    expl = eval_commands.add_parser("exploitability", help="IMPs/board a competitive bidder gives away to "
+                                    "punisher:SPEC (itself, doubling every failing undoubled contract it could pass "
+                                    "out, read from the tricks table): against itself minus against the punisher")
+    expl.add_argument("spec", help=SPEC_HELP)
+    expl.add_argument("--data", type=dataset_arg, default="test", help=data_help + " (default test)")
+    expl.add_argument("--start", type=non_negative_int, default=0, help="first dataset row (default 0)")
+    expl.add_argument("--deals", type=positive_int, default=None, help="number of boards (default: all from --start)")
+    expl.add_argument("--play", default=None, metavar="PLAY_SPEC",
+                      help="play every auction out with this card player at all four seats (whole deals) instead "
+                           "of scoring the contracts with the tricks table (the punisher reads the table either way)")
+    expl.add_argument("--seed", type=non_negative_int, default=0, help="seed of random agents (default 0)")
+    expl.add_argument("--json", help="write exploitability, ci95 and the two matches' means as JSON (atomic)")
+    expl.add_argument("--force", action="store_true", help="replace an existing --json file")
+    expl.add_argument("--quiet", action="store_true", help="no progress bar")
+    expl.add_argument("--tricks", choices=["dd", "played"], default="dd",
+                      help="the tricks table the punisher reads and (without --play) scores with: DD (default) or "
+                           "the played-tricks table of a dataset made by `bridgerl data played`")
+    expl.set_defaults(func=_evaluate_exploitability, same_player=False)
     comp = eval_commands.add_parser("competitive", help="duplicate match in competitive bidding")
     comp.add_argument("--ns", required=True, help=SPEC_HELP + " (plays NS at table 1, EW at table 2)")
     comp.add_argument("--ew", required=True, help=SPEC_HELP)
