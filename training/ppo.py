@@ -22,6 +22,14 @@ per-seat GAE, and runs ``epochs`` x ``minibatches`` clipped-PPO updates, all ins
   and doubles, in every player's view) and played to the end by the card player at all four seats (greedy), and
   their IMPs against the env's par replace the table's before the advantages are computed. The pool's running
   scores (``pool_priority``) and the logged IMPs against the pool still read the table.
+- **Fresh deals.** On ``jaxenv.make("competitive_bidding", dataset="fresh", play_in_step=False)`` every auction
+  is a new deal drawn inside jit (no deal is ever seen twice) and has no table. After the rollout each finished
+  auction's deal is bid again at a second table by a reference (``fresh_reference``: "self", the network as it
+  stands, greedy; or "anchor", the pool's starting network) at all four seats, both tables' contracts are played
+  out by the card player (greedy, every seat; the real auctions in every player's view), and each seat's reward is
+  its side's duplicate IMPs of table 1 against table 2. Only the auctions that finished are worked on, in batches
+  of ``fresh_chunk`` (a `lax.while_loop` over as many batches as finished), so the cost follows the auctions, not
+  the most a rollout could finish.
 - **Teacher.** The run may start from a policy cloned from a rule system's auctions (`pretrain_policy`, the rule
   demonstrations of `training.demonstrations`), and keep ``bc_weight`` x the cross-entropy on them in every update
   so that the policy does not drift from what it was taught while self-play finds better calls.
@@ -44,6 +52,8 @@ from bridgerl.training.dqn import starting_point
 from bridgerl.training.sharding import check_divisible, constrain_rows, place, split_rows
 
 _NEG = -1e9  # logits of illegal calls: a probability of exactly 0, finite so that 0 * it is 0
+REFERENCE_CALLS = 48
+"""Fresh deals: the most calls the reference bids at the second table before its auction is closed with passes."""
 
 
 @dataclass(frozen=True)
@@ -70,6 +80,9 @@ class PPOConfig:
     pool_anchor: bool = False          # keep the starting network in slot 0 for good
     pool_priority: float = 0.0         # 0: snapshots drawn uniformly; > 0: the harder ones more often
     playout: bool = False              # score contracts by playing them out with the card player (not the table)
+    fresh_reference: str = "self"      # fresh deals: the second table's bidder, "self" (the network as it stands,
+                                       # greedy) or "anchor" (the pool's slot 0, the starting network)
+    fresh_chunk: int = 64              # fresh deals: finished auctions played out per batch
 
     def replace(self, **changes) -> "PPOConfig":
         return dataclasses.replace(self, **changes)
@@ -231,11 +244,28 @@ class PPOTrainer:
         (a learned card player with ``jax_cards``) plays the contracts out when ``config.playout``."""
         if getattr(env, "name", "") != "competitive_bidding":
             raise ValueError("PPO trains on the competitive env (self-play over all four seats)")
-        if config.playout and not callable(getattr(card_player, "jax_cards", None)):
-            raise ValueError("playout plays every contract out in JAX: it needs a learned card player "
-                             "(card_player=CardPlayer.load(...))")
-        if card_player is not None and not config.playout:
-            raise ValueError("a card player is only used with playout=True")
+        self.fresh = getattr(env, "play_in_step", None) is not None  # `bridgerl.envs.jaxenv.fresh`
+        if (config.playout or self.fresh) and not callable(getattr(card_player, "jax_cards", None)):
+            raise ValueError("playout and fresh deals play every contract out in JAX: they need a learned card "
+                             "player (card_player=CardPlayer.load(...))")
+        if card_player is not None and not (config.playout or self.fresh):
+            raise ValueError("a card player is only used with playout=True or on fresh deals")
+        if self.fresh:
+            if env.play_in_step:
+                raise ValueError("on fresh deals the trainer plays the finished auctions out itself: make the env "
+                                 "with play_in_step=False")
+            if config.playout:
+                raise ValueError("playout replays a table's deals; fresh deals are always played out (leave it off)")
+            if config.pool_priority:
+                raise ValueError("pool_priority reads the table's rewards during the rollout; fresh deals are "
+                                 "scored after it (use 0)")
+            if config.fresh_reference not in ("self", "anchor"):
+                raise ValueError(f"fresh_reference must be 'self' or 'anchor', got {config.fresh_reference!r}")
+            if config.fresh_reference == "anchor" and not (config.pool_anchor and config.pool_size):
+                raise ValueError("fresh_reference 'anchor' bids the second table with the pool's anchored starting "
+                                 "network: it needs pool_anchor and a pool")
+            if config.fresh_chunk < 1:
+                raise ValueError(f"fresh_chunk must be at least 1, got {config.fresh_chunk}")
         self.card_player = card_player
         rows = config.num_envs * config.rollout
         if rows % config.minibatches:
@@ -306,11 +336,13 @@ class PPOTrainer:
         new_state = jax.vmap(env.step)(state, action)
         done = new_state.terminated
         ended = None
-        if config.playout:
+        if config.playout or self.fresh:
             from bridgerl.envs.jaxenv.competitive import auction_fields
 
             ended = {"fields": auction_fields(new_state), "index": new_state.index,
                      "next_seat": new_state.current_player}
+            if self.fresh:  # no row to read the deal back from
+                ended.update(owner=new_state._owner, dealer=new_state.dealer, vulnerable=new_state.vulnerable)
         row = Rollout(state.observation, state.legal_action_mask, action.astype(jnp.int32), logp, value,
                       state.current_player.astype(jnp.int32), ~pool_turn, done, new_state.rewards, ended)
         fresh = jax.vmap(env.init)(jax.random.split(key_reset, config.num_envs))
@@ -362,6 +394,67 @@ class PPOTrainer:
         flat = rollout.rewards.reshape(rows, 4).at[position].set(paid, mode="drop")
         return flat.reshape(steps, slots, 4)
 
+    def _fresh_rewards(self, env, rollout: Rollout, ts: PPOState) -> jnp.ndarray:
+        """float32[T, B, 4]: the duplicate IMPs of every finished auction of a fresh-deal rollout against the same
+        deal bid by the reference at a second table, both played out (`_duplicate_rewards`), in batches of
+        ``fresh_chunk`` over the finished auctions only."""
+        steps, slots = rollout.done.shape
+        rows = steps * slots
+        chunk = self.config.fresh_chunk
+        done = rollout.done.reshape(rows)
+        count = done.sum()
+        positions = jnp.concatenate([jnp.nonzero(done, size=rows, fill_value=rows)[0], jnp.full(chunk, rows)])
+        ended = jax.tree.map(lambda a: a.reshape((rows,) + a.shape[2:]), rollout.ended)
+        reference = ts.params if self.config.fresh_reference == "self" else jax.tree.map(lambda p: p[0], ts.pool)
+
+        def batch(carry):
+            i, flat = carry
+            take = jax.lax.dynamic_slice(positions, (i * chunk,), (chunk,))
+            part = jax.tree.map(lambda a: a[jnp.minimum(take, rows - 1)], ended)
+            return i + 1, flat.at[take].set(self._duplicate_rewards(env, part, reference), mode="drop")
+
+        _, flat = jax.lax.while_loop(lambda carry: carry[0] * chunk < count, batch,
+                                     (jnp.int32(0), rollout.rewards.reshape(rows, 4)))
+        return flat.reshape(steps, slots, 4)
+
+    def _duplicate_rewards(self, env, part: dict, reference) -> jnp.ndarray:
+        """float32[C, 4]: each seat's duplicate IMPs for C finished auctions (``part``: their auction fields, next
+        seats and deals) against the same deals bid greedily by the ``reference`` parameters at all four seats
+        (at most `REFERENCE_CALLS` calls, then passes), both tables played out by the card player."""
+        from bridgerl.core.bridge import CARD_OFFSET
+        from bridgerl.envs.jaxenv import competitive
+        from bridgerl.envs.jaxenv.bridge import Bridge
+        from bridgerl.envs.jaxenv.rules import imps
+
+        owner, dealer, vulnerable = part["owner"], part["dealer"], part["vulnerable"]
+        n = owner.shape[0]
+        states = jax.vmap(competitive.start)(owner, jnp.zeros((n, 4, 5), owner.dtype), jnp.zeros(n, jnp.int32),
+                                             dealer, vulnerable, jnp.full(n, -1, jnp.int32))
+
+        def call(states, _):
+            logits = self.policy_value(reference, states.observation)[0]
+            action = jnp.argmax(jnp.where(states.legal_action_mask, logits, _NEG), -1)
+            return jax.vmap(env.step)(states, jnp.where(states.terminated, 0, action)), None
+
+        states, _ = jax.lax.scan(call, states, None, length=REFERENCE_CALLS)
+        for _ in range(4):  # an auction still running is closed: three passes after a bid, four without one
+            states = jax.vmap(env.step)(states, jnp.zeros(n, jnp.int32))
+        bridge = Bridge(owner=owner.astype(jnp.int8), dd=jnp.zeros((n, 4, 5), jnp.int8), dealer=dealer,
+                        vul=vulnerable, par=jnp.zeros(n, jnp.int32))
+        first = jax.vmap(bridge.after_auction)(jnp.arange(n), part["fields"], part["next_seat"])
+        second = jax.vmap(bridge.after_auction)(jnp.arange(n), competitive.auction_fields(states),
+                                                states.current_player)
+        tables = jax.tree.map(lambda a, b: jnp.concatenate([a, b]), first, second)
+        player = self.card_player
+
+        def card(tables, _):
+            return jax.vmap(bridge.step)(tables, CARD_OFFSET + player.jax_cards(tables)), None
+
+        tables, _ = jax.lax.scan(card, tables, None, length=52)
+        ns = competitive.score_ns(tables.contract, tables.penalty, tables.declarer, tables.tricks, tables.vulnerable)
+        swing = imps(ns[:n] - ns[n:]).astype(jnp.float32)
+        return jnp.array([1.0, -1.0, 1.0, -1.0]) * swing[:, None]
+
     def _bootstrap(self, params, state):
         """[B, 4]: each seat's value of what it sees of the current auctions."""
         def seat_value(seat):
@@ -390,8 +483,9 @@ class PPOTrainer:
             return ts, (row, stats)
 
         ts, (rollout, stats) = jax.lax.scan(call, ts, jax.random.split(rollout_key, config.rollout))
-        if config.playout:
-            rollout = rollout.replace(rewards=self._played_rewards(env, rollout), ended=None)
+        if config.playout or self.fresh:
+            rewards = self._fresh_rewards(env, rollout, ts) if self.fresh else self._played_rewards(env, rollout)
+            rollout = rollout.replace(rewards=rewards, ended=None)
             stats = (stats[0], jnp.where(rollout.done, rollout.rewards[..., 0], 0.0).sum(1), *stats[2:])
         bootstrap = self._bootstrap(ts.params, ts.env_state)
         scale = config.reward_scale
@@ -473,6 +567,6 @@ def metrics_record(metrics: PPOMetrics) -> dict:
             for name in ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "bc_loss")}
 
 
-__all__ = ["DEFAULT_STEPS", "PPOConfig", "PPOMetrics", "PPOState", "PPOTrainer", "PRESETS", "Rollout",
+__all__ = ["DEFAULT_STEPS", "REFERENCE_CALLS", "PPOConfig", "PPOMetrics", "PPOState", "PPOTrainer", "PRESETS", "Rollout",
            "behaviour_cloning_loss", "draw_opponents", "gae", "masked_log_softmax", "metrics_record", "pretrain_policy",
            "ppo_loss", "update_pool_score"]

@@ -71,6 +71,8 @@ class RunConfig:
     algo: str = "dqn"                        # "dqn", or "ppo" (competitive: training.ppo)
     devices: int | str | None = None         # data parallel over this many devices ("all": every visible one;
                                              # None: one, unsharded); num_envs and batch sizes are global
+    fresh_demonstrations: Any = "train"      # data "fresh": the deals (with played tables) of the teacher's
+                                             # demonstrations (pretrain)
 
     def __post_init__(self):
         for name in ("chunk", "eval_deals"):
@@ -301,7 +303,20 @@ def train(run: RunConfig) -> dict:
     env_options = dict(run.env_options or {})
     data_name, eval_name = _data_name(data), _data_name(eval_data)
     played_by = None
-    if env_options.get("tricks") is not None:  # "played": rewards, par and demonstrations from the played tables
+    fresh = isinstance(data, str) and data == "fresh"
+    fresh_player = None
+    if fresh:  # deals drawn inside jit; the held-out evaluations read the played tables of eval_data
+        if algo != "ppo" or not competitive:
+            raise ValueError("--data fresh trains PPO on competitive bidding (train competitive --algo ppo): its "
+                             "duplicate reward is played out after each rollout")
+        if env_options.get("tricks") != "played":
+            raise ValueError("--data fresh is scored with the cards played: give --tricks played (the held-out "
+                             "evaluations read the played tables of --eval-data)")
+        eval_data = load_dataset(eval_data, tricks="played")
+        played_by = eval_data.played_by
+        fresh_player = _table_card_player(eval_data)
+        data = load_dataset(run.fresh_demonstrations, tricks="played") if pretrain is not None else None
+    elif env_options.get("tricks") is not None:  # "played": rewards, par and demonstrations from the played tables
         data = load_dataset(data, tricks=env_options["tricks"])
         eval_data = load_dataset(eval_data, tricks=env_options["tricks"])
         played_by = data.played_by if env_options["tricks"] == "played" else None
@@ -309,14 +324,20 @@ def train(run: RunConfig) -> dict:
             raise ValueError(f"the played tables of {data_name} ({played_by['player']}) and {eval_name} "
                              f"({eval_data.played_by['player']}) were made by different card players; make both "
                              "with the same `bridgerl data played --player`")
-    env = jaxenv.make(env_id, dataset=data, **env_options)
+    if fresh:
+        env = jaxenv.make(env_id, dataset="fresh", player=fresh_player, play_in_step=False)
+    else:
+        env = jaxenv.make(env_id, dataset=data, **env_options)
     eval_env = jaxenv.make(env_id, dataset=eval_data, **env_options)
     eval_rows = np.arange(eval_env.owner.shape[0]) if competitive else eval_env.eligible
-    if len(np.arange(env.owner.shape[0]) if competitive else env.eligible) == 0:
+    if not fresh and len(np.arange(env.owner.shape[0]) if competitive else env.eligible) == 0:
         raise ValueError(f"the training data {data_name} has no deal to train on")
     if len(eval_rows) == 0:
         raise ValueError(f"the evaluation data {eval_name} has no deal to evaluate on")
     out.mkdir(parents=True, exist_ok=True)
+    if fresh:  # what a fresh run's deals are: recorded with the run and in the model
+        data_name = ("fresh: deals drawn inside jit from the run's key stream (jax.random.PRNGKey(seed), split "
+                     "once per call and auction slot); no deal repeats except by chance")
     meta = {"env_id": env_id, "config": dataclasses.asdict(config), "seed": seed, "data": data_name,
             "preset": preset, "steps": steps, "env_options": env_options,
             "pretrain": dataclasses.asdict(pretrain) if pretrain else None,
@@ -352,7 +373,9 @@ def train(run: RunConfig) -> dict:
         demos = rule_demonstrations(data, pretrain.deals, pretrain.random_share, pretrain.seed, progress, teacher)
     if algo == "ppo":
         card_player = None
-        if config.playout:  # the card player that made the played tables plays every contract out
+        if fresh:  # the card player of the held-out played tables plays every fresh contract out
+            card_player = fresh_player
+        elif config.playout:  # the card player that made the played tables plays every contract out
             card_player = _table_card_player(data)
         trainer = ppo.PPOTrainer(env, config, seed=seed, total_steps=steps, demonstrations=demos, mesh=mesh,
                                  card_player=card_player)

@@ -16,7 +16,7 @@ _OVERRIDES = ("learning_rate", "batch_size", "num_envs", "updates_per_step", "ta
               "transitions", "eps_start", "eps_end", "eps_decay_steps", "min_replay", "huber_delta", "pool_size",
               "pool_every", "pool_prob", "demo_weight", "demo_margin", "targets", "aux_weight", "rollout", "epochs",
               "minibatches", "clip", "entropy_coef", "value_coef", "gae_lambda", "bc_weight", "pool_priority",
-              "reward_scale")
+              "reward_scale", "fresh_reference", "fresh_chunk")
 _FLAGS = ("double_q", "dueling", "pool_anchor", "critic", "collect_targets")  # store_true flags of the train commands
 
 
@@ -201,7 +201,11 @@ def add_parser(commands) -> None:
                          help="run directory (model.msgpack, train_state.msgpack, log.jsonl)")
         sub.add_argument("--seed", type=non_negative_int, default=0,
                          help="seed of the network, exploration and deal order (default 0)")
-        sub.add_argument("--data", type=dataset_arg, default="train", help="training deals: " + data_help)
+        sub.add_argument("--data", type=dataset_arg, default="train",
+                         help="training deals: " + data_help + ("" if sub is unc else "; or fresh (ppo with "
+                                                                 "--tricks played: a new deal for every auction, "
+                                                                 "dealt inside jit and played out by the card "
+                                                                 "player of --eval-data's played tables)"))
         sub.add_argument("--eval-data", type=dataset_arg, default="valid",
                          help="held-out deals for the evaluations during training: " + data_help + " (default valid: "
                               "the test split is for final tables, `bridgerl evaluate ... --data test`)")
@@ -279,6 +283,12 @@ def add_parser(commands) -> None:
                             help="ppo with --tricks played: score each contract reached by reading the played table "
                                  "(default) or by playing it out online with the card player that made the table "
                                  "(the real auction in every player's view; about 3x slower)")
+    comp_train.add_argument("--fresh-reference", choices=["self", "anchor"], default=None,
+                            help="ppo with --data fresh: who bids each deal at the second table the learner's result "
+                                 "is scored against (duplicate IMPs): self (the network as it stands, greedy; the "
+                                 "default) or anchor (the pool's starting network; needs --pool-anchor)")
+    comp_train.add_argument("--fresh-chunk", type=positive_int, default=None,
+                            help="ppo with --data fresh: finished auctions played out per batch (default 64)")
     comp_train.add_argument("--pretrain-deals", type=non_negative_int, default=0,
                             help="start from the rule bidder's auctions on this many training deals (dqn: DQfD-style; "
                                  "ppo: the policy cloned from them)")

@@ -1,0 +1,120 @@
+"""PPO on fresh deals (issue #51, `train competitive --algo ppo --data fresh`): every finished auction's reward is
+the duplicate IMPs of its deal played out against the same deal bid greedily by the reference at a second table and
+played out (both replayed here in the Python whole deal with the numpy card player), in batches over the finished
+auctions only; a tiny run is seeded and resumable; the options are checked in one line."""
+
+from __future__ import annotations
+
+import jax
+import numpy as np
+import pytest
+
+from bridgerl.agents import PPOAgent
+from bridgerl.agents.learned.card_player import CardPlayer
+from bridgerl.cli import main
+from bridgerl.core.board import VULS
+from bridgerl.core.bridge import CARD_OFFSET, BridgeState
+from bridgerl.core.competitive import CompetitiveDeal
+from bridgerl.core.imps import imps
+from bridgerl.envs import jaxenv
+from bridgerl.training.ppo import REFERENCE_CALLS, PPOConfig, PPOTrainer
+from test_played import ROWS, played_file, player_path  # noqa: F401  (module fixtures)
+from test_ppo import TINY
+
+
+def _played(state: BridgeState, player) -> BridgeState:
+    while state.phase == "play":
+        state = state.apply(CARD_OFFSET + player.act(state.view()))
+    return state
+
+
+def _reference_table(deal: CompetitiveDeal, trainer: PPOTrainer, params, player) -> BridgeState:
+    """The second table in Python: the reference network greedy at every seat (at most REFERENCE_CALLS calls, then
+    passes), played out by the numpy card player."""
+    state = BridgeState.start(deal)
+    calls = 0
+    while state.phase == "auction":
+        if calls < REFERENCE_CALLS:
+            logits = np.asarray(trainer.policy_value(params, state.auction_observation()[None])[0][0])
+            call = int(np.argmax(np.where(state.auction.legal_mask(), logits, -1e9)))
+        else:
+            call = 0
+        state = state.apply(call)
+        calls += 1
+    return _played(state, player)
+
+
+def test_fresh_rewards_are_the_two_tables_played_out(player_path):  # noqa: F811
+    player = CardPlayer.load(player_path)
+    env = jaxenv.make("competitive_bidding", dataset="fresh", player=player, play_in_step=False)
+    config = PPOConfig(**{**TINY, "pool_size": 0, "rollout": 24, "fresh_chunk": 3})
+    trainer = PPOTrainer(env, config, seed=4, card_player=player)
+    ts = trainer.init(env)
+    rows = []
+    for key in jax.random.split(jax.random.key(2), config.rollout):
+        ts, row, _ = trainer._call(ts, env, key)
+        rows.append(row)
+    rollout = jax.tree.map(lambda *a: np.stack(a), *rows)
+    assert not np.asarray(rollout.rewards).any()  # the env leaves the rewards to the trainer
+    rewards = np.asarray(jax.jit(trainer._fresh_rewards)(env, rollout, ts))
+    calls = [[] for _ in range(config.num_envs)]
+    checked = contracts = 0
+    for t in range(config.rollout):
+        for b in range(config.num_envs):
+            calls[b].append(int(rollout.action[t, b]))
+            if not rollout.done[t, b]:
+                assert (rewards[t, b] == 0).all()
+                continue
+            ended = jax.tree.map(lambda a: np.asarray(a)[t, b], rollout.ended)
+            deal = CompetitiveDeal(ended["owner"], None, int(ended["dealer"]), VULS[int(ended["vulnerable"])], 1,
+                                   None)
+            state = BridgeState.start(deal)
+            for call in calls[b]:
+                state = state.apply(call)
+            first = _played(state, player)
+            second = _reference_table(deal, trainer, ts.params, player)
+            swing = imps(first.result().score_ns - second.result().score_ns)
+            np.testing.assert_array_equal(rewards[t, b], [swing, -swing, swing, -swing])
+            contracts += first.contract is not None
+            checked += 1
+            calls[b] = []
+    assert checked > 3 * config.fresh_chunk and contracts >= 3  # several batches of the while loop
+
+
+def test_fresh_settings_are_checked(player_path):  # noqa: F811
+    player = CardPlayer.load(player_path)
+    fresh = jaxenv.make("competitive_bidding", dataset="fresh", player=player, play_in_step=False)
+    cases = [(jaxenv.make("competitive_bidding", dataset="fresh", player=player), {}, "play_in_step=False"),
+             (fresh, {"playout": True}, "always played out"), (fresh, {"pool_priority": 1.0}, "pool_priority"),
+             (fresh, {"fresh_reference": "anchor", "pool_size": 0}, "pool_anchor"),
+             (fresh, {"fresh_reference": "teacher"}, "'self' or 'anchor'")]
+    for env, changes, message in cases:
+        with pytest.raises(ValueError, match=message):
+            PPOTrainer(env, PPOConfig(**{**TINY, **changes}), card_player=player)
+    with pytest.raises(ValueError, match="learned card player"):
+        PPOTrainer(fresh, PPOConfig(**TINY))
+
+
+def test_train_competitive_on_fresh_deals_is_seeded_and_resumable(played_file, tmp_path, capsys):  # noqa: F811
+    common = ["train", "competitive", "--algo", "ppo", "--data", "fresh", "--tricks", "played", "--eval-data",
+              str(played_file), "--eval-deals", str(ROWS), "--num-envs", "8", "--rollout", "8", "--minibatches", "2",
+              "--epochs", "1", "--hidden", "16", "--pool-size", "2", "--pool-every", "1", "--quiet", "--seed", "3"]
+    assert main(common + ["--steps", "128", "--out", str(tmp_path / "whole")]) == 0
+    assert main(common + ["--steps", "64", "--out", str(tmp_path / "split")]) == 0
+    assert main(common + ["--steps", "128", "--out", str(tmp_path / "split"), "--resume"]) == 0
+    a, b = PPOAgent.load(tmp_path / "whole"), PPOAgent.load(tmp_path / "split")
+    for x, y in zip(jax.tree.leaves(a._params), jax.tree.leaves(b._params)):
+        assert np.array_equal(np.asarray(x), np.asarray(y))
+    assert a.metadata["data"].startswith("fresh: deals drawn inside jit") and a.metadata["seed"] == 3
+    assert a.metadata["played_by"]["player"] == str(player_path_of(played_file))
+    capsys.readouterr()
+    bare = ["train", "competitive", "--data", "fresh", "--eval-data", str(played_file), "--eval-deals", "4",
+            "--steps", "64", "--quiet", "--out", str(tmp_path / "bad")]
+    for extra, message in ((["--algo", "ppo"], "give --tricks played"), (["--tricks", "played"], "trains PPO")):
+        assert main(bare + extra) == 2
+        assert message in capsys.readouterr().err
+
+
+def player_path_of(played_file) -> str:
+    with np.load(played_file) as npz:
+        return str(npz["played_player"])
