@@ -288,7 +288,8 @@ def add_parser(commands) -> None:
                                  "is scored against (duplicate IMPs): self (the network as it stands, greedy; the "
                                  "default) or anchor (the pool's starting network; needs --pool-anchor)")
     comp_train.add_argument("--fresh-chunk", type=positive_int, default=None,
-                            help="ppo with --data fresh: finished auctions played out per batch (default 64)")
+                            help="ppo with --data fresh: second-table auctions bid, and games played out, per batch "
+                                 "(default 128)")
     comp_train.add_argument("--pretrain-deals", type=non_negative_int, default=0,
                             help="start from the rule bidder's auctions on this many training deals (dqn: DQfD-style; "
                                  "ppo: the policy cloned from them)")
