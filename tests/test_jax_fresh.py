@@ -169,3 +169,27 @@ def test_play_in_step_false_leaves_the_rewards_to_the_trainer(player):
     for _ in range(3):
         state = env.step(state, 0)
     assert bool(state.terminated) and float(jnp.abs(state.rewards).sum()) == 0.0
+
+
+def test_batched_steps_pay_each_ended_auction_its_own_played_result(player):
+    """Under vmap (the played result computed for every auction, kept where one ended) the rewards are those of
+    the same auctions stepped one at a time; auctions still running and illegal calls get none of it."""
+    env = jaxenv.make("competitive_bidding", dataset="fresh", player=player)
+    keys = jax.random.split(jax.random.key(21), 6)
+    calls = [BID_OFFSET + 4 + 5 * (k % 3) for k in range(6)]  # 1NT, 2NT, 3NT by the dealer
+    batch = jax.vmap(env.init)(keys)
+    step = jax.jit(jax.vmap(env.step))
+    batch = step(batch, jnp.asarray(calls))
+    for _ in range(2):
+        batch = step(batch, jnp.zeros(6, jnp.int32))
+    assert not np.asarray(batch.terminated).any() and not np.asarray(batch.rewards).any()
+    batch = step(batch, jnp.zeros(6, jnp.int32))
+    single = jax.jit(env.step)
+    for k, key in enumerate(keys):
+        state = single(env.init(key), calls[k])
+        for _ in range(3):
+            state = single(state, 0)
+        assert bool(batch.terminated[k]) and (np.asarray(batch.rewards[k]) == np.asarray(state.rewards)).all()
+    assert np.asarray(batch.rewards).any()
+    illegal = step(jax.vmap(env.init)(keys), jnp.full(6, 1))  # a double with nothing to double
+    assert np.asarray(illegal.terminated).all() and (np.abs(np.asarray(illegal.rewards)) == 7600).all()  # points

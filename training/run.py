@@ -71,8 +71,8 @@ class RunConfig:
     algo: str = "dqn"                        # "dqn", or "ppo" (competitive: training.ppo)
     devices: int | str | None = None         # data parallel over this many devices ("all": every visible one;
                                              # None: one, unsharded); num_envs and batch sizes are global
-    fresh_demonstrations: Any = "train"      # data "fresh": the deals (with played tables) of the teacher's
-                                             # demonstrations (pretrain)
+    pretrain_data: Any = None                # the deals of the teacher's demonstrations (pretrain): None for
+                                             # ``data`` itself (``"train"`` with data "fresh")
 
     def __post_init__(self):
         for name in ("chunk", "eval_deals"):
@@ -194,7 +194,8 @@ def train_competitive(out: str | Path, preset: str = "small", steps: int | None 
                       eval_deals: int = 1000, pretrain: "PretrainConfig | None" = None,
                       constructive: str | Path | None = None,
                       evaluate_agent: Callable[[Any], dict] | None = None, force: bool = False,
-                      algo: str = "dqn", devices: int | str | None = None, env_options: dict | None = None) -> dict:
+                      algo: str = "dqn", devices: int | str | None = None, env_options: dict | None = None,
+                      pretrain_data=None) -> dict:
     """Self-play DQN (``algo="ppo"``: PPO, `training.ppo`) on competitive bidding (one network for all four seats,
     per-seat transitions, optional pool of frozen past networks as opponents: ``overrides={"pool_size": K}``).
 
@@ -215,7 +216,7 @@ def train_competitive(out: str | Path, preset: str = "small", steps: int | None 
                            eval_every_steps=eval_every_steps, checkpoint_seconds=checkpoint_seconds,
                            progress=progress, command=command, eval_deals=eval_deals, pretrain=pretrain,
                            constructive=constructive, evaluate_agent=evaluate_agent, force=force, algo=algo,
-                           devices=devices, env_options=env_options))
+                           devices=devices, env_options=env_options, pretrain_data=pretrain_data))
 
 
 def _table_card_player(data):
@@ -315,7 +316,7 @@ def train(run: RunConfig) -> dict:
         eval_data = load_dataset(eval_data, tricks="played")
         played_by = eval_data.played_by
         fresh_player = _table_card_player(eval_data)
-        data = load_dataset(run.fresh_demonstrations, tricks="played") if pretrain is not None else None
+        data = load_dataset(run.pretrain_data or "train", tricks="played") if pretrain is not None else None
     elif env_options.get("tricks") is not None:  # "played": rewards, par and demonstrations from the played tables
         data = load_dataset(data, tricks=env_options["tricks"])
         eval_data = load_dataset(eval_data, tricks=env_options["tricks"])
@@ -338,6 +339,8 @@ def train(run: RunConfig) -> dict:
     if fresh:  # what a fresh run's deals are: recorded with the run and in the model
         data_name = ("fresh: deals drawn inside jit from the run's key stream (jax.random.PRNGKey(seed), split "
                      "once per call and auction slot); no deal repeats except by chance")
+    if run.pretrain_data is not None:  # part of what the run is (checked on --resume)
+        data_name = f"{data_name}; demonstrations from {_data_name(run.pretrain_data)}"
     meta = {"env_id": env_id, "config": dataclasses.asdict(config), "seed": seed, "data": data_name,
             "preset": preset, "steps": steps, "env_options": env_options,
             "pretrain": dataclasses.asdict(pretrain) if pretrain else None,
@@ -370,7 +373,11 @@ def train(run: RunConfig) -> dict:
             from bridgerl.agents import CompetitiveRuleBidder
 
             teacher = CompetitiveRuleBidder(constructive=teacher_constructive)
-        demos = rule_demonstrations(data, pretrain.deals, pretrain.random_share, pretrain.seed, progress, teacher)
+        demo_data = data
+        if run.pretrain_data is not None and not fresh:
+            demo_data = load_dataset(run.pretrain_data, tricks=env_options.get("tricks"))
+        demos = rule_demonstrations(demo_data, pretrain.deals, pretrain.random_share, pretrain.seed, progress,
+                                    teacher)
     if algo == "ppo":
         card_player = None
         if fresh:  # the card player of the held-out played tables plays every fresh contract out

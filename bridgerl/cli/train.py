@@ -61,6 +61,9 @@ def _train_competitive(args) -> int:
                              "card player of the played tables)")
         overrides["playout"] = True
     pretrain = None
+    if args.pretrain_data is not None and not args.pretrain_deals:
+        raise ValueError("--pretrain-data names the deals of the teacher's demonstrations: it goes with "
+                         "--pretrain-deals")
     if args.pretrain_deals:
         pretrain = PretrainConfig(deals=args.pretrain_deals, updates=args.pretrain_updates, seed=args.seed)
     result = train_competitive(args.out, preset=args.preset, steps=args.steps, seed=args.seed, data=args.data,
@@ -70,7 +73,7 @@ def _train_competitive(args) -> int:
                                evaluate_agent=rule_baseline_evaluator(args.eval_data, args.eval_deals,
                                                                       tricks=args.tricks),
                                force=args.force, algo=args.algo, devices=args.devices,
-                               env_options=_tricks_options(args))
+                               env_options=_tricks_options(args), pretrain_data=args.pretrain_data)
     print(f"vs the competitive rule baseline: {result['vs_rules_imps_per_board']:+.2f} +/- {result['ci95']:.2f} "
           f"IMPs/board (95% CI, duplicate, {result['deals']} held-out boards of {args.eval_data}, "
           f"{result['env_steps']} env steps, "
@@ -293,6 +296,9 @@ def add_parser(commands) -> None:
     comp_train.add_argument("--pretrain-deals", type=non_negative_int, default=0,
                             help="start from the rule bidder's auctions on this many training deals (dqn: DQfD-style; "
                                  "ppo: the policy cloned from them)")
+    comp_train.add_argument("--pretrain-data", type=dataset_arg, default=None,
+                            help="the deals of the teacher's demonstrations (default: --data; with --data fresh: the "
+                                 "bundled train split), read with --tricks")
     comp_train.add_argument("--pretrain-updates", type=positive_int, default=20_000,
                             help="gradient updates of that pretraining (multiples of 1000)")
     comp_train.add_argument("--demo-weight", type=non_negative_float, default=None,
