@@ -19,10 +19,12 @@ import time
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
-def measure(trainer, env, chunk: int, seconds: float) -> float:
+def measure(trainer, env, chunk: int, seconds: float, params=None) -> float:
+    """Env steps per second of ``trainer`` (started from ``params``, or its initial network) over whole compiled
+    chunks for about ``seconds``, after one chunk that compiles (shared by `fresh_training.py`)."""
     import jax
 
-    ts = trainer.place(trainer.init(env))
+    ts = trainer.place(trainer.init(env, params))
     ts, _ = trainer.run_steps(env, ts, chunk)  # compile, and fill the replay past min_replay
     jax.block_until_ready(ts)
     steps, start = 0, time.perf_counter()

@@ -82,3 +82,31 @@ def untimed(boards):
         for record in item["tables"]:
             del record["seconds"]
     return boards
+
+
+def collect_rollout(trainer, env, ts, key, steps: int):
+    """A PPO trainer's rollout of ``steps`` calls from ``ts``, one `_call` at a time (numpy arrays [T, B, ...]),
+    and the state after it: what its reward functions are checked on."""
+    import jax
+    import numpy as np
+
+    rows = []
+    for k in jax.random.split(key, steps):
+        ts, row, _ = trainer._call(ts, env, k)
+        rows.append(row)
+    return jax.tree.map(lambda *a: np.stack(a), *rows), ts
+
+
+def ended_auctions(rollout, rewards):
+    """(t, b, calls) for every auction a rollout finished (its calls from the start of the auction, in order),
+    checking that no other call of the rollout was paid."""
+    steps, slots = rollout.done.shape
+    calls = [[] for _ in range(slots)]
+    for t in range(steps):
+        for b in range(slots):
+            calls[b].append(int(rollout.action[t, b]))
+            if not rollout.done[t, b]:
+                assert (rewards[t, b] == 0).all()
+                continue
+            yield t, b, calls[b]
+            calls[b] = []

@@ -18,6 +18,7 @@ from bridgerl.core.competitive import CompetitiveDeal
 from bridgerl.core.imps import imps
 from bridgerl.envs import jaxenv
 from bridgerl.training.ppo import REFERENCE_CALLS, PPOConfig, PPOTrainer
+from helper_games import collect_rollout, ended_auctions
 from test_played import ROWS, played_file, player_path  # noqa: F401  (module fixtures)
 from test_ppo import TINY
 
@@ -49,35 +50,22 @@ def test_fresh_rewards_are_the_two_tables_played_out(player_path):  # noqa: F811
     env = jaxenv.make("competitive_bidding", dataset="fresh", player=player, play_in_step=False)
     config = PPOConfig(**{**TINY, "pool_size": 0, "rollout": 24, "fresh_chunk": 3})
     trainer = PPOTrainer(env, config, seed=4, card_player=player)
-    ts = trainer.init(env)
-    rows = []
-    for key in jax.random.split(jax.random.key(2), config.rollout):
-        ts, row, _ = trainer._call(ts, env, key)
-        rows.append(row)
-    rollout = jax.tree.map(lambda *a: np.stack(a), *rows)
+    rollout, ts = collect_rollout(trainer, env, trainer.init(env), jax.random.key(2), config.rollout)
     assert not np.asarray(rollout.rewards).any()  # the env leaves the rewards to the trainer
     rewards = np.asarray(jax.jit(trainer._fresh_rewards)(env, rollout, ts))
-    calls = [[] for _ in range(config.num_envs)]
     checked = contracts = 0
-    for t in range(config.rollout):
-        for b in range(config.num_envs):
-            calls[b].append(int(rollout.action[t, b]))
-            if not rollout.done[t, b]:
-                assert (rewards[t, b] == 0).all()
-                continue
-            ended = jax.tree.map(lambda a: np.asarray(a)[t, b], rollout.ended)
-            deal = CompetitiveDeal(ended["owner"], None, int(ended["dealer"]), VULS[int(ended["vulnerable"])], 1,
-                                   None)
-            state = BridgeState.start(deal)
-            for call in calls[b]:
-                state = state.apply(call)
-            first = _played(state, player)
-            second = _reference_table(deal, trainer, ts.params, player)
-            swing = imps(first.result().score_ns - second.result().score_ns)
-            np.testing.assert_array_equal(rewards[t, b], [swing, -swing, swing, -swing])
-            contracts += first.contract is not None
-            checked += 1
-            calls[b] = []
+    for t, b, calls in ended_auctions(rollout, rewards):
+        ended = jax.tree.map(lambda a: np.asarray(a)[t, b], rollout.ended)
+        deal = CompetitiveDeal(ended["owner"], None, int(ended["dealer"]), VULS[int(ended["vulnerable"])], 1, None)
+        state = BridgeState.start(deal)
+        for call in calls:
+            state = state.apply(call)
+        first = _played(state, player)
+        second = _reference_table(deal, trainer, ts.params, player)
+        swing = imps(first.result().score_ns - second.result().score_ns)
+        np.testing.assert_array_equal(rewards[t, b], [swing, -swing, swing, -swing])
+        contracts += first.contract is not None
+        checked += 1
     assert checked > 3 * config.fresh_chunk and contracts >= 3  # several batches of the while loop
 
 

@@ -397,6 +397,7 @@ def test_ppo_playout_rewards_are_the_card_players_games(played_file, player_path
     env's par (from the played table); `Bridge.after_auction` is where that game starts."""
     import jax
 
+    from helper_games import collect_rollout, ended_auctions
     from test_ppo import TINY
 
     from bridgerl.envs import jaxenv
@@ -407,33 +408,21 @@ def test_ppo_playout_rewards_are_the_card_players_games(played_file, player_path
     player = CardPlayer.load(player_path)
     config = PPOConfig(**{**TINY, "pool_size": 0, "rollout": 32}, playout=True)
     trainer = PPOTrainer(env, config, seed=3, card_player=player)
-    ts = trainer.init(env)
-    rows, keys = [], jax.random.split(jax.random.key(1), config.rollout)
-    for key in keys:
-        ts, row, _ = trainer._call(ts, env, key)
-        rows.append(row)
-    rollout = jax.tree.map(lambda *a: np.stack(a), *rows)
+    rollout, _ = collect_rollout(trainer, env, trainer.init(env), jax.random.key(1), config.rollout)
     rewards = np.asarray(jax.jit(trainer._played_rewards)(env, rollout))
     source = CompetitiveDealSource(played)
-    calls = [[] for _ in range(config.num_envs)]
     checked, contracts = 0, 0
-    for t in range(config.rollout):
-        for b in range(config.num_envs):
-            calls[b].append(int(rollout.action[t, b]))
-            if not rollout.done[t, b]:
-                assert (rewards[t, b] == 0).all()
-                continue
-            index = int(rollout.ended["index"][t, b])
-            state = BridgeState.start(source.deal_at(index))
-            for call in calls[b]:
-                state = state.apply(call)
-            while state.phase == "play":
-                state = state.apply(CARD_OFFSET + player.act(state.view()))
-            expected = imps(state.result().score_ns - int(env.par[index]))
-            np.testing.assert_array_equal(rewards[t, b], [expected, -expected, expected, -expected])
-            contracts += state.contract is not None
-            checked += 1
-            calls[b] = []
+    for t, b, calls in ended_auctions(rollout, rewards):
+        index = int(rollout.ended["index"][t, b])
+        state = BridgeState.start(source.deal_at(index))
+        for call in calls:
+            state = state.apply(call)
+        while state.phase == "play":
+            state = state.apply(CARD_OFFSET + player.act(state.view()))
+        expected = imps(state.result().score_ns - int(env.par[index]))
+        np.testing.assert_array_equal(rewards[t, b], [expected, -expected, expected, -expected])
+        contracts += state.contract is not None
+        checked += 1
     assert checked >= config.num_envs and contracts >= config.num_envs // 2
     with pytest.raises(ValueError, match="learned card player"):
         PPOTrainer(env, config, seed=3)
