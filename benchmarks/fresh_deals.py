@@ -83,7 +83,8 @@ def main() -> None:
     codes = np.zeros(14 ** 4, np.int64)
     boards = np.zeros(16, np.int64)
     for start in range(0, args.deals, args.batch):
-        s, c, b = (np.asarray(x) for x in summary(keys[start:start + args.batch]))  # a shorter last batch compiles once more
+        # a shorter last batch compiles once more
+        s, c, b = (np.asarray(x) for x in summary(keys[start:start + args.batch]))
         seats += s
         codes += c
         boards += b
@@ -136,7 +137,8 @@ def main() -> None:
             rounds += 1
         rates[play_in_step] = rounds * args.env_batch / (time.perf_counter() - start)
     print(f"fresh competitive env, jit(vmap(step)) at a batch of {args.env_batch:,}: {rates[False]:,.0f} steps/s with "
-          f"play_in_step=False, {rates[True]:,.0f} with the play-out in the step (ratio {rates[False] / rates[True]:,.0f})")
+          f"play_in_step=False, {rates[True]:,.0f} with the play-out in the step "
+          f"(ratio {rates[False] / rates[True]:,.0f})")
 
 
 if __name__ == "__main__":

@@ -619,6 +619,6 @@ def metrics_record(metrics: PPOMetrics) -> dict:
             for name in ("policy_loss", "value_loss", "entropy", "approx_kl", "clip_fraction", "bc_loss")}
 
 
-__all__ = ["DEFAULT_STEPS", "REFERENCE_CALLS", "PPOConfig", "PPOMetrics", "PPOState", "PPOTrainer", "PRESETS", "Rollout",
-           "behaviour_cloning_loss", "draw_opponents", "gae", "masked_log_softmax", "metrics_record", "pretrain_policy",
-           "ppo_loss", "update_pool_score"]
+__all__ = ["DEFAULT_STEPS", "REFERENCE_CALLS", "PPOConfig", "PPOMetrics", "PPOState", "PPOTrainer", "PRESETS",
+           "Rollout", "behaviour_cloning_loss", "draw_opponents", "gae", "masked_log_softmax", "metrics_record",
+           "pretrain_policy", "ppo_loss", "update_pool_score"]

@@ -207,8 +207,8 @@ def start(owner, dd, dealer, vulnerable, par, index) -> State:
         vulnerable=jnp.asarray(vulnerable, i32), phase=i32(AUCTION), contract=i32(-1), penalty=i32(0),
         declarer=i32(-1), tricks=i32(0), seat=dealer,
         _owner=jnp.asarray(owner).astype(jnp.int8), _dd=jnp.asarray(dd).astype(jnp.int8),
-        _par=jnp.asarray(par, i32), _values=jnp.zeros(35, i32), _leading=i32(0), _last_bid=i32(-1), _last_bidder=i32(-1), _penalty=i32(0),
-        _trailing=i32(0), _first_namer=jnp.full((2, 5), -1, i32),
+        _par=jnp.asarray(par, i32), _values=jnp.zeros(35, i32), _leading=i32(0), _last_bid=i32(-1),
+        _last_bidder=i32(-1), _penalty=i32(0), _trailing=i32(0), _first_namer=jnp.full((2, 5), -1, i32),
         _order=jnp.full(52, -1, jnp.int8), _trick=jnp.full(4, -1, i32), _trick_len=i32(0), _leader=i32(0),
         _done=i32(0), _voids=jnp.zeros((4, 4), bool))
     # `_refresh` of a deal before its first call, written out: no play bits, no cards (cheap, as init runs for
