@@ -74,7 +74,7 @@ def worlds_best(view, worlds: int, rng: np.random.Generator) -> np.ndarray:
     best (seed 004's ISSN target)."""
     from bridgerl.agents.play.pimc import draw_worlds, solve_worlds
 
-    scores = solve_worlds(view, draw_worlds(view, worlds, rng))
+    scores = solve_worlds(view, draw_worlds(view, worlds, rng), best=True)  # the best cards of each world
     top = scores.max(1, keepdims=True)
     return ((scores == top) & (scores >= 0)).sum(0).astype(np.uint8)
 

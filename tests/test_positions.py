@@ -194,6 +194,7 @@ def test_sampled_world_labels(played, tmp_path, capsys):
     legal cards only, at least one best card a world, none at the forced positions; a file of the same rows split
     otherwise holds the same labels; the count is checked in one line."""
     from bridgerl.core.bridge import CARD_OFFSET
+    from bridgerl.agents.play.pimc import draw_worlds, solve_worlds
     from bridgerl.evaluation.positions import worlds_best
 
     _, plain = played
@@ -215,7 +216,14 @@ def test_sampled_world_labels(played, tmp_path, capsys):
     rng = np.random.default_rng([3, int(labelled.deals["row"][0]), 4])
     for i in d0:
         if choice[i]:
-            np.testing.assert_array_equal(worlds_best(labelled.state(int(i)).view(), 5, rng), worlds[i])
+            view = labelled.state(int(i)).view()
+            np.testing.assert_array_equal(worlds_best(view, 5, rng), worlds[i])
+            drawn = draw_worlds(view, 5, np.random.default_rng(int(i)))
+            # the best cards DDS lists (solutions 2) are those of the full per-card scores (solutions 3)
+            full = solve_worlds(view, drawn)
+            best = solve_worlds(view, drawn, best=True)
+            np.testing.assert_array_equal((full == full.max(1, keepdims=True)) & (full >= 0), best >= 0)
+            assert (best[best >= 0] == np.broadcast_to(full.max(1, keepdims=True), full.shape)[best >= 0]).all()
     # the worlds are the view's: every world gives the chooser's known cards to their holders
     state = labelled.state(int(np.flatnonzero(choice)[3]))
     assert CARD_OFFSET + int(pos["card"][np.flatnonzero(choice)[3]]) in state.legal_actions()

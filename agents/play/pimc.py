@@ -116,10 +116,12 @@ def holdings_of(view: PlayerView, owners: np.ndarray) -> np.ndarray:
     return np.ascontiguousarray(packed).view("<u8")[..., 0]
 
 
-def solve_worlds(view: PlayerView, owners: np.ndarray) -> np.ndarray:
-    """int8[k, 52]: DD tricks (from now, for the side to play) of each legal card in each world; -1 if illegal."""
+def solve_worlds(view: PlayerView, owners: np.ndarray, best: bool = False) -> np.ndarray:
+    """int8[k, 52]: DD tricks (from now, for the side to play) of each legal card in each world; -1 if illegal
+    (with ``best``: -1 too for every card that is not best in its world, a faster search)."""
     trick = list(view.current_trick.cards) + [-1] * (3 - len(view.current_trick.cards))
-    return solve_positions(holdings_of(view, owners), view.contract.strain, view.current_trick.leader, trick)
+    return solve_positions(holdings_of(view, owners), view.contract.strain, view.current_trick.leader, trick,
+                           best_cards=best)
 
 
 def world_values(view: PlayerView, scores: np.ndarray, objective: str) -> np.ndarray:
