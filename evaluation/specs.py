@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from typing import Any
 
 SPEC_HELP = ("pass | random | rules | sayc (competitive: a SAYC-like natural system) | dqn:PATH | ppo:PATH "
-             "(competitive: punisher:SPEC, SPEC doubling every failing undoubled contract it could pass out, from "
-             "the deal's tricks table: the exploitability opponent) | "
-             "(competitive: a PPO actor-critic's greedy policy) | rules+dqn:PATH "
+             "(competitive: a PPO actor-critic's greedy policy) | punisher:SPEC (competitive: SPEC doubling every "
+             "failing undoubled contract it could pass out, read from the deal's tricks table: the exploitability "
+             "opponent) | rules+dqn:PATH "
              "(competitive: the rule baseline with an uncontested DQN as its constructive system) | "
              "search:PATH[,samples=N,min_kept=K] (uncontested: decision-time search with the critic saved beside "
              "the DQN, defaults 1024 and 8) | module:attr (an object, or a class to instantiate, with act(); the "

@@ -6,6 +6,7 @@ auctions only; a tiny run is seeded and resumable; the options are checked in on
 from __future__ import annotations
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -106,3 +107,35 @@ def test_train_competitive_on_fresh_deals_is_seeded_and_resumable(played_file, t
 def player_path_of(played_file) -> str:
     with np.load(played_file) as npz:
         return str(npz["played_player"])
+
+
+def test_small_rollouts_anchor_reference_and_pool_statistics(player_path):  # noqa: F811
+    """A rollout of fewer rows than a chunk works (the second-table deals are padded by a whole chunk); with
+    ``fresh_reference="anchor"`` the second table is bid by the pool's slot 0 (the starting network), not by the
+    network as it stands; the logged IMPs against the pool come from the played rewards."""
+    player = CardPlayer.load(player_path)
+    env = jaxenv.make("competitive_bidding", dataset="fresh", player=player, play_in_step=False)
+    small = PPOConfig(**{**TINY, "num_envs": 4, "rollout": 8, "minibatches": 2, "pool_size": 2, "pool_anchor": True,
+                         "pool_prob": 1.0, "fresh_reference": "anchor"})
+    trainer = PPOTrainer(env, small, seed=5, card_player=player)
+    ts = trainer.init(env)
+    ts, metrics = trainer.run_steps(env, ts, 3)
+    assert np.isfinite(np.asarray(metrics.loss)).all() and int(np.asarray(metrics.pool_episodes).sum()) > 0
+    # the anchor differs from the trained network: the reference bids with slot 0's parameters
+    ts = ts.replace(env_state=jax.vmap(env.init)(jax.random.split(jax.random.key(8), small.num_envs)),
+                    opponent=jnp.zeros(small.num_envs, jnp.int32))  # new auctions, every one against the anchor
+    rollout, after = collect_rollout(trainer, env, ts, jax.random.key(9), 24)
+    anchor = jax.tree.map(lambda p: p[0], after.pool)
+    assert any(not np.array_equal(np.asarray(x), np.asarray(y))
+               for x, y in zip(jax.tree.leaves(anchor), jax.tree.leaves(after.params)))
+    rewards = np.asarray(jax.jit(trainer._fresh_rewards)(env, rollout, after))
+    assert rollout.done.sum() >= 4
+    for t, b, calls in ended_auctions(rollout, rewards):
+        ended = jax.tree.map(lambda a: np.asarray(a)[t, b], rollout.ended)
+        deal = CompetitiveDeal(ended["owner"], None, int(ended["dealer"]), VULS[int(ended["vulnerable"])], 1, None)
+        state = BridgeState.start(deal)
+        for call in calls:
+            state = state.apply(call)
+        swing = imps(_played(state, player).result().score_ns
+                     - _reference_table(deal, trainer, anchor, player).result().score_ns)
+        assert rewards[t, b, 0] == swing

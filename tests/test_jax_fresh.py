@@ -193,3 +193,19 @@ def test_batched_steps_pay_each_ended_auction_its_own_played_result(player):
     assert np.asarray(batch.rewards).any()
     illegal = step(jax.vmap(env.init)(keys), jnp.full(6, 1))  # a double with nothing to double
     assert np.asarray(illegal.terminated).all() and (np.abs(np.asarray(illegal.rewards)) == 7600).all()  # points
+
+
+def test_fresh_uncontested_ew_side_and_no_table_readers(player):
+    """East-West bids from West (its opening rules, its vulnerability bit); the state keeps the board's dealer and
+    vulnerability; what reads a DD table is refused."""
+    env = jaxenv.make("uncontested_bidding", dataset="fresh", player=player, side="EW")
+    keys = jax.random.split(jax.random.key(4), 200)
+    states = jax.vmap(env.init)(keys)
+    owner, _, dealer, vul = jax.vmap(deal)(keys)
+    assert (np.asarray(states.current_player) == 3).all() and (np.asarray(states.side) == 1).all()
+    assert (np.asarray(states.vulnerable) == ((np.asarray(vul) >> 1) & 1).astype(bool)).all()
+    assert (np.asarray(states._dealer) == np.asarray(dealer)).all() and (np.asarray(states._vul) == np.asarray(vul)).all()
+    expected = opening_action_mask(np.asarray(owner), np.full(200, 3))
+    assert (np.asarray(states.legal_action_mask) == expected).all()
+    with pytest.raises(ValueError, match="DD table"):
+        env.call_outcomes(env.init(keys[0]))

@@ -343,8 +343,9 @@ class PPOTrainer:
 
             ended = {"fields": auction_fields(new_state), "index": new_state.index,
                      "next_seat": new_state.current_player}
-            if self.fresh:  # no row to read the deal back from
-                ended.update(owner=new_state._owner, dealer=new_state.dealer, vulnerable=new_state.vulnerable)
+            if self.fresh:  # no row to read the deal back from; who played whom, for the pool's statistics
+                ended.update(owner=new_state._owner, dealer=new_state.dealer, vulnerable=new_state.vulnerable,
+                             opponent=ts.opponent, learner_side=ts.learner_side)
         row = Rollout(state.observation, state.legal_action_mask, action.astype(jnp.int32), logp, value,
                       state.current_player.astype(jnp.int32), ~pool_turn, done, new_state.rewards, ended)
         fresh = jax.vmap(env.init)(jax.random.split(key_reset, config.num_envs))
@@ -440,7 +441,8 @@ class PPOTrainer:
 
         chunk = self.config.fresh_chunk
         rows = ended["owner"].shape[0]
-        deals = jax.tree.map(lambda a: jnp.concatenate([a, a[:chunk]]),
+        # padded with a whole chunk of copies of the first deal (a valid deal), so that a slice never runs past
+        deals = jax.tree.map(lambda a: jnp.concatenate([a, jnp.broadcast_to(a[:1], (chunk,) + a.shape[1:])]),
                              {k: ended[k] for k in ("owner", "dealer", "vulnerable")})
 
         def bid(owner, dealer, vulnerable):
@@ -537,8 +539,12 @@ class PPOTrainer:
         ts, (rollout, stats) = jax.lax.scan(call, ts, jax.random.split(rollout_key, config.rollout))
         if config.playout or self.fresh:
             rewards = self._fresh_rewards(env, rollout, ts) if self.fresh else self._played_rewards(env, rollout)
+            stats = (stats[0], jnp.where(rollout.done, rewards[..., 0], 0.0).sum(1), *stats[2:])
+            if self.fresh:  # the learner's IMPs against the pool, from the played rewards (the env paid none)
+                against = rollout.done & (rollout.ended["opponent"] >= 0)
+                mine = jnp.take_along_axis(rewards, rollout.ended["learner_side"][..., None], -1)[..., 0]
+                stats = (*stats[:3], jnp.where(against, mine, 0.0).sum(1))
             rollout = rollout.replace(rewards=rewards, ended=None)
-            stats = (stats[0], jnp.where(rollout.done, rollout.rewards[..., 0], 0.0).sum(1), *stats[2:])
         bootstrap = self._bootstrap(ts.params, ts.env_state)
         scale = config.reward_scale
         advantages, returns = gae(rollout.value, rollout.seat, rollout.done, rollout.rewards * scale,

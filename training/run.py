@@ -338,7 +338,8 @@ def train(run: RunConfig) -> dict:
     out.mkdir(parents=True, exist_ok=True)
     if fresh:  # what a fresh run's deals are: recorded with the run and in the model
         data_name = ("fresh: deals drawn inside jit from the run's key stream (jax.random.PRNGKey(seed), split "
-                     "once per call and auction slot); no deal repeats except by chance")
+                     "once per call and auction slot); no deal repeats except by chance; played out by "
+                     f"{played_by['player']} (checkpoint {played_by['hash']})")
     if run.pretrain_data is not None:  # part of what the run is (checked on --resume)
         data_name = f"{data_name}; demonstrations from {_data_name(run.pretrain_data)}"
     meta = {"env_id": env_id, "config": dataclasses.asdict(config), "seed": seed, "data": data_name,

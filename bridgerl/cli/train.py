@@ -60,6 +60,8 @@ def _train_competitive(args) -> int:
             raise ValueError("--reward playout is for --algo ppo --tricks played (it plays contracts out with the "
                              "card player of the played tables)")
         overrides["playout"] = True
+    if args.data != "fresh" and (args.fresh_reference is not None or args.fresh_chunk is not None):
+        raise ValueError("--fresh-reference and --fresh-chunk set how fresh deals are scored: they go with --data fresh")
     pretrain = None
     if args.pretrain_data is not None and not args.pretrain_deals:
         raise ValueError("--pretrain-data names the deals of the teacher's demonstrations: it goes with "

@@ -116,7 +116,6 @@ def _make_fresh(env_id: str, options: dict):
                          "reads the DD table)")
     return fresh.FreshUncontestedBidding(
         **fresh.empty_tables(side=jnp.zeros(0, jnp.int32), vulnerable=jnp.zeros(0, bool),
-                             opening=jnp.zeros((0, 2), jnp.uint8), eligible=jnp.zeros(0, jnp.int32),
-                             dealer=jnp.zeros(0, jnp.int32), vul=jnp.zeros(0, jnp.int32)),
+                             opening=jnp.zeros((0, 2), jnp.uint8), eligible=jnp.zeros(0, jnp.int32)),
         reward_points=True, fixed_side=("NS", "EW").index(side), opening_rules=bool(options.get("opening_rules", True)),
         player=player, play_in_step=play_in_step)

@@ -27,6 +27,8 @@ the finished auctions out in one batch itself (`bridgerl.training.ppo`).
 
 from __future__ import annotations
 
+import dataclasses
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -156,6 +158,15 @@ class FreshCompetitiveBidding(CompetitiveBidding):
 
 
 @struct.dataclass
+class FreshUncontestedState(uncontested.State):
+    """The uncontested state of a fresh deal: the board's dealer and vulnerability code (bit 0 NS, bit 1 EW) too,
+    which the play of the contract reached reads (a dataset env's state keeps neither)."""
+
+    _dealer: jnp.ndarray
+    _vul: jnp.ndarray
+
+
+@struct.dataclass
 class FreshUncontestedBidding(UncontestedBidding):
     """Uncontested bidding on fresh deals by a fixed side; the contract reached is played out (module docstring)."""
 
@@ -173,8 +184,13 @@ class FreshUncontestedBidding(UncontestedBidding):
             opening = jnp.stack([opening_code(owner, first), opening_code(owner, (first + 2) % 4)])
         else:
             opening = jnp.full(2, 0xFF, jnp.uint8)  # bit 7: no opening rules
-        return uncontested.start(owner, jnp.zeros((4, 5), jnp.uint8), 0, side, ((vulnerable >> side) & 1) == 1,
-                                 opening, -1, dealer, vulnerable)
+        state = uncontested.start(owner, jnp.zeros((4, 5), jnp.uint8), 0, side, ((vulnerable >> side) & 1) == 1,
+                                  opening, -1)
+        return FreshUncontestedState(**{f.name: getattr(state, f.name) for f in dataclasses.fields(state)},
+                                     _dealer=dealer, _vul=vulnerable)
+
+    def call_outcomes(self, state):
+        raise ValueError("call_outcomes reads the deal's DD table and constructive par: a fresh deal has neither")
 
     def played_tricks(self, state: uncontested.State) -> jax.Array:
         """Declarer's tricks when ``player`` plays the contract of the ended auction (canonical auction; 0:
@@ -225,5 +241,5 @@ def empty_tables(**extra) -> dict:
     return tables
 
 
-__all__ = ["FRESH", "FreshBridge", "FreshCompetitiveBidding", "FreshUncontestedBidding", "deal", "empty_tables",
-           "load_player", "opening_code", "play_to_end"]
+__all__ = ["FRESH", "FreshBridge", "FreshCompetitiveBidding", "FreshUncontestedBidding", "FreshUncontestedState", "deal",
+           "empty_tables", "load_player", "opening_code", "play_to_end"]

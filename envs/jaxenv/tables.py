@@ -69,7 +69,6 @@ def uncontested_tables(dataset: Dataset, side: str, opening_rules: bool) -> dict
     eligible = (np.flatnonzero(np.asarray(can_make_anything(dataset.dd)).reshape(n)) if side == "thesis"
                 else np.arange(n))
     return {"owner": dataset.owner, "dd": dataset.dd, "side": sides, "vulnerable": vulnerable,
-            "dealer": board_dealers(dataset).astype(np.int32), "vul": vul_codes.astype(np.int32),
             "par": np.asarray(constructive_par(dataset.dd, sides, vulnerable), dtype=np.int32).reshape(n),
             "opening": codes, "eligible": eligible.astype(np.int32)}
 

@@ -41,8 +41,6 @@ class State:
     _first_namer: jnp.ndarray            # int32[5]: seat that first named each strain, -1 if none
     _calls: jnp.ndarray                  # calls made by the partners so far
     _initial_pass: jnp.ndarray
-    _dealer: jnp.ndarray                 # the board's dealer and vulnerability code (bit 0 NS, bit 1 EW): the
-    _vul: jnp.ndarray                    # play of the contract reached (fresh deals) reads them
 
 
 @struct.dataclass
@@ -59,8 +57,6 @@ class UncontestedBidding(PgxEnv):
     par: jnp.ndarray
     opening: jnp.ndarray
     eligible: jnp.ndarray
-    dealer: jnp.ndarray
-    vul: jnp.ndarray
     reward_points: bool = struct.field(pytree_node=False, default=False)
 
     num_actions: int = struct.field(pytree_node=False, default=NUM_ACTIONS)
@@ -72,7 +68,7 @@ class UncontestedBidding(PgxEnv):
             index = self.eligible[jax.random.randint(key, (), 0, self.eligible.shape[0])]
         index = jnp.asarray(index, jnp.int32)
         return start(self.owner[index], self.dd[index], self.par[index], self.side[index], self.vulnerable[index],
-                     self.opening[index], index, self.dealer[index], self.vul[index])
+                     self.opening[index], index)
 
     def step(self, state: State, action, key=None) -> State:
         """The state after the partner to act takes ``action`` (``key``: pgx's argument, unused); a terminated state
@@ -155,12 +151,11 @@ def _opening_mask(code) -> jnp.ndarray:
     return mask | ((code >> 7) & 1 == 1)
 
 
-def start(owner, dd, par, side, vulnerable, opening, index, dealer, vul) -> State:
+def start(owner, dd, par, side, vulnerable, opening, index) -> State:
     """The state before the first call of a deal (``owner`` [52], ``dd`` [4, 5], zeros when unknown; ``par`` the
     constructive par) bid by ``side`` (0 NS, 1 EW; its first bidder starts), ``vulnerable`` that side's
     vulnerability, ``opening`` uint8[2] the packed opening masks (`tables.opening_codes`) of the first bidder and
-    partner; ``index`` the dataset row (-1: a fresh deal); ``dealer`` and ``vul`` the board's dealer and
-    vulnerability code."""
+    partner; ``index`` the dataset row (-1: a fresh deal)."""
     side = jnp.asarray(side, jnp.int32)
     first = jnp.where(side == 0, 0, 3).astype(jnp.int32)
     state = State(
@@ -170,8 +165,7 @@ def start(owner, dd, par, side, vulnerable, opening, index, dealer, vul) -> Stat
         vulnerable=jnp.asarray(vulnerable, bool),
         _owner=owner, _dd=dd, _par=jnp.asarray(par, jnp.int32), _opening=opening,
         _bids=jnp.zeros(35, bool), _last_bid=jnp.int32(-1), _first_namer=jnp.full(5, -1, jnp.int32),
-        _calls=jnp.int32(0), _initial_pass=jnp.bool_(False), _dealer=jnp.asarray(dealer, jnp.int32),
-        _vul=jnp.asarray(vul, jnp.int32))
+        _calls=jnp.int32(0), _initial_pass=jnp.bool_(False))
     return _refresh(state)
 
 
