@@ -12,15 +12,17 @@ constraints. Steps (each writes JSON lines and continues where it stopped):
 3. ``report``: make rates with 95% CIs, the paired difference against the first file, discrepancies with PIMC
    and time per searched move.
 
-    python -m bridgerl.evaluation.alphamu_experiment deals --out runs/alphamu/deals.jsonl --keep 100
-    python -m bridgerl.evaluation.alphamu_experiment play --deals runs/alphamu/deals.jsonl \\
+    bridgerl evaluate alphamu deals --out runs/alphamu/deals.jsonl --keep 100
+    bridgerl evaluate alphamu play --deals runs/alphamu/deals.jsonl \\
         --declarer alphamu:max_moves=1,worlds=20 --out runs/alphamu/m1w20.jsonl
-    python -m bridgerl.evaluation.alphamu_experiment report runs/alphamu/m1w20.jsonl runs/alphamu/m3w20.jsonl
+    bridgerl evaluate alphamu report runs/alphamu/m1w20.jsonl runs/alphamu/m3w20.jsonl
+
+(the command line is `bridgerl evaluate alphamu`, `bridgerl/cli/evaluate.py`; until issue #52 it was this module's
+``python -m`` runner)
 """
 
 from __future__ import annotations
 
-import argparse
 import json
 import multiprocessing
 import time
@@ -30,7 +32,6 @@ import numpy as np
 
 from bridgerl.agents import PIMCAgent
 from bridgerl.core import Contract
-from bridgerl.core.argtypes import OneLineParser, int_range, non_negative_int, positive_int
 from bridgerl.core.cards import card_name
 from bridgerl.core.constraints import HandConstraint
 from bridgerl.core.dd import declarer_total, set_dds_threads
@@ -39,7 +40,7 @@ from bridgerl.core.play import PlayState
 from bridgerl.core.stats import mean_ci
 from bridgerl.envs import view_of
 from bridgerl.evaluation.play import agent_seed, play_deal
-from bridgerl.evaluation.specs import PLAY_SPEC_HELP, load_play_agent
+from bridgerl.evaluation.specs import load_play_agent
 
 CONTRACT = Contract.parse("3NT N")
 NORTH = HandConstraint.notrump_opener(15, 17)
@@ -245,50 +246,3 @@ def report(args) -> None:
         print(f"{summary['declarer']:40s} {summary['deals']:5d} {summary['runs']:5d} "
               f"{100 * summary['make_rate']:6.1f}% ± {100 * summary['ci95']:4.1f} {100 * diff:+9.1f} ± "
               f"{100 * diff_ci:4.1f} {differs:>11s} {summary['seconds_per_card']:7.3f} {searched}")
-
-
-def build_parser() -> argparse.ArgumentParser:
-    parser = OneLineParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    commands = parser.add_subparsers(dest="command", required=True)
-    deals = commands.add_parser("deals", help="constrained deals, filtered to 30-70% PIMC make rate")
-    deals.add_argument("--out", required=True, help="JSON lines of the kept deals (resumes when it exists)")
-    deals.add_argument("--keep", type=positive_int, default=100, help="deals to keep (default 100)")
-    deals.add_argument("--candidates", type=positive_int, default=5000,
-                       help="constrained deals to try at most (default 5000)")
-    deals.add_argument("--start-cards", type=int_range(0, 48), default=16,
-                       help="cards played before the comparison (16: 36-card rows; 0: from the opening lead)")
-    deals.add_argument("--filter-runs", type=positive_int, default=6,
-                       help="PIMC-vs-PIMC runs per candidate that decide its make rate (default 6)")
-    deals.add_argument("--worlds", type=positive_int, default=20, help="worlds of the filtering PIMC (default 20)")
-    deals.add_argument("--seed", type=non_negative_int, default=0, help="seed of the candidates (default 0)")
-    deals.add_argument("--workers", type=positive_int, default=1, help="processes (each runs DDS on one thread)")
-    deals.add_argument("--quiet", action="store_true", help="no progress bar")
-    deals.set_defaults(func=make_deals)
-    play = commands.add_parser("play", help="one declarer on the kept deals against PIMC defence")
-    play.add_argument("--deals", required=True, help="the JSON lines written by `deals`")
-    play.add_argument("--declarer", required=True, help="play agent spec, e.g. alphamu:max_moves=3,worlds=20: "
-                                                        + PLAY_SPEC_HELP)
-    play.add_argument("--out", required=True, help="JSON lines, one per (deal, run); running again resumes")
-    play.add_argument("--runs", type=positive_int, default=2, help="seeded runs per deal")
-    play.add_argument("--limit", type=positive_int, default=None, help="only the first N kept deals")
-    play.add_argument("--worlds", type=positive_int, default=20, help="PIMC defence worlds")
-    play.add_argument("--seed", type=non_negative_int, default=1,
-                      help="run seeds; the default 1 differs from the seeds that filtered the deals, so the filter "
-                           "does not bias PIMC")
-    play.add_argument("--workers", type=positive_int, default=1, help="processes (each runs DDS on one thread)")
-    play.add_argument("--quiet", action="store_true", help="no progress bar")
-    play.set_defaults(func=play_declarer)
-    rep = commands.add_parser("report", help="make rates, paired differences against the first file, timings")
-    rep.add_argument("files", nargs="+", help="JSON lines of `play` runs; the first is the reference")
-    rep.set_defaults(func=report)
-    return parser
-
-
-def main(argv=None) -> None:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    args.func(args)
-
-
-if __name__ == "__main__":
-    main()

@@ -160,17 +160,21 @@ def test_alphamu_plays_a_whole_deal_and_defends_as_pimc():
 def test_experiment_deals_play_and_report(tmp_path, capsys):
     import json
 
+    from bridgerl.cli import main
     from bridgerl.evaluation import alphamu_experiment as exp
+
+    def run(*argv):
+        assert main(["evaluate", "alphamu", *argv]) == 0
 
     owners = exp.constrained_deals(seed=3, count=5)
     assert owners.shape == (5, 52)
     deals = tmp_path / "deals.jsonl"
-    exp.main(["deals", "--out", str(deals), "--keep", "5", "--candidates", "2", "--worlds", "4", "--filter-runs",
-              "2", "--quiet"])
+    run("deals", "--out", str(deals), "--keep", "5", "--candidates", "2", "--worlds", "4", "--filter-runs", "2",
+        "--quiet")
     first = [json.loads(line) for line in deals.read_text().splitlines()]
     assert [r["candidate"] for r in first] == [0, 1]
-    exp.main(["deals", "--out", str(deals), "--keep", "5", "--candidates", "3", "--worlds", "4", "--filter-runs",
-              "2", "--quiet", "--workers", "2"])  # resumes: only candidate 2 is new
+    run("deals", "--out", str(deals), "--keep", "5", "--candidates", "3", "--worlds", "4", "--filter-runs", "2",
+        "--quiet", "--workers", "2")  # resumes: only candidate 2 is new
     assert [json.loads(line)["candidate"] for line in deals.read_text().splitlines()] == [0, 1, 2]
 
     played = exp.opening_play(owners[0], 16, 4, seed=0)
@@ -180,13 +184,15 @@ def test_experiment_deals_play_and_report(tmp_path, capsys):
     files = []
     for name, spec in (("pimc", "pimc:worlds=4,objective=make"), ("am2", "alphamu:max_moves=2,worlds=4")):
         out = tmp_path / f"{name}.jsonl"
-        exp.main(["play", "--deals", str(kept), "--declarer", spec, "--out", str(out), "--runs", "2", "--worlds",
-                  "4", "--workers", "2", "--quiet"])
+        run("play", "--deals", str(kept), "--declarer", spec, "--out", str(out), "--runs", "2", "--worlds", "4",
+            "--workers", "2", "--quiet")
         lines = [json.loads(line) for line in out.read_text().splitlines()]
         assert lines[0]["declarer"] == spec and sorted(r["run"] for r in lines[1:]) == [0, 1]
         files.append(str(out))
-    with pytest.raises(ValueError, match="another match"):
-        exp.main(["play", "--deals", str(kept), "--declarer", "pimc:worlds=5", "--out", files[0], "--quiet"])
-    exp.main(["report", *files])
+    capsys.readouterr()
+    assert main(["evaluate", "alphamu", "play", "--deals", str(kept), "--declarer", "pimc:worlds=5", "--out",
+                 files[0], "--quiet"]) == 2
+    assert "another match" in capsys.readouterr().err
+    run("report", *files)
     report = capsys.readouterr().out
     assert "alphamu:max_moves=2,worlds=4" in report and "pimc:worlds=4,objective=make" in report

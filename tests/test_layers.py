@@ -270,3 +270,29 @@ def test_gymnasium_ids_point_at_modules_that_exist():
         module, _, attr = entry_point.partition(":")
         assert callable(getattr(importlib.import_module(module), attr))
     assert bridgerl.__version__
+
+
+def test_the_core_holds_no_command_line():
+    """argparse lives in the CLI (`bridgerl/cli/`), not in the core nor in the layers below the CLI (issue #52)."""
+    found = [module for module, path in MODULES.items()
+             if not module.startswith("bridgerl.cli") and "argparse" in imports_of_any(path)]
+    assert not found, found
+
+
+def imports_of_any(path: Path) -> set[str]:
+    """Every top-level name ``path`` imports (any package)."""
+    names = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and not node.level and node.module:
+            names.add(node.module.split(".")[0])
+    return names
+
+
+def test_the_command_line_check_catches_a_violation(tmp_path, monkeypatch):
+    fake = tmp_path / "fake_args.py"
+    fake.write_text("import argparse\n")
+    monkeypatch.setitem(MODULES, "bridgerl.core.fake_args", fake)
+    with pytest.raises(AssertionError, match="bridgerl.core.fake_args"):
+        test_the_core_holds_no_command_line()

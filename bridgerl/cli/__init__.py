@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 from .. import __version__
-from ..core.argtypes import OneLineParser
+from .argtypes import OneLineParser
 from ..core.dataset import DatasetError
 from ..core.files import check_output
 from . import data, evaluate, models, serve, show, train

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import argparse
 
-from ..core.argtypes import dataset_arg, non_negative_int, positive_int
 from ..core.files import refuse_overwrite
 from ..core.stats import ci_text
+from .argtypes import dataset_arg, int_range, non_negative_int, positive_int
 from .common import DATA_HELP, write_json
 
 
@@ -188,6 +188,52 @@ def _evaluate_exploitability(args) -> int:
     if args.json:
         write_json(args.json, result)
     return 0
+
+
+def _evaluate_alphamu(args) -> int:
+    """`bridgerl evaluate alphamu deals|play|report`: the αμ paper's declarer experiment
+    (`bridgerl.evaluation.alphamu_experiment`)."""
+    from ..evaluation import alphamu_experiment as experiment
+
+    {"deals": experiment.make_deals, "play": experiment.play_declarer, "report": experiment.report}[
+        args.alphamu_command](args)
+    return 0
+
+
+def _add_alphamu(eval_commands, play_spec_help: str) -> None:
+    experiment = eval_commands.add_parser(
+        "alphamu", help="the αμ paper's declarer experiment (1NT-3NT, constrained deals, αμ or PIMC declarer "
+                        "against PIMC defence; resumable): deals, play, report (docs/play.md)")
+    steps = experiment.add_subparsers(dest="alphamu_command", required=True)
+    deals = steps.add_parser("deals", help="constrained deals, filtered to 30-70%% PIMC make rate")
+    deals.add_argument("--out", required=True, help="JSON lines of the kept deals (resumes when it exists)")
+    deals.add_argument("--keep", type=positive_int, default=100, help="deals to keep (default 100)")
+    deals.add_argument("--candidates", type=positive_int, default=5000,
+                       help="constrained deals to try at most (default 5000)")
+    deals.add_argument("--start-cards", type=int_range(0, 48), default=16,
+                       help="cards played before the comparison (16: 36-card rows; 0: from the opening lead)")
+    deals.add_argument("--filter-runs", type=positive_int, default=6,
+                       help="PIMC-vs-PIMC runs per candidate that decide its make rate (default 6)")
+    deals.add_argument("--worlds", type=positive_int, default=20, help="worlds of the filtering PIMC (default 20)")
+    deals.add_argument("--seed", type=non_negative_int, default=0, help="seed of the candidates (default 0)")
+    deals.add_argument("--workers", type=positive_int, default=1, help="processes (each runs DDS on one thread)")
+    deals.add_argument("--quiet", action="store_true", help="no progress bar")
+    play = steps.add_parser("play", help="one declarer on the kept deals against PIMC defence")
+    play.add_argument("--deals", required=True, help="the JSON lines written by `deals`")
+    play.add_argument("--declarer", required=True, help="play agent spec, e.g. alphamu:max_moves=3,worlds=20: "
+                                                        + play_spec_help)
+    play.add_argument("--out", required=True, help="JSON lines, one per (deal, run); running again resumes")
+    play.add_argument("--runs", type=positive_int, default=2, help="seeded runs per deal")
+    play.add_argument("--limit", type=positive_int, default=None, help="only the first N kept deals")
+    play.add_argument("--worlds", type=positive_int, default=20, help="PIMC defence worlds")
+    play.add_argument("--seed", type=non_negative_int, default=1,
+                      help="run seeds; the default 1 differs from the seeds that filtered the deals, so the filter "
+                           "does not bias PIMC")
+    play.add_argument("--workers", type=positive_int, default=1, help="processes (each runs DDS on one thread)")
+    play.add_argument("--quiet", action="store_true", help="no progress bar")
+    report = steps.add_parser("report", help="make rates, paired differences against the first file, timings")
+    report.add_argument("files", nargs="+", help="JSON lines of `play` runs; the first is the reference")
+    experiment.set_defaults(func=_evaluate_alphamu)
 
 
 def _write_outputs(args, summary: dict, boards: list, title: str) -> None:
@@ -402,6 +448,7 @@ def add_parser(commands) -> None:
     cross.add_argument("--quiet", action="store_true", help="no progress bar")
     _add_tricks(cross)
     cross.set_defaults(func=_evaluate_cross)
+    _add_alphamu(eval_commands, PLAY_SPEC_HELP)
     expl = eval_commands.add_parser("exploitability", help="IMPs/board a competitive bidder gives away to "
                                     "punisher:SPEC (itself, doubling every failing undoubled contract it could pass "
                                     "out, read from the tricks table): against itself minus against the punisher")

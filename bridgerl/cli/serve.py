@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..core.argtypes import dataset_arg, int_range, non_negative_int, positive_int
+from .argtypes import dataset_arg, int_range, non_negative_int, positive_int
 from .common import DATA_HELP
 
 

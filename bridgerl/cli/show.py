@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ..core.argtypes import dataset_arg, non_negative_int
+from .argtypes import dataset_arg, non_negative_int
 from .common import DATA_HELP
 
 

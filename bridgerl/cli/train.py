@@ -7,7 +7,7 @@ import shlex
 import sys
 from pathlib import Path
 
-from ..core.argtypes import (dataset_arg, device_count, non_negative_float, non_negative_int,
+from .argtypes import (dataset_arg, device_count, non_negative_float, non_negative_int,
                              positive_float, positive_int, probability)
 from ..core.files import refuse_overwrite
 from .common import DATA_HELP, FORCE_HELP

@@ -1,6 +1,6 @@
-"""Command-line argument types shared by ``bridgerl`` and the module runners (``python -m
-bridgerl.evaluation.alphamu_experiment``): each rejects a bad value with a one-line argparse error, and the parser
-prints its errors in one line."""
+"""Command-line argument types of ``bridgerl``'s commands: each rejects a bad value with a one-line argparse error,
+and the parser prints its errors in one line. (In ``bridgerl.core.argtypes`` until issue #52: the core holds no
+argparse.)"""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import argparse
 import math
 from pathlib import Path
 
-from .dataset import BUNDLED_SPLITS
+from ..core.dataset import BUNDLED_SPLITS
 
 
 class OneLineParser(argparse.ArgumentParser):
