@@ -46,6 +46,20 @@ def _reference_table(deal: CompetitiveDeal, trainer: PPOTrainer, params, player)
     return _played(state, player)
 
 
+def _replayed(rollout, rewards, trainer, reference, player):
+    """(t, b, the learner's table played, the swing) for every finished auction of a fresh rollout, both tables
+    replayed in Python: the rollout's calls, and ``reference`` greedy at the second table."""
+    for t, b, calls in ended_auctions(rollout, rewards):
+        ended = jax.tree.map(lambda a: np.asarray(a)[t, b], rollout.ended)
+        deal = CompetitiveDeal(ended["owner"], None, int(ended["dealer"]), VULS[int(ended["vulnerable"])], 1, None)
+        state = BridgeState.start(deal)
+        for call in calls:
+            state = state.apply(call)
+        first = _played(state, player)
+        second = _reference_table(deal, trainer, reference, player)
+        yield t, b, first, imps(first.result().score_ns - second.result().score_ns)
+
+
 def test_fresh_rewards_are_the_two_tables_played_out(player_path):  # noqa: F811
     player = CardPlayer.load(player_path)
     env = jaxenv.make("competitive_bidding", dataset="fresh", player=player, play_in_step=False)
@@ -55,15 +69,7 @@ def test_fresh_rewards_are_the_two_tables_played_out(player_path):  # noqa: F811
     assert not np.asarray(rollout.rewards).any()  # the env leaves the rewards to the trainer
     rewards = np.asarray(jax.jit(trainer._fresh_rewards)(env, rollout, ts))
     checked = contracts = 0
-    for t, b, calls in ended_auctions(rollout, rewards):
-        ended = jax.tree.map(lambda a: np.asarray(a)[t, b], rollout.ended)
-        deal = CompetitiveDeal(ended["owner"], None, int(ended["dealer"]), VULS[int(ended["vulnerable"])], 1, None)
-        state = BridgeState.start(deal)
-        for call in calls:
-            state = state.apply(call)
-        first = _played(state, player)
-        second = _reference_table(deal, trainer, ts.params, player)
-        swing = imps(first.result().score_ns - second.result().score_ns)
+    for t, b, first, swing in _replayed(rollout, rewards, trainer, ts.params, player):
         np.testing.assert_array_equal(rewards[t, b], [swing, -swing, swing, -swing])
         contracts += first.contract is not None
         checked += 1
@@ -130,12 +136,5 @@ def test_small_rollouts_anchor_reference_and_pool_statistics(player_path):  # no
                for x, y in zip(jax.tree.leaves(anchor), jax.tree.leaves(after.params)))
     rewards = np.asarray(jax.jit(trainer._fresh_rewards)(env, rollout, after))
     assert rollout.done.sum() >= 4
-    for t, b, calls in ended_auctions(rollout, rewards):
-        ended = jax.tree.map(lambda a: np.asarray(a)[t, b], rollout.ended)
-        deal = CompetitiveDeal(ended["owner"], None, int(ended["dealer"]), VULS[int(ended["vulnerable"])], 1, None)
-        state = BridgeState.start(deal)
-        for call in calls:
-            state = state.apply(call)
-        swing = imps(_played(state, player).result().score_ns
-                     - _reference_table(deal, trainer, anchor, player).result().score_ns)
+    for t, b, _, swing in _replayed(rollout, rewards, trainer, anchor, player):
         assert rewards[t, b, 0] == swing
