@@ -289,10 +289,10 @@ def _interrupt(args):
     (["evaluate", "uncontested", "--agent", "rules"], False, None),
 ])
 def test_interrupted_message_names_the_command_that_continues(argv, saved, expected, tmp_path, monkeypatch, capsys):
-    from bridgerl.cli import data, evaluate, train
+    from bridgerl.cli import data, evaluate, evaluate_play, train
 
     for group, name in ((train, "_train_uncontested"), (train, "_train_competitive"), (data, "_data_generate"),
-                        (evaluate, "_evaluate_play"), (evaluate, "_evaluate_uncontested")):
+                        (evaluate_play, "_evaluate_play"), (evaluate, "_evaluate_uncontested")):
         monkeypatch.setattr(group, name, _interrupt)
     run = tmp_path / "run"
     if saved:
