@@ -18,7 +18,7 @@ from bridgerl.agents.bidding.constructive_rules import ConstructiveRuleBidder
 from bridgerl.agents.bidding.rules import RuleBidder
 from bridgerl.agents.bidding.sayc import SAYCBidder
 from bridgerl.agents.bidding.silent import SilentOpponents
-from bridgerl.agents.play.simulation import PolicyAgent
+from bridgerl.agents.learned.simulation import PolicyAgent
 
 __all__ = ["PassAgent", "RandomBidder", "RuleBidder", "ConstructiveRuleBidder", "CompetitiveRuleBidder",
            "SAYCBidder", "SilentOpponents", "DQNAgent", "PPOAgent", "RandomAgent", "DoubleDummyAgent", "PIMCAgent",

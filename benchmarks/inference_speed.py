@@ -23,7 +23,7 @@ import numpy as np
 
 from bridgerl.agents.learned.card_location import LocationModel, sample_located_worlds
 from bridgerl.agents.play.pimc import solve_worlds
-from bridgerl.agents.play.simulation import PolicyModel, SolverModel
+from bridgerl.agents.learned.simulation import PolicyModel, SolverModel
 from bridgerl.core.positions import load_positions
 from bridgerl.envs import sample_worlds
 from bridgerl.evaluation.positions import generate_positions

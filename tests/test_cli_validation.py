@@ -212,7 +212,7 @@ def test_train_export_releases_the_play_models(name, tmp_path, capsys):
     --force."""
     from bridgerl.agents.learned.card_location import LocationModel, view_inputs
     from bridgerl.agents.learned.card_player import CardPlayer
-    from bridgerl.agents.play.simulation import PolicyModel, SolverModel, worlds_ssn_inputs
+    from bridgerl.agents.learned.simulation import PolicyModel, SolverModel, worlds_ssn_inputs
     from bridgerl.core.play_features import play_features
     from bridgerl.evaluation.specs import load_play_agent
 

@@ -221,7 +221,7 @@ def test_network_decisions_do_not_depend_on_their_batch():
     """`act_fixed` (bidders) and `act_views` (the ISSN card player) run their networks in one batch shape: a
     position's action is the same alone and among others."""
     from bridgerl.agents.learned.dqn import DQNAgent
-    from bridgerl.agents.play.simulation import PolicyAgent
+    from bridgerl.agents.learned.simulation import PolicyAgent
     from bridgerl.core.bridge import BridgeState
     from bridgerl.core.competitive import CompetitiveDealSource
 

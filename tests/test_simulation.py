@@ -10,10 +10,10 @@ import pytest
 from flax import nnx
 
 from bridgerl.agents import PIMCAgent, PolicyAgent
-from bridgerl.agents.learned.checkpoint import save_weights
-from bridgerl.agents.play.simulation import (ISSN_FORMAT, SSN_FEATURES, SSN_FORMAT, PolicyModel, SolverModel,
-                                             build_issn, build_ssn, positions_ssn_inputs)
 from bridgerl.agents.learned.card_location import FEATURES
+from bridgerl.agents.learned.checkpoint import save_weights
+from bridgerl.agents.learned.simulation import (ISSN_FORMAT, SSN_FEATURES, SSN_FORMAT, PolicyModel, SolverModel,
+                                                build_issn, build_ssn, positions_ssn_inputs)
 from bridgerl.cli import main
 from bridgerl.core.positions import load_positions
 from helper_games import small_positions
@@ -256,7 +256,7 @@ def test_rebuilt_past_views_in_the_true_deal_are_the_views_those_players_had(tra
     shown or not, the play so far, the auction with its own hand, its legal cards) equals the view that player had
     when it chose, as the positions file recorded it."""
     from bridgerl.agents.learned.card_location import encode, view_inputs
-    from bridgerl.agents.play.simulation import history_inputs
+    from bridgerl.agents.learned.simulation import history_inputs
 
     pos = load_positions(train_file)
     p = pos.positions
@@ -311,3 +311,14 @@ def test_released_inference_models_load_and_play():
     assert agent.act(view) in view.legal and positions_solved() == before
     assert 0 < agent.last["ess"] <= 8
     assert PolicyAgent().act(view) in view.legal
+
+
+def test_the_old_module_name_still_imports():
+    """`bridgerl.agents.play.simulation` re-exports the agents' names for one release (issue #52); the losses moved to
+    `bridgerl.training.simulation`."""
+    import bridgerl.agents.learned.simulation as learned
+    import bridgerl.agents.play.simulation as alias
+    from bridgerl.training.simulation import policy_loss, ssn_loss
+
+    assert alias.PolicyModel is learned.PolicyModel and alias.PolicyAgent is learned.PolicyAgent
+    assert callable(policy_loss) and callable(ssn_loss) and not hasattr(alias, "policy_loss")

@@ -40,7 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from bridgerl.agents.learned.card_player import FORMAT, build, masked_choice
-from bridgerl.agents.play.simulation import policy_loss
+from bridgerl.training.simulation import policy_loss
 from bridgerl.core.bridge import CARD_OFFSET
 from bridgerl.core.play_features import OFFSETS, feature_size, play_features
 from bridgerl.core.positions import has_world_labels, load_positions

@@ -15,12 +15,27 @@ import itertools
 import numpy as np
 
 from bridgerl.agents.learned.card_location import FEATURES as VIEW_FEATURES
-from bridgerl.agents.play.simulation import (ISSN_FORMAT, SSN_FEATURES, SSN_FORMAT, TARGETS, build_issn, build_ssn,
-                                             policy_loss, positions_issn_inputs, positions_ssn_inputs, ssn_loss)
+from bridgerl.agents.learned.simulation import (ISSN_FORMAT, SSN_FEATURES, SSN_FORMAT, TARGETS, build_issn,
+                                                build_ssn, policy_log_probs, positions_issn_inputs,
+                                                positions_ssn_inputs, ssn_values)
 from bridgerl.core.positions import load_positions
 from bridgerl.training.supervised import SupervisedConfig, Task, train_supervised
 
 _PERMUTATIONS = np.array(list(itertools.permutations(range(4))), np.int32)  # [24, 4]: new suit of each suit
+
+
+def policy_loss(logits, legal, target):
+    """(summed cross-entropy to the target distributions, positions) of a batch (the ISSN's and the card
+    player's)."""
+    return -(policy_log_probs(logits, legal) * target).sum(), target.shape[0]
+
+
+def ssn_loss(outputs, legal, left, target):
+    """(summed squared error in tricks over the legal cards, legal cards) of a batch."""
+    import jax.numpy as jnp
+
+    error = jnp.where(legal, ssn_values(outputs, left) - target, 0.0)
+    return (error ** 2).sum(), legal.sum()
 
 
 def issn_examples(path, target: str = "recorded"):

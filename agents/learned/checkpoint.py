@@ -2,7 +2,7 @@
 ``bridgerl-dqn-1``: env id, observation size, actions, architecture, preset, training command), PPO actor-critics
 (``bridgerl-ppo-1``, the same metadata) and card-location
 models (``bridgerl-card-location-1``, `bridgerl.agents.learned.card_location`), ISSNs and SSNs (``bridgerl-issn-1``,
-``bridgerl-ssn-1``, `bridgerl.agents.play.simulation`)."""
+``bridgerl-ssn-1``, `bridgerl.agents.learned.simulation`)."""
 
 from __future__ import annotations
 

@@ -18,7 +18,7 @@ from bridgerl.agents.play.auction_worlds import METHODS as AUCTION_METHODS
 from bridgerl.agents.play.auction_worlds import PRIORS as AUCTION_PRIORS
 from bridgerl.agents.play.auction_worlds import SamplingStats, check_bidders, rules_worlds, sample_with_auction
 from bridgerl.agents.play.combined_defender import DEFAULT_INFO_BUDGET, InformationScore
-from bridgerl.agents.play.simulation import DEFAULT_ISSN, DEFAULT_SSN, DEFAULT_T
+from bridgerl.agents.learned.simulation import DEFAULT_ISSN, DEFAULT_SSN, DEFAULT_T
 from bridgerl.core.cards import SEATS
 from bridgerl.core.constraints import HandConstraint
 from bridgerl.core.dd import solve_positions
@@ -52,15 +52,15 @@ def _check_objective(objective: str) -> str:
 
 def load_model(kind: str, path: str):
     """The network model at ``path`` (loaded once per process): ``kind`` "location" (the card-location model,
-    `bridgerl.agents.learned.card_location.LocationModel`), "issn" or "ssn" (`bridgerl.agents.play.simulation`)."""
+    `bridgerl.agents.learned.card_location.LocationModel`), "issn" or "ssn" (`bridgerl.agents.learned.simulation`)."""
     from bridgerl.agents.learned.checkpoint import cached_load
 
     if kind == "location":
         from bridgerl.agents.learned.card_location import LocationModel as cls
     elif kind == "issn":
-        from bridgerl.agents.play.simulation import PolicyModel as cls
+        from bridgerl.agents.learned.simulation import PolicyModel as cls
     else:
-        from bridgerl.agents.play.simulation import SolverModel as cls
+        from bridgerl.agents.learned.simulation import SolverModel as cls
     return cached_load(cls, path)
 
 
@@ -283,7 +283,7 @@ class PIMCAgent(SeededAgent):
 
     ``reweigh="issn"`` (seed 004, simulation reweighing): each world counts in the mean in proportion to the
     likelihood, by the ISSN at ``issn``, of the other players' last ``T`` choices had it been the deal
-    (`bridgerl.agents.play.simulation.PolicyModel.world_log_weights`); ``last["ess"]`` is the effective number of worlds
+    (`bridgerl.agents.learned.simulation.PolicyModel.world_log_weights`); ``last["ess"]`` is the effective number of worlds
     (1 / sum of squared weights). ``solver="ssn"``: the worlds are valued by the SSN at ``ssn`` instead of DDS (no
     DDS call at all)."""
 
@@ -385,7 +385,7 @@ class PIMCAgent(SeededAgent):
         """Weights of the worlds ``distinct[where]``, each distinct world weighed once (None without reweighing)."""
         if self.reweigh != "issn":
             return None
-        from bridgerl.agents.play.simulation import normalised_weights
+        from bridgerl.agents.learned.simulation import normalised_weights
 
         return normalised_weights(load_model("issn", self.issn).world_log_weights(view, distinct, self.T)[where])
 

@@ -145,7 +145,7 @@ def _play_formats() -> dict:
     """The checkpoint formats of the play models, by `checkpoint_kind`'s names (one file each, no helpers beside)."""
     from ..agents.learned.card_location import FORMAT as LOCATION_FORMAT
     from ..agents.learned.card_player import FORMAT as CARD_PLAYER_FORMAT
-    from ..agents.play.simulation import ISSN_FORMAT, SSN_FORMAT
+    from ..agents.learned.simulation import ISSN_FORMAT, SSN_FORMAT
 
     return {"card-location": LOCATION_FORMAT, "ISSN": ISSN_FORMAT, "SSN": SSN_FORMAT,
             "card-player": CARD_PLAYER_FORMAT}
