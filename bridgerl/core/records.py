@@ -22,26 +22,27 @@ first bad board, as before). `read_records` returns the good records.
   after a deal), the board number is read from ``ah`` / ``qx``, the claim from ``mc``, and endplay parses each
   board with an ``mc`` tag supplied when the board has none (so it never computes a result of its own).
 * Writing: endplay's PBN encoder, with ``Result "?"`` where the record does not say how many tricks declarer took.
+
+PBN reading is here; LIN reading is `bridgerl.core.records_lin`, writing `bridgerl.core.records_write`, what the
+readers share `bridgerl.core.records_base` (issue #52 split them; every name importable from here as before).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import os
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from .auction import Auction
 from .board import dealer_for_board, parse_vul, vul_for_board
-from .calls import BID_OFFSET, DOUBLE, PASS, REDOUBLE, bid_index, parse_call
-from .cards import NUM_CARDS, SEAT_NAMES, SEATS, owner_to_pbn, parse_card, parse_seat, pbn_to_owner
+from .calls import PASS, parse_call
+from .cards import SEAT_NAMES, SEATS, parse_card
 from .contract import Contract
-from .dd import card_from_endplay, card_to_endplay, strain_from_endplay, strain_to_endplay, vul_to_endplay
-from .files import atomic_write_text
 from .hand_record import _UNKNOWN, HandRecord, _auction_of, _play, record_actions, record_of, replay
-from .pbn_games import deal_problem
 from .play import PlayState
+from .records_base import RecordsReport, _make, _seat_tag
+from .records_lin import lin_records_report, parse_lin_records
+from .records_write import records_to_pbn, write_pbn_records
 
 # -- reading -------------------------------------------------------------------------------------------------------
 def read_records(path: str | os.PathLike, strict: bool = False) -> list[HandRecord]:
@@ -63,62 +64,6 @@ def read_records_report(path: str | os.PathLike, strict: bool = False) -> "Recor
         raise FileNotFoundError(f"{path}: no such hand-record file")
     text = path.read_text(encoding="utf-8-sig", errors="replace")
     return (pbn_records_report if suffix == ".pbn" else lin_records_report)(text, str(path), strict)
-
-
-def _endplay_call(bid) -> int:
-    from endplay.types import ContractBid, Penalty
-
-    if isinstance(bid, ContractBid):
-        return BID_OFFSET + bid_index(int(bid.level), strain_from_endplay(int(bid.denom)))
-    return {Penalty.passed: PASS, Penalty.doubled: DOUBLE, Penalty.redoubled: REDOUBLE}[bid.penalty]
-
-
-def _endplay_card(card, trick: int) -> int:
-    if int(card.suit) == 4:  # endplay's stand-in for '-' (an unknown card)
-        raise ValueError(f"unknown card '-' in the play (trick {trick})")
-    return card_from_endplay(card)
-
-
-def _seat_tag(raw: dict, tag: str) -> int | None:
-    value = raw.get(tag.lower())
-    if value is None or value.strip() in _UNKNOWN:
-        return None
-    try:
-        return parse_seat(value.strip())
-    except ValueError:
-        raise ValueError(f"unknown seat {value!r} in the {tag} tag (expected N, E, S or W)") from None
-
-
-def _make(source: str, board: int, dealer: int, vul: str, owner, calls, cards, result: int | None,
-          names: dict, event: str | None, result_tag: str, traveller: bool = False, final: Contract | None = None,
-          lenient: bool = False) -> HandRecord:
-    """The record, with ``result`` (declarer's tricks from a Result / mc tag) turned into ``claimed`` before the
-    end of the play and checked against the play after it (not when ``lenient``: a result marked as differing
-    from the tricks won, or a play cut at an unknown card, where the play's own count stands)."""
-    record = HandRecord(board, dealer, vul, owner, tuple(calls), tuple(cards), None, names, event, source,
-                        traveller, final)  # checks the calls and cards
-    if result is None or record.contract is None:  # a result on a pass-out or an unfinished auction says nothing
-        return record
-    if len(cards) == NUM_CARDS:
-        played = record.play_state.declarer_tricks
-        if played != result and not lenient:
-            raise ValueError(f"{result_tag} {result} disagrees with the play: declarer took {played} tricks")
-        return record
-    try:
-        return dataclasses.replace(record, claimed=result)  # HandRecord checks that the play allows the claim
-    except ValueError:
-        if lenient:
-            return record
-        raise
-
-
-def _names(info) -> dict:
-    names = {}
-    for seat, name in zip(SEATS, SEAT_NAMES):
-        value = info.get(name)
-        if isinstance(value, str) and value.strip() not in _UNKNOWN:
-            names[seat] = value.strip()
-    return names
 
 
 def parse_pbn_records(text: str, source: str = "<pbn>", strict: bool = True) -> list[HandRecord]:
@@ -367,229 +312,6 @@ def _check_told_contract(tagged: tuple | None, contract: Contract | None) -> Non
     if (level, strain, penalty) != (contract.level, contract.strain, contract.penalty) or (
             declarer is not None and declarer != contract.declarer):
         raise ValueError(f"the Contract tag {told.name}{by} disagrees with the auction, which ends in {contract}")
-
-
-@dataclass
-class RecordsReport:
-    """What a hand-record file gave: ``records`` (the good ones, in file order) and ``refused`` (one
-    ``{"source": "file:board", "reason": ...}`` per board that could not be read)."""
-
-    source: str
-    records: list = field(default_factory=list)
-    refused: list = field(default_factory=list)
-
-    def require(self) -> list:
-        """The good records; none at all is refused in one line naming the first problem."""
-        if not self.records:
-            first = self.refused[0]["reason"] if self.refused else f"{self.source}: no boards"
-            raise ValueError(f"no board of {len(self.refused)} could be read; the first: {first}"
-                             if len(self.refused) > 1 else first)
-        return self.records
-
-
-def _one_line(exc: BaseException) -> str:
-    text = " ".join(str(exc).split()) or type(exc).__name__
-    return text[0].lower() + text[1:] if text[:1].isupper() and not text[1:2].isupper() else text
-
-
-def _lin_pairs(text: str) -> list[tuple[str, str]]:
-    """(tag, value) pairs of LIN text, read across lines (a board may span several, or share one)."""
-    tokens: list[str] = []
-    for line in text.splitlines():
-        line = line.strip()
-        if not line:
-            continue
-        parts = line.split("|")
-        if line.endswith("|"):
-            parts = parts[:-1]
-        tokens.extend(parts)
-    pairs, i = [], 0
-    while i < len(tokens):
-        key = tokens[i].strip()
-        if re.fullmatch(r"[A-Za-z]{2}", key):
-            pairs.append((tokens[i], tokens[i + 1] if i + 1 < len(tokens) else ""))
-            i += 2
-        else:  # a '|' missing or extra before here: this board is broken, the next ones realign
-            pairs.append((_LIN_BROKEN, f"malformed LIN: {key[:30]!r} where a tag was expected (a '|' missing or "
-                                       "extra before it)"))
-            i += 1
-    return pairs
-
-
-_LIN_BROKEN = "!broken"
-_LIN_HAND = re.compile(r"(S(?:[2-9TJQKA]|10)*)?(H(?:[2-9TJQKA]|10)*)?(D(?:[2-9TJQKA]|10)*)?(C(?:[2-9TJQKA]|10)*)?",
-                       re.IGNORECASE)
-
-
-def _parses(parse, text: str) -> bool:
-    try:
-        parse(text)
-    except ValueError:
-        return False
-    return True
-
-
-def _check_lin_values(tags_in_order) -> None:
-    """Refuse, in our words, the values endplay's LIN parser would fail on with its own internals."""
-    for key, value in tags_in_order:
-        tag, value = key.strip().lower(), value.strip()
-        if tag == _LIN_BROKEN:
-            raise ValueError(value)
-        if tag == "mb" and not _parses(parse_call, value.rstrip("!")):
-            raise ValueError(f"unknown call {value!r} in an mb tag (expected p, d, r or a bid such as 1c ... 7n)")
-        if tag == "pc" and not _parses(parse_card, value):
-            raise ValueError(f"unknown card {value!r} in a pc tag (expected a suit letter and a rank, e.g. sa, h7, "
-                             "ct)")
-        if tag == "md" and len(value) > 1:
-            hands = value[1:].split(",")
-            if len(hands) > 4 or any(not _LIN_HAND.fullmatch(hand.strip()) for hand in hands):
-                raise ValueError(f"malformed md tag {value!r}: expected a dealer digit, then up to four hands as "
-                                 "S..H..D..C.. separated by commas")
-
-
-def _lin_boards(pairs) -> list[list[tuple[str, str]]]:
-    """Pairs cut into boards: a board starts at ``qx``, or at ``pn`` once the current one has its ``md``."""
-    boards, current, has_md = [], [], False
-    for key, value in pairs:
-        tag = key.strip().lower()
-        if current and (tag == "qx" or (tag == "pn" and has_md)):
-            boards.append(current)
-            current, has_md = [], False
-        current.append((key.strip(), value))
-        has_md = has_md or tag == "md"
-    if current:
-        boards.append(current)
-    return [b for b in boards if any(k.lower() in ("md", "mb", "pc", "mc", _LIN_BROKEN) for k, _ in b)]
-
-
-def parse_lin_records(text: str, source: str = "<lin>", strict: bool = True) -> list[HandRecord]:
-    """The records of BBO LIN ``text`` (``source`` names it in messages); ``strict`` as `parse_pbn_records`."""
-    return lin_records_report(text, source, strict).records
-
-
-def lin_records_report(text: str, source: str = "<lin>", strict: bool = False) -> "RecordsReport":
-    """The good records of LIN ``text`` and the refused boards (`RecordsReport`)."""
-    boards = _lin_boards(_lin_pairs(text))
-    if not boards:
-        raise ValueError(f"{source}: no boards (no LIN md tag found)")
-    report = RecordsReport(source)
-    for i, pairs in enumerate(boards):
-        number = i + 1
-        for key, value in pairs:
-            if key.lower() in ("ah", "qx"):
-                digits = re.findall(r"\d+", value)
-                if digits and int(digits[-1]) >= 1:
-                    number = int(digits[-1])
-                    break
-        try:
-            report.records.append(_lin_record(pairs, number, f"{source}:{number}"))
-        except ValueError as exc:
-            message = " ".join(str(exc).split())
-            where = f"{source} board {number}"
-            message = message if message.startswith(where) else f"{where}: {message}"
-            if strict:
-                raise ValueError(message) from None
-            report.refused.append({"source": f"{source}:{number}", "reason": message})
-    return report
-
-
-def _lin_record(pairs, number: int, source: str) -> HandRecord:
-    from endplay.parsers.lin import LINDecoder
-
-    _check_lin_values(pairs)
-    tags = {}
-    for key, value in pairs:
-        tags.setdefault(key.lower(), value)
-    if "md" not in tags:
-        raise ValueError("no md (deal) tag")
-    md = tags["md"].strip()
-    if not md or md[0] not in "1234":
-        raise ValueError(f"unknown dealer seat {md[:1]!r} in the md tag (1 South, 2 West, 3 North, 4 East)")
-    names = tags.get("pn")
-    if names is not None and len(names.split(",")) != 4:
-        raise ValueError(f"the pn tag names {len(names.split(','))} players; a one-table LIN record names four "
-                         f"(South, West, North, East)")
-    result = None
-    if "mc" in tags:
-        if not tags["mc"].strip().isdigit() or int(tags["mc"]) > 13:
-            raise ValueError(f"malformed mc tag {tags['mc']!r}: expected declarer's tricks 0..13")
-        result = int(tags["mc"])
-    kept = [(k, v.replace("10", "T") if k.lower() in ("pc", "md") else v)  # endplay reads no "10" rank
-            for k, v in pairs if k.lower() not in ("ah", "qx", "mc")]  # those three are read here, not by endplay
-    line = "".join(f"{k}|{v}|" for k, v in kept) + "mc|0|"  # endplay then takes no result of its own
-    try:
-        board = LINDecoder().parse_line(line)
-    except Exception as exc:  # noqa: BLE001 - endplay raises ValueError, IndexError, AttributeError, ...
-        raise ValueError(_one_line(exc)) from None
-    try:
-        owner = pbn_to_owner(board.deal.to_pbn())
-    except ValueError as exc:
-        raise ValueError(f"malformed md tag {tags['md']!r}: {deal_problem(exc)}") from None
-    dealer = int(board.dealer)
-    vul = vul_for_board(number) if board.vul is None else ("none", "both", "NS", "EW")[int(board.vul)]
-    calls = [_endplay_call(bid) for bid in board.auction]
-    cards = [_endplay_card(card, i // 4 + 1) for i, card in enumerate(board.play)]
-    return _make(source, number, dealer, vul, owner, calls, cards, result, _names(board.info), None, "mc")
-
-
-# -- writing -------------------------------------------------------------------------------------------------------
-def _endplay_board(record: HandRecord):
-    from endplay.types import Bid, Board, Deal, Denom, Penalty, Player
-    from endplay.types import Contract as EContract
-
-    bids = []
-    for call in record.calls:
-        if call >= BID_OFFSET:
-            bid = call - BID_OFFSET
-            strain = bid % 5
-            bids.append(Bid(f"{bid // 5 + 1}{'CDHSN'[strain]}"))
-        else:
-            bids.append(Bid(("P", "X", "XX")[call]))
-    cards = [card_to_endplay(c) for c in record.cards]
-    contract = None
-    if record.auction_over:
-        final = record.contract
-        if final is None:
-            contract = EContract(level=0)
-        else:
-            tricks = record.tricks
-            contract = EContract(level=final.level, denom=Denom(strain_to_endplay(final.strain)),
-                                 declarer=Player(final.declarer),
-                                 penalty=(Penalty.passed, Penalty.doubled, Penalty.redoubled)[final.penalty],
-                                 result=0 if tricks is None else tricks - final.level - 6)
-    info = {name: record.names[seat] for seat, name in zip(SEATS, SEAT_NAMES) if seat in record.names}
-    if record.event:
-        info["Event"] = record.event
-    return Board(Deal(owner_to_pbn(record.owner)), bids, cards, record.board, vul=vul_to_endplay(record.vul),
-                 dealer=Player(record.dealer), contract=contract,
-                 claimed=record.claimed is not None and len(record.cards) < NUM_CARDS, **info)
-
-
-def records_to_pbn(records) -> str:
-    """PBN text of ``records`` (endplay's encoder: Event .. South, Dealer, Vulnerable, Deal, Scoring, Declarer,
-    Contract, Result, Auction, Play; ``Result "?"`` where the record does not tell declarer's tricks)."""
-    from endplay.parsers.pbn import PBNEncoder
-
-    encoder = PBNEncoder()
-    out = [f"% PBN {encoder.pbn_version}\n", "% EXPORT\n", "% bridgerl hand records\n", "\n"]
-    for record in records:
-        encoder.export_board(_endplay_board(record))
-        unknown = record.auction_over and record.contract is not None and record.tricks is None
-        tags = []
-        for tag in encoder.tags:
-            if tag.startswith("[Contract "):
-                tag = re.sub(r'x+(?="\])', lambda m: m.group(0).upper(), tag)  # endplay writes 4Hx; PBN 4HX
-            elif tag.startswith("[Result ") and unknown:
-                tag = '[Result "?"]\n'
-            tags.append(tag)
-        out.extend(tags)
-        out.append("\n")
-    return "".join(out)
-
-
-def write_pbn_records(path: str | os.PathLike, records) -> None:
-    """Write ``records`` as PBN, atomically."""
-    atomic_write_text(path, records_to_pbn(records))
 
 
 __all__ = ["HandRecord", "RecordsReport", "lin_records_report", "parse_lin_records", "parse_pbn_records",
