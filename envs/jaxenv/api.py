@@ -41,13 +41,18 @@ def pick_row(key, index, rows: int):
     return jnp.asarray(index, jnp.int32)
 
 
+def is_legal(state, action):
+    """Whether ``action`` is in ``0 .. num_actions - 1`` and in the state's legal mask."""
+    action = jnp.asarray(action, jnp.int32)
+    size = state.legal_action_mask.shape[-1]
+    return (action >= 0) & (action < size) & state.legal_action_mask[jnp.clip(action, 0, size - 1)]
+
+
 def step_like_pgx(state, action, play, penalty):
     """The next state under pgx's rules: ``play(state, action)`` for a legal action of a running game;
     ``penalty(state)`` (float32[4]) ends the game on an illegal one; a finished game only has its rewards zeroed."""
     action = jnp.asarray(action, jnp.int32)
-    size = state.legal_action_mask.shape[-1]
-    legal = (action >= 0) & (action < size) & state.legal_action_mask[jnp.clip(action, 0, size - 1)]
-    branch = jnp.where(state.terminated, 0, jnp.where(legal, 2, 1))
+    branch = jnp.where(state.terminated, 0, jnp.where(is_legal(state, action), 2, 1))
     return jax.lax.switch(branch, [
         lambda s: s.replace(rewards=jnp.zeros_like(s.rewards)),
         lambda s: s.replace(rewards=penalty(s), terminated=jnp.bool_(True),

@@ -38,9 +38,9 @@ from bridgerl.core.board import dealers_for_boards, vul_codes_for_boards
 from bridgerl.core.bridge import CARD_OFFSET
 from bridgerl.core.hand import HCP_PER_CARD
 from bridgerl.envs.jaxenv import competitive, uncontested
+from bridgerl.envs.jaxenv.api import is_legal
 from bridgerl.envs.jaxenv.bridge import Bridge, start
 from bridgerl.envs.jaxenv.competitive import CompetitiveBidding, auction_fields, declarer_of, score_ns
-from bridgerl.envs.jaxenv.rules import score
 from bridgerl.envs.jaxenv.tables import opening_code_table
 from bridgerl.envs.jaxenv.uncontested import UncontestedBidding
 
@@ -114,10 +114,7 @@ def _with_played_rewards(env, before, after, action):
     the play-out's ``lax.scan`` runs about 20 times slower than the same work unconditioned)."""
     if not env.play_in_step:
         return after
-    action = jnp.asarray(action, jnp.int32)
-    size = before.legal_action_mask.shape[-1]
-    legal = (action >= 0) & (action < size) & before.legal_action_mask[jnp.clip(action, 0, size - 1)]
-    ended = after.terminated & ~before.terminated & legal
+    ended = after.terminated & ~before.terminated & is_legal(before, action)
     return after.replace(rewards=jnp.where(ended, env.played_rewards(after), after.rewards))
 
 
@@ -209,12 +206,8 @@ class FreshUncontestedBidding(UncontestedBidding):
 
     def played_rewards(self, state: uncontested.State) -> jax.Array:
         """float32[4]: thesis 4.4.3's points of the ended auction of ``state``, played out (silent seats 0)."""
-        bid = state._last_bid
-        last = jnp.maximum(bid, 0)
-        tricks = self.played_tricks(state)
-        doubled = (tricks <= last // 5 + 1 + 4).astype(jnp.int32)  # thesis 4.4.3: doubled when down two or more
-        points = jnp.where(bid < 0, 0, score(last, doubled, state.vulnerable, tricks)).astype(jnp.float32)
-        return jnp.where(_SEATS % 2 == state.side, points, 0.0)
+        points = uncontested.thesis_points(state._last_bid, self.played_tricks(state), state.vulnerable)
+        return jnp.where(_SEATS % 2 == state.side, points.astype(jnp.float32), 0.0)
 
 
 @struct.dataclass

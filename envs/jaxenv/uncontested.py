@@ -198,15 +198,19 @@ def _step(state: State, action, final_rewards) -> State:
     return _refresh(state.replace(rewards=rewards))
 
 
+def thesis_points(bid, tricks, vulnerable):
+    """Thesis 4.4.3's score of contract ``bid`` (-1: passed out, 0) with declarer taking ``tricks``: doubled when
+    down two or more (the one copy of that rule in JAX; the fresh envs score their played tricks with it)."""
+    last = jnp.maximum(bid, 0)
+    penalty = (tricks <= last // 5 + 1 + 4).astype(jnp.int32)
+    return jnp.where(bid < 0, 0, score(last, penalty, vulnerable, tricks))
+
+
 def _contract_value(state: State, bid, declarer, reward_points: bool):
     """Thesis 4.4.3: ``bid`` (-1: passed out) played by ``declarer`` with its DD tricks, doubled when down two or
     more; IMPs (or points) vs constructive par."""
     last = jnp.maximum(bid, 0)
-    strain, level = last % 5, last // 5 + 1
-    tricks = state._dd[declarer, strain].astype(jnp.int32)
-    penalty = (tricks <= level + 4).astype(jnp.int32)
-    points = jnp.where(bid < 0, 0, score(last, penalty, state.vulnerable, tricks))
-    diff = points - state._par
+    diff = thesis_points(bid, state._dd[declarer, last % 5].astype(jnp.int32), state.vulnerable) - state._par
     return (diff if reward_points else imps(diff)).astype(jnp.float32)
 
 
