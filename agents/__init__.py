@@ -18,11 +18,12 @@ from bridgerl.agents.bidding.constructive_rules import ConstructiveRuleBidder
 from bridgerl.agents.bidding.rules import RuleBidder
 from bridgerl.agents.bidding.sayc import SAYCBidder
 from bridgerl.agents.bidding.silent import SilentOpponents
+from bridgerl.agents.learned.brl import BrlBidder
 from bridgerl.agents.learned.simulation import PolicyAgent
 
 __all__ = ["PassAgent", "RandomBidder", "RuleBidder", "ConstructiveRuleBidder", "CompetitiveRuleBidder",
            "SAYCBidder", "SilentOpponents", "DQNAgent", "PPOAgent", "RandomAgent", "DoubleDummyAgent", "PIMCAgent",
-           "AlphaMuAgent", "PolicyAgent", "CardPlayer", "CardPlayerAgent", "CardSearch", "best_defence_values"]
+           "AlphaMuAgent", "PolicyAgent", "BrlBidder", "CardPlayer", "CardPlayerAgent", "CardSearch", "best_defence_values"]
 
 
 def __getattr__(name):

@@ -91,7 +91,7 @@ def main() -> None:
     player = CardPlayer.load(args.model)
     print(f"{jax.devices()[0].device_kind} ({jax.default_backend()}), model {args.model}")
 
-    from bridgerl.evaluation.specs import load_play_agent
+    from bridgerl.arena.specs import load_play_agent
 
     table = views(player, args.deals)
     anchor = decisions_per_second(load_play_agent("pimc:worlds=20", seed=0), table[:args.pimc_decisions])

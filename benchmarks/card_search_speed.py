@@ -16,8 +16,8 @@ from card_player_speed import decisions_per_second  # benchmarks/, run as a scri
 from bridgerl.core import load_dataset
 from bridgerl.core.bridge import BridgeState
 from bridgerl.core.competitive import CompetitiveDealSource
-from bridgerl.evaluation.game import bid_auctions, play_out
-from bridgerl.evaluation.specs import load_pair, load_play_agent
+from bridgerl.arena.game import bid_auctions, play_out
+from bridgerl.arena.specs import load_pair, load_play_agent
 
 
 def decisions(deals: int, limit: int) -> list:

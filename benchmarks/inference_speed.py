@@ -26,7 +26,7 @@ from bridgerl.agents.play.pimc import solve_worlds
 from bridgerl.agents.learned.simulation import PolicyModel, SolverModel
 from bridgerl.core.positions import load_positions
 from bridgerl.envs import sample_worlds
-from bridgerl.evaluation.positions import generate_positions
+from bridgerl.evaluation.datasets.positions import generate_positions
 
 PARTS = ("uniform sampling", "network sampling", "ISSN weights (T=3)", "SSN values", "DDS (anchor)")
 

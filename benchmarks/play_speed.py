@@ -206,7 +206,7 @@ def main() -> None:
                       f"{ratio:6.3f} {1 - inexact / max(calls, 1):9.1%}")
     if args.play_deals:
         from bridgerl.core import load_dataset
-        from bridgerl.evaluation.play_study import double_dummy_contract, play_run
+        from bridgerl.evaluation.cardplay.play_study import double_dummy_contract, play_run
 
         dataset = load_dataset("test")
         per_card = {}

@@ -22,7 +22,7 @@ import numpy as np
 from bridgerl.agents import CardPlayer
 from bridgerl.core import load_dataset
 from bridgerl.core.dd import solve_dd_tables
-from bridgerl.evaluation.played import played_tables
+from bridgerl.evaluation.datasets.played import played_tables
 
 
 def main() -> None:

@@ -9,8 +9,8 @@ import time
 
 import numpy as np
 
-from bridgerl.evaluation.competitive import play_table
-from bridgerl.evaluation.specs import load_agent
+from bridgerl.evaluation.bidding.competitive import play_table
+from bridgerl.arena.specs import load_agent
 from bridgerl.core import load_dataset
 
 

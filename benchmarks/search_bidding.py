@@ -14,8 +14,8 @@ import time
 import numpy as np
 
 from bridgerl.core.stats import mean_ci
-from bridgerl.evaluation.specs import load_agent
-from bridgerl.evaluation.uncontested import evaluate_uncontested
+from bridgerl.arena.specs import load_agent
+from bridgerl.evaluation.bidding.uncontested import evaluate_uncontested
 
 
 class _Counted:

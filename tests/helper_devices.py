@@ -13,7 +13,7 @@ import numpy as np  # noqa: E402
 
 from bridgerl.agents.learned.checkpoint import FORMAT, PPO_FORMAT, load_weights  # noqa: E402
 from bridgerl.envs import jaxenv  # noqa: E402
-from bridgerl.evaluation.competitive import rule_baseline_evaluator  # noqa: E402
+from bridgerl.evaluation.bidding.competitive import rule_baseline_evaluator  # noqa: E402
 from bridgerl.training.dqn import DQNConfig, DQNTrainer  # noqa: E402
 from bridgerl.training.run import train_competitive, train_uncontested  # noqa: E402
 from bridgerl.training.sharding import data_mesh  # noqa: E402

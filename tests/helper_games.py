@@ -52,7 +52,7 @@ def openspiel_dqn_loop(game, players: int, steps: int = 300, hidden: int = 32, b
 
 def small_positions(tmp_path_factory, data: str, deals: int, start: int, spec: str, seed: int):
     """A positions file of ``deals`` deals of split ``data`` from row ``start``, both pairs playing game ``spec``."""
-    from bridgerl.evaluation.positions import generate_positions
+    from bridgerl.evaluation.datasets.positions import generate_positions
 
     out = tmp_path_factory.mktemp("positions") / f"{data}.npz"
     generate_positions(out, data=data, deals=deals, start=start, ns=spec, ew=spec, seed=seed, progress=False)

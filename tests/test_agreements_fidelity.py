@@ -5,8 +5,8 @@ import json
 import pytest
 
 from bridgerl.cli import main
-from bridgerl.evaluation import agreements
-from bridgerl.evaluation.agreements import reading_fidelity
+from bridgerl.evaluation.bidding import agreements
+from bridgerl.evaluation.bidding.agreements import reading_fidelity
 
 
 @pytest.mark.parametrize("system", ["rules", "sayc"])

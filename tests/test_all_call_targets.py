@@ -177,14 +177,14 @@ def test_all_call_training_resumes_bit_identically(tmp_path):
         assert np.array_equal(np.asarray(x), np.asarray(y))
     assert a.metadata["observation_size"] == 89 and a.metadata["config"]["critic"] is True
     # the critic is saved beside the network, for decision-time search (`search:RUN`)
-    from bridgerl.evaluation.specs import load_agent
+    from bridgerl.arena.specs import load_agent
 
     search = load_agent(f"search:{tmp_path / 'whole'},samples=64,min_kept=1")
     obs = np.zeros(89, np.int8)
     obs[37:50] = 1
     assert search.act(obs, np.ones(36, bool)) in range(36) and search.kept == [64]
     # the learning curve of an uncontested run (`bridgerl evaluate curve`)
-    from bridgerl.evaluation.learning_curve import plot_curves, read_curve
+    from bridgerl.evaluation.reports.learning_curve import plot_curves, read_curve
 
     curve = read_curve(tmp_path / "whole")
     assert curve["key"] == "imps_per_deal" and curve["imps"][-1] == whole["imps_per_deal"]

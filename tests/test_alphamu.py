@@ -9,7 +9,7 @@ from bridgerl.core import Contract, pbn_to_owner
 from bridgerl.core.cards import card_name, parse_card
 from bridgerl.core.play import PlayState
 from bridgerl.envs import sample_worlds, view_of
-from bridgerl.evaluation.play import play_deal
+from bridgerl.arena.play import play_deal
 
 
 def vec(bits: str) -> int:
@@ -161,7 +161,7 @@ def test_experiment_deals_play_and_report(tmp_path, capsys):
     import json
 
     from bridgerl.cli import main
-    from bridgerl.evaluation import alphamu_experiment as exp
+    from bridgerl.evaluation.cardplay import alphamu_experiment as exp
 
     def run(*argv):
         assert main(["evaluate", "alphamu", *argv]) == 0

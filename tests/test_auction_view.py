@@ -90,7 +90,7 @@ def test_the_competitive_rule_bidder_is_a_silent_opponents_wrapper():
 
 
 def test_a_duplicate_match_hands_views_to_an_agent_that_reads_them():
-    from bridgerl.evaluation.competitive import duplicate_match
+    from bridgerl.evaluation.bidding.competitive import duplicate_match
 
     class ViewReader:
         """Passes, through act_view only; act would fail."""

@@ -275,7 +275,7 @@ def test_a_view_without_an_auction_samples_as_none():
 
 
 def test_play_specs_take_the_auction_key():
-    from bridgerl.evaluation.specs import load_play_agent
+    from bridgerl.arena.specs import load_play_agent
 
     agent = load_play_agent("pimc:worlds=20,auction=rules", seed=0)
     assert agent.auction == "rules" and agent.worlds == 20

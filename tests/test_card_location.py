@@ -138,7 +138,7 @@ def test_training_is_seeded_resumable_and_models_load_checked(positions_file, va
     assert {"positions", "model_log_loss", "uniform_log_loss", "model_accuracy", "uniform_accuracy"} <= set(result)
     assert result["positions"] == len(load_positions(valid_file)) and 0 < result["uniform_accuracy"] < 1
     assert "uniform" in capsys.readouterr().out
-    from bridgerl.evaluation.inference import evaluate_inference
+    from bridgerl.evaluation.cardplay.inference import evaluate_inference
 
     with pytest.warns(UserWarning, match="not a held-out score"):
         evaluate_inference(tmp_path / "a", valid_file)
@@ -196,8 +196,8 @@ def test_network_worlds_never_break_a_hard_constraint(positions_file, untrained,
 def test_pimc_with_network_worlds_plays_whole_deals(untrained):
     """`pimc:sampler=network,model=PATH` loads as a play spec and plays whole deals; bad settings are refused."""
     from bridgerl.agents import PIMCAgent
-    from bridgerl.evaluation.game import game_match
-    from bridgerl.evaluation.specs import load_pair
+    from bridgerl.arena.game import game_match
+    from bridgerl.arena.specs import load_pair
 
     spec = f"bid=rules,play=pimc:worlds=4,sampler=network,model={untrained}"
     boards = game_match(load_pair(spec), load_pair(FAST), data="test", deals=1, start=7, seed=0)

@@ -23,7 +23,7 @@ from bridgerl.core.contract import Contract
 from bridgerl.core.play_features import feature_size, play_features
 from bridgerl.core.positions import load_positions
 from bridgerl.envs import jaxenv
-from bridgerl.evaluation.specs import load_play_agent
+from bridgerl.arena.specs import load_play_agent
 from bridgerl.training.card_player import card_player_task, positions_examples, relabel_suits
 from bridgerl.training.supervised import SupervisedConfig, train_supervised
 from helper_games import small_positions
@@ -246,7 +246,7 @@ def test_cosine_learning_rate_is_seeded_resumable_and_keeps_its_epochs(positions
 def test_tricks_target_and_the_kept_epoch_by_valid_trick_loss(positions_file, valid_file, tmp_path):
     """``--target tricks`` regresses each legal card's DD tricks less the best's; every run keeps the epoch of the
     lowest validation trick loss, the figure `evaluate trick-loss` gives for the saved model on those positions."""
-    from bridgerl.evaluation.trick_loss import trick_loss_study
+    from bridgerl.evaluation.cardplay.trick_loss import trick_loss_study
 
     positions = load_positions(positions_file)
     x, legal, target, index = positions_examples(positions, target="tricks")
@@ -321,7 +321,7 @@ def test_worlds_target(tmp_path_factory, positions_file, valid_file, tmp_path, c
     """``--target worlds`` shares the target by the sampled worlds in which each card is best (files made with
     ``--label-worlds``), validated on the true deal of unlabelled positions; a file without labels is refused in
     one line."""
-    from bridgerl.evaluation.positions import generate_positions
+    from bridgerl.evaluation.datasets.positions import generate_positions
 
     labelled = tmp_path_factory.mktemp("labelled") / "train.npz"
     generate_positions(labelled, data="train", deals=3, start=200, ns=FAST, ew=FAST, seed=1, progress=False,

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from bridgerl.agents.learned.card_player import build, save
 from bridgerl.agents.play.card_search import CardSearch
 from bridgerl.core.play_features import feature_size, play_features
-from bridgerl.evaluation.specs import load_play_agent
+from bridgerl.arena.specs import load_play_agent
 from test_card_player import _play_states, _swap_hidden
 
 

@@ -8,7 +8,7 @@ import pytest
 
 from bridgerl.agents import AlphaMuAgent, PIMCAgent
 from bridgerl.cli import main
-from bridgerl.evaluation.specs import PLAY_SPEC_HELP, load_agent, load_play_agent, spec_keywords
+from bridgerl.arena.specs import PLAY_SPEC_HELP, load_agent, load_play_agent, spec_keywords
 
 
 def test_play_spec_values_take_their_keys_types():
@@ -91,7 +91,7 @@ def test_every_released_model_loads_as_a_bare_path_by_its_kind(capsys):
 
     from bridgerl.agents.learned.checkpoint import checkpoint_kind, load_weights
     from bridgerl.cli import main
-    from bridgerl.evaluation.specs import load_agent, load_play_agent
+    from bridgerl.arena.specs import load_agent, load_play_agent
 
     released = sorted(p.parent for p in Path("models").glob("*/model.msgpack"))
     kinds = {path.name: checkpoint_kind(path) for path in released}

@@ -214,7 +214,7 @@ def test_train_export_releases_the_play_models(name, tmp_path, capsys):
     from bridgerl.agents.learned.card_player import CardPlayer
     from bridgerl.agents.learned.simulation import PolicyModel, SolverModel, worlds_ssn_inputs
     from bridgerl.core.play_features import play_features
-    from bridgerl.evaluation.specs import load_play_agent
+    from bridgerl.arena.specs import load_play_agent
 
     model, out = ROOT / "models" / name, tmp_path / "release"
     assert main(["train", "export", str(model), "--out", str(out), "--dtype", "float16"]) == 0
@@ -311,7 +311,7 @@ def test_resume_on_a_run_of_another_kind_says_what_it_found(tmp_path):
     """`--resume` where a run of another kind was saved: one line naming that kind and the command resuming it."""
     from flax import serialization
 
-    from bridgerl.training.run import _load_state
+    from bridgerl.training.state import load_state
 
     path = tmp_path / "train_state.msgpack"
     saved = {"env_id": "competitive_bidding", "algo": "ppo", "config": {}}
@@ -319,7 +319,7 @@ def test_resume_on_a_run_of_another_kind_says_what_it_found(tmp_path):
     with pytest.raises(ValueError, match=r"--resume found a `train competitive --algo ppo` run there, not a `train "
                                          r"uncontested` one; resume it with `bridgerl train competitive --algo ppo "
                                          r"--resume`"):
-        _load_state(path, None, {"env_id": "uncontested_bidding", "config": {}})
+        load_state(path, None, {"env_id": "uncontested_bidding", "config": {}})
 
 
 @pytest.mark.parametrize("argv, message", [

@@ -13,7 +13,7 @@ from bridgerl.agents.learned.dqn import DQNAgent
 from bridgerl.core import parse_call
 from bridgerl.core.calls import DOUBLE, REDOUBLE
 from bridgerl.envs import jaxenv
-from bridgerl.evaluation.competitive import rule_baseline_evaluator
+from bridgerl.evaluation.bidding.competitive import rule_baseline_evaluator
 from bridgerl.training.demonstrations import PretrainConfig, agreement, pretrain_q, rule_demonstrations
 from bridgerl.training.dqn import DQNConfig, DQNTrainer
 from bridgerl.training.run import train_competitive
@@ -195,7 +195,7 @@ def test_competitive_checkpoint_round_trip(tiny_competitive_run):
     agent = DQNAgent.load(out, env_id="competitive_bidding")
     assert agent.metadata["observation_size"] == 231 and agent.metadata["num_actions"] == 38
     assert agent.metadata["config"]["pool_size"] == 2 and agent.metadata["command"] == "pytest"
-    from bridgerl.evaluation.competitive import duplicate_match
+    from bridgerl.evaluation.bidding.competitive import duplicate_match
     from bridgerl.agents import RuleBidder
 
     match = duplicate_match(agent, RuleBidder(competitive=True), "test", deals=40)
@@ -230,7 +230,7 @@ def test_competitive_resume_gives_the_same_run(tiny_competitive_run, tmp_path):
 
 def test_learning_curve_from_the_log(tiny_competitive_run, tmp_path, capsys):
     from bridgerl.cli import main
-    from bridgerl.evaluation.learning_curve import read_curve
+    from bridgerl.evaluation.reports.learning_curve import read_curve
 
     out, _, _ = tiny_competitive_run
     curve = read_curve(out)

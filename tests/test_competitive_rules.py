@@ -107,7 +107,7 @@ def test_rejects_a_wrong_observation():
 def test_rules_with_the_uncontested_dqn_spec():
     from pathlib import Path
 
-    from bridgerl.evaluation.specs import load_agent
+    from bridgerl.arena.specs import load_agent
 
     model = Path(__file__).resolve().parents[1] / "models" / "uncontested-dqn"
     agent = load_agent(f"rules+dqn:{model}", "competitive_bidding")
@@ -123,7 +123,7 @@ def test_rule_bidders_calls_are_pinned():
     import hashlib
 
     from bridgerl.agents import PassAgent
-    from bridgerl.evaluation.competitive import duplicate_match
+    from bridgerl.evaluation.bidding.competitive import duplicate_match
 
     digest = hashlib.sha256()
     for other in (RuleBidder(competitive=True), PassAgent()):
@@ -150,8 +150,8 @@ RULES_PINS = {
 def test_rules_calls_against_each_opponent_are_pinned_on_2000_boards(opponent):
     import hashlib
 
-    from bridgerl.evaluation.competitive import duplicate_match
-    from bridgerl.evaluation.specs import load_agent
+    from bridgerl.evaluation.bidding.competitive import duplicate_match
+    from bridgerl.arena.specs import load_agent
 
     boards = []
     match = duplicate_match(load_agent("rules", "competitive_bidding"), load_agent(opponent, "competitive_bidding"),
@@ -173,7 +173,7 @@ def test_rules_calls_against_the_released_ppo_are_pinned_on_2000_boards():
 
     from bridgerl.core.bridge import BridgeState
     from bridgerl.core.competitive import CompetitiveDealSource
-    from bridgerl.evaluation.specs import load_agent
+    from bridgerl.arena.specs import load_agent
 
     record = np.load(Path(__file__).parent / "data" / "rules_vs_ppo_auctions.npz")
     calls, lengths = record["calls"].astype(np.int64), record["lengths"].astype(np.int64)
@@ -202,8 +202,8 @@ def test_uncontested_rule_bidder_is_pinned():
     docs/results.md (`bridgerl evaluate uncontested --agent rules --data test`)."""
     import hashlib
 
-    from bridgerl.evaluation.specs import load_agent
-    from bridgerl.evaluation.uncontested import evaluate_uncontested
+    from bridgerl.arena.specs import load_agent
+    from bridgerl.evaluation.bidding.uncontested import evaluate_uncontested
 
     summary, outcomes = evaluate_uncontested(load_agent("rules"), "test")
     digest = hashlib.sha256()

@@ -97,7 +97,7 @@ def test_checkpoint_round_trip(tiny_run):
     mask[:, 0] = False
     actions = agent.act_batch(obs, mask)
     assert (actions != 0).all() and actions.shape == (7,)
-    from bridgerl.evaluation.uncontested import evaluate_uncontested
+    from bridgerl.evaluation.bidding.uncontested import evaluate_uncontested
 
     summary, _ = evaluate_uncontested(agent, "test")
     assert summary["imps_per_deal"] == pytest.approx(result["imps_per_deal"], abs=1e-9)  # Python env == JAX env

@@ -12,9 +12,9 @@ import pytest
 
 from bridgerl.agents import PassAgent, RandomBidder, RuleBidder
 from bridgerl.core import pbn_to_owner
-from bridgerl.evaluation.competitive import duplicate_match
-from bridgerl.evaluation.specs import load_agent
-from bridgerl.evaluation.uncontested import EvaluationError, compare, evaluate_uncontested
+from bridgerl.evaluation.bidding.competitive import duplicate_match
+from bridgerl.arena.specs import load_agent
+from bridgerl.evaluation.bidding.uncontested import EvaluationError, compare, evaluate_uncontested
 
 OWNER = pbn_to_owner("N:AK2.Q32.K432.J32 QJ3.K54.QJ65.Q54 T987.JT9.T9.T987 654.A876.A87.AK6")
 
@@ -109,7 +109,7 @@ def test_duplicate_match_is_antisymmetric():
 
 
 def test_pass_rates_against_the_rule_openings():
-    from bridgerl.evaluation.behaviour import pass_rates
+    from bridgerl.evaluation.bidding.behaviour import pass_rates
 
     _, passing = evaluate_uncontested(PassAgent(), "test", deals=400)
     rates = pass_rates(passing, "test")

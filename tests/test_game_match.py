@@ -9,8 +9,8 @@ import pytest
 from bridgerl.agents import DoubleDummyAgent, PIMCAgent, RuleBidder
 from bridgerl.cli import main
 from bridgerl.core.dataset import load_dataset
-from bridgerl.evaluation.game import GameError, Pair, game_match, summarize_game
-from bridgerl.evaluation.specs import load_pair, split_game_spec
+from bridgerl.arena.game import GameError, Pair, game_match, summarize_game
+from bridgerl.arena.specs import load_pair, split_game_spec
 from helper_games import untimed
 
 
@@ -170,7 +170,7 @@ def _without_seconds(boards: list[dict]) -> list[dict]:
 def test_batched_matches_give_the_boards_of_the_unbatched_run(tmp_path):
     """Network card players (`act_views`) play tables in lockstep; network bidders bid through one batch shape:
     the boards are those of one board at a time, for any batch, and a resumed batched match completes them."""
-    from bridgerl.evaluation.game import batchable
+    from bridgerl.arena.game import batchable
 
     specs = [("bid=dqn:models/competitive-dqn,play=issn", "bid=sayc,play=issn"),  # both tables in lockstep
              ("bid=rules+dqn:models/uncontested-dqn,play=issn", "bid=rules,play=random")]  # a reseeded player:

@@ -14,8 +14,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = {"bridgerl": ROOT / "bridgerl", "bridgerl.envs": ROOT / "envs", "bridgerl.agents": ROOT / "agents",
             "bridgerl.training": ROOT / "training", "bridgerl.evaluation": ROOT / "evaluation"}
-LAYERS = [("bridgerl.core", 0), ("bridgerl.envs", 1), ("bridgerl.agents", 2), ("bridgerl.training", 3),
-          ("bridgerl.evaluation", 3), ("bridgerl", 4)]
+LAYERS = [("bridgerl.core", 0), ("bridgerl.envs", 1), ("bridgerl.agents", 2), ("bridgerl.arena", 2.5),
+          ("bridgerl.training", 3), ("bridgerl.evaluation", 3), ("bridgerl", 4)]
 AGENT_ENV_FACTORIES = {"bridgerl.agents.card_play_env"}  # the Gymnasium factory that supplies default defenders
 
 
@@ -78,7 +78,7 @@ def layer(module: str) -> tuple[str, int]:
 def test_the_walk_sees_every_layer():
     names = set(MODULES)
     for expected in ("bridgerl.core.uncontested", "bridgerl.envs.competitive", "bridgerl.agents.learned.dqn",
-                     "bridgerl.training.run", "bridgerl.evaluation.competitive", "bridgerl.cli",
+                     "bridgerl.training.run", "bridgerl.evaluation.bidding.competitive", "bridgerl.cli",
                      "bridgerl.envs.pettingzoo.competitive_bidding_v0", "bridgerl.envs.jaxenv.tables"):
         assert expected in names
     assert "bridgerl.core.competitive" in imports_of("bridgerl.envs.competitive")
@@ -203,7 +203,7 @@ def test_the_rooms_check_catches_a_violation(tmp_path, monkeypatch):
 
 FRAMEWORKS = {  # the thin files over the rules modules, by framework
     "gymnasium": ("bridgerl.envs.uncontested", "bridgerl.envs.competitive", "bridgerl.envs.card_play",
-                  "bridgerl.envs.spaces"),
+                  "bridgerl.envs.bridge", "bridgerl.envs.spaces"),
     "openspiel": ("bridgerl.envs.openspiel",),  # openspiel, openspiel_common, openspiel_<game>
     "pettingzoo": ("bridgerl.envs.pettingzoo",),
     "jax": ("bridgerl.envs.jaxenv",),
@@ -219,6 +219,7 @@ def framework(module: str) -> str | None:
 
 def test_no_framework_file_imports_another_frameworks_file():
     assert framework("bridgerl.envs.openspiel_card_play") == "openspiel" and framework("bridgerl.envs.worlds") is None
+    assert framework("bridgerl.envs.bridge") == "gymnasium"  # the whole deal's Gymnasium file too (issue #52)
     crossing = [f"{module} -> {target}" for module in MODULES if framework(module)
                 for target in imports_of(module) if framework(target) not in (None, framework(module))]
     assert not crossing, crossing
@@ -296,3 +297,75 @@ def test_the_command_line_check_catches_a_violation(tmp_path, monkeypatch):
     monkeypatch.setitem(MODULES, "bridgerl.core.fake_args", fake)
     with pytest.raises(AssertionError, match="bridgerl.core.fake_args"):
         test_the_core_holds_no_command_line()
+
+
+EVALUATION_SUBJECTS = ("bidding", "cardplay", "datasets", "reports")
+
+
+def test_the_rooms_above_the_agents():
+    """Issue #52: the table engine (`bridgerl.arena`) sits between the agents and evaluation / training / the web
+    page; the web page plays through it and imports neither evaluation nor training; every evaluation module lives in
+    a subject package (`bidding`, `cardplay`, `datasets`, `reports`), not loose in `evaluation/`."""
+    assert layer("bridgerl.arena.game") == ("bridgerl.arena", 2.5)
+    assert {"bridgerl.arena.game", "bridgerl.arena.specs", "bridgerl.arena.lockstep", "bridgerl.arena.jsonlines",
+            "bridgerl.arena.play", "bridgerl.arena.explain"} <= set(MODULES)
+    wrong = [f"{module} -> {target}" for module in MODULES if module.startswith("bridgerl.web")
+             for target in imports_of(module)
+             if target.startswith(("bridgerl.evaluation", "bridgerl.training"))]
+    assert not wrong, "the web page imports evaluation or training: " + "; ".join(wrong)
+    loose = [module for module in MODULES if module.startswith("bridgerl.evaluation.")
+             and module.split(".")[2] not in EVALUATION_SUBJECTS]
+    assert not loose, f"evaluation modules outside the subjects {EVALUATION_SUBJECTS}: {loose}"
+
+
+def test_the_new_rooms_checks_catch_a_violation(tmp_path, monkeypatch):
+    """Each rule of the rooms above the agents bites: the table engine importing evaluation is upward, the web page
+    importing evaluation is refused, and a module loose in `evaluation/` is refused."""
+    fake_arena = tmp_path / "fake_arena.py"
+    fake_arena.write_text("from bridgerl.evaluation.bidding import competitive\n")
+    monkeypatch.setitem(MODULES, "bridgerl.arena.fake", fake_arena)
+    with pytest.raises(AssertionError, match="bridgerl.arena.fake -> bridgerl.evaluation.bidding.competitive"):
+        test_no_upward_import()
+    monkeypatch.delitem(MODULES, "bridgerl.arena.fake")
+    fake_web = tmp_path / "fake_web.py"
+    fake_web.write_text("import bridgerl.evaluation.reports.report\n")
+    monkeypatch.setitem(MODULES, "bridgerl.web.fake", fake_web)
+    with pytest.raises(AssertionError, match="bridgerl.web.fake -> bridgerl.evaluation.reports.report"):
+        test_the_rooms_above_the_agents()
+    monkeypatch.delitem(MODULES, "bridgerl.web.fake")
+    fake_loose = tmp_path / "fake_loose.py"
+    fake_loose.write_text("")
+    monkeypatch.setitem(MODULES, "bridgerl.evaluation.fake_loose", fake_loose)
+    with pytest.raises(AssertionError, match="bridgerl.evaluation.fake_loose"):
+        test_the_rooms_above_the_agents()
+
+
+def test_the_framework_check_covers_the_whole_deal(tmp_path, monkeypatch):
+    """`envs/bridge.py` (the whole deal's Gymnasium env) may not import another framework's file."""
+    fake = tmp_path / "bridge.py"
+    fake.write_text((ROOT / "envs" / "bridge.py").read_text() + "\nimport bridgerl.envs.openspiel_common\n")
+    monkeypatch.setitem(MODULES, "bridgerl.envs.bridge", fake)
+    with pytest.raises(AssertionError, match="bridgerl.envs.bridge -> bridgerl.envs.openspiel_common"):
+        test_no_framework_file_imports_another_frameworks_file()
+
+
+def test_moved_evaluation_modules_keep_their_old_names_for_one_release():
+    """`import bridgerl.evaluation.game` (and every other module issue #52 moved) gives the new module itself, with a
+    DeprecationWarning that names the new place."""
+    import importlib
+    import warnings
+
+    import bridgerl.evaluation as evaluation
+
+    assert len(evaluation.MOVED) == 22
+    for old, new in evaluation.MOVED.items():
+        module = importlib.import_module(new)
+        sys.modules.pop(f"bridgerl.evaluation.{old}", None)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            alias = importlib.import_module(f"bridgerl.evaluation.{old}")
+        assert alias is module and module.__spec__.name == new
+        assert any(issubclass(w.category, DeprecationWarning) and new in str(w.message) for w in caught), old
+    from bridgerl.evaluation import game  # the attribute form
+
+    assert game is importlib.import_module("bridgerl.arena.game")

@@ -15,9 +15,9 @@ import pytest
 from bridgerl.cli import main
 from bridgerl.core.dataset import bundled_path, load_dataset, save_dataset
 from bridgerl.core.identity import check_same_job, first_difference, shorten
-from bridgerl.evaluation.game import game_match, match_job
-from bridgerl.evaluation.jsonlines import header_line, read_done
-from bridgerl.evaluation.specs import load_pair
+from bridgerl.arena.game import game_match, match_job
+from bridgerl.arena.jsonlines import header_line, read_done
+from bridgerl.arena.specs import load_pair
 from helper_games import untimed
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -66,11 +66,11 @@ GAME_FIELDS = ["command", "a", "a_bidder", "a_bidder_checkpoints", "a_player", "
 
 def _every_job() -> dict:
     from bridgerl.core.contract import Contract
-    from bridgerl.evaluation.play import play_job
-    from bridgerl.evaluation.play_study import study_job
-    from bridgerl.evaluation.played import played_job
-    from bridgerl.evaluation.positions import positions_job
-    from bridgerl.evaluation.specs import load_identified
+    from bridgerl.arena.play import play_job
+    from bridgerl.evaluation.cardplay.play_study import study_job
+    from bridgerl.evaluation.datasets.played import played_job
+    from bridgerl.evaluation.datasets.positions import positions_job
+    from bridgerl.arena.specs import load_identified
 
     dataset = load_dataset("test")
     a, b = load_pair(NS), load_pair("bid=rules,play=models/card-player", seed=1)
@@ -290,7 +290,7 @@ def test_play_matches_refuse_another_match(tmp_path, capsys, argv, field):
 @pytest.mark.parametrize("argv, field", [(["--seed", "1"], "ns_seed"), (["--ew", "bid=sayc,play=dd"], "ew"),
                                          (["--start", "3"], "start")])
 def test_positions_jobs_refuse_another_job(tmp_path, capsys, monkeypatch, argv, field):
-    import bridgerl.evaluation.positions as positions
+    import bridgerl.evaluation.datasets.positions as positions
 
     out = tmp_path / "p.npz"
     base = ["data", "positions", "--data", "test", "--deals", 2, "--ns", NS, "--ew", NS, "--quiet", "--out", out]
@@ -355,7 +355,7 @@ def test_specs_of_the_wrong_kind_are_one_short_line(argv, found, capsys):
 @pytest.fixture(scope="module")
 def odd_files(tmp_path_factory):
     folder = tmp_path_factory.mktemp("files")
-    from bridgerl.evaluation.positions import generate_positions
+    from bridgerl.evaluation.datasets.positions import generate_positions
 
     generate_positions(folder / "pos.npz", data="test", deals=1, ns=NS, ew=NS, progress=False)
     (folder / "binary.bin").write_bytes(bytes(range(256)) * 4)
@@ -399,7 +399,7 @@ def test_files_of_the_wrong_kind_are_one_line(odd_files, argv, found, capsys):
 
 
 def test_output_paths_are_checked_before_any_board(tmp_path, capsys, monkeypatch):
-    import bridgerl.evaluation.game as game_module
+    import bridgerl.arena.game as game_module
 
     def never(*args, **kwargs):
         raise AssertionError("a board was played")

@@ -62,7 +62,7 @@ def test_the_resolver_prefers_a_local_path_then_the_released_copy(tmp_path, monk
 def test_loaders_find_the_released_models_from_another_directory(tmp_path, monkeypatch):
     from bridgerl.agents.learned.checkpoint import checkpoint_file, checkpoint_kind
     from bridgerl.core.dataset import file_hash
-    from bridgerl.evaluation.specs import load_play_agent
+    from bridgerl.arena.specs import load_play_agent
 
     monkeypatch.chdir(tmp_path)
     assert checkpoint_file("models/card-player") == released_folder() / "card-player" / "model.msgpack"

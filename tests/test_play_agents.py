@@ -13,7 +13,7 @@ from bridgerl.core.constraints import HandConstraint
 from bridgerl.core.hand import hcp, is_balanced
 from bridgerl.core.play import PlayState
 from bridgerl.envs import WorldSamplingError, sample_worlds, view_of
-from bridgerl.evaluation.play import play_deal
+from bridgerl.arena.play import play_deal
 
 # 7NT by South: after West's spade void shows, the spade queen is marked with East and only the jack wins.
 FINESSE_DEAL = pbn_to_owner("N:K3.5432.5432.432 QT987654.T9.T9.J AJ2.AKQJ.AKQJ.AK .876.876.QT98765")

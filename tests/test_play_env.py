@@ -15,7 +15,7 @@ from bridgerl.core.play import IllegalPlayError, PlayState
 from bridgerl.core.scoring import score
 from bridgerl.envs.play_encoding import LAYOUT, OBSERVATION_SIZE, OFFSETS, encode
 from bridgerl.envs import view_of
-from bridgerl.evaluation.play import play_deal
+from bridgerl.arena.play import play_deal
 
 ENV_ID = "bridgerl/CardPlay-v0"
 R = "AKQJT98765432"

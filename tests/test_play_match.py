@@ -6,8 +6,8 @@ import pytest
 
 from bridgerl.agents import DoubleDummyAgent, PIMCAgent, RandomAgent
 from bridgerl.cli import main
-from bridgerl.evaluation.play import play_match, summarize
-from bridgerl.evaluation.specs import load_play_agent
+from bridgerl.arena.play import play_match, summarize
+from bridgerl.arena.specs import load_play_agent
 
 
 def test_specs():

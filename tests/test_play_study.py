@@ -13,8 +13,8 @@ from bridgerl.agents.play.pimc import sigma_case
 from bridgerl.cli import main
 from bridgerl.core import Contract
 from bridgerl.envs import view_of
-from bridgerl.evaluation.play_study import double_dummy_contract, play_study, summarize_study
-from bridgerl.evaluation.specs import load_play_agent
+from bridgerl.evaluation.cardplay.play_study import double_dummy_contract, play_study, summarize_study
+from bridgerl.arena.specs import load_play_agent
 
 
 def test_double_dummy_contract_by_hand():
@@ -95,7 +95,7 @@ def test_study_runs_resumes_and_is_deterministic(tmp_path, capsys):
 
 def test_best_defence_study_counts_suboptimal_choices():
     from bridgerl.agents import RandomAgent
-    from bridgerl.evaluation.best_defence_study import best_defence_study, format_best_defence_study
+    from bridgerl.evaluation.cardplay.best_defence_study import best_defence_study, format_best_defence_study
 
     class Worst:
         """Plays the card of lowest best-defence value: every decision it makes is suboptimal."""

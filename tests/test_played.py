@@ -21,7 +21,7 @@ from bridgerl.core.imps import imps
 from bridgerl.core.par import constructive_par, par_score
 from bridgerl.core.play_features import feature_size
 from bridgerl.core.scoring import score
-from bridgerl.evaluation.played import contract_levels, write_played
+from bridgerl.evaluation.datasets.played import contract_levels, write_played
 
 ROWS = 12
 
@@ -235,8 +235,8 @@ def test_played_rewards_in_every_framework(played_file):
 def test_cross_table_with_the_cards_played(player_path, tmp_path, capsys):
     """`evaluate cross --play`: every pair of bidders in whole-deal duplicate with the card player at all four
     seats; each cell is that pair's `evaluate game` match; --boards-dir keeps the boards and a rerun reads them back."""
-    from bridgerl.evaluation.game import Pair, game_match, summarize_game
-    from bridgerl.evaluation.specs import load_agent, load_play_agent
+    from bridgerl.arena.game import Pair, game_match, summarize_game
+    from bridgerl.arena.specs import load_agent, load_play_agent
 
     args = ["evaluate", "cross", "pass", "rules", "--play", str(player_path), "--deals", "4", "--quiet",
             "--boards-dir", str(tmp_path / "cross"), "--json", str(tmp_path / "cross.json")]
@@ -259,7 +259,7 @@ def test_cross_table_with_the_cards_played(player_path, tmp_path, capsys):
 def test_table_gap_and_data_info(played_file, tmp_path, capsys):
     """`table_gap` (and `bridgerl data info`) give DD - played over every entry, by strain, DD level and the
     contract at that level, each a plain mean of the entries it names."""
-    from bridgerl.evaluation.played import table_gap
+    from bridgerl.evaluation.datasets.played import table_gap
 
     dataset = load_dataset(played_file)
     gap = table_gap(dataset)
@@ -288,7 +288,7 @@ def test_ppo_trains_on_played_tricks(played_file, tmp_path):
     from test_ppo import TINY, TINY_PRETRAIN
 
     from bridgerl.agents.learned.checkpoint import PPO_FORMAT, load_weights
-    from bridgerl.evaluation.competitive import rule_baseline_evaluator
+    from bridgerl.evaluation.bidding.competitive import rule_baseline_evaluator
     from bridgerl.training.demonstrations import rule_demonstrations
     from bridgerl.training.run import train_competitive
 
@@ -333,7 +333,7 @@ def test_the_released_played_bidder_loads_as_a_bare_path():
     from pathlib import Path
 
     from bridgerl.agents import PPOAgent
-    from bridgerl.evaluation.specs import load_agent
+    from bridgerl.arena.specs import load_agent
 
     root = Path(bridgerl.__file__).resolve().parent.parent
     agent = load_agent(str(root / "models" / "competitive-played"), "competitive_bidding")

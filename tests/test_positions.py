@@ -11,8 +11,8 @@ from bridgerl.cli import main
 from bridgerl.core.bridge import CARD_OFFSET
 from bridgerl.core.play import trick_winner
 from bridgerl.core.positions import PositionsError, load_positions
-from bridgerl.evaluation import positions as positions_module
-from bridgerl.evaluation.positions import generate_positions
+from bridgerl.evaluation.datasets import positions as positions_module
+from bridgerl.evaluation.datasets.positions import generate_positions
 
 FAST = "bid=rules,play=pimc:worlds=4"
 
@@ -106,8 +106,8 @@ def test_positions_do_not_depend_on_chunks_or_interruption(played, tmp_path, mon
     for table in ("deals", "positions"):
         for key, value in getattr(pos, table).items():
             assert np.array_equal(getattr(again, table)[key], value), (table, key)
-    from bridgerl.evaluation.game import game_match
-    from bridgerl.evaluation.specs import load_pair
+    from bridgerl.arena.game import game_match
+    from bridgerl.arena.specs import load_pair
 
     boards = game_match(load_pair(FAST, seed=3), load_pair(FAST, seed=3), data="test", deals=1, start=10, seed=3)
     d = 0
@@ -195,7 +195,7 @@ def test_sampled_world_labels(played, tmp_path, capsys):
     otherwise holds the same labels; the count is checked in one line."""
     from bridgerl.core.bridge import CARD_OFFSET
     from bridgerl.agents.play.pimc import draw_worlds, solve_worlds
-    from bridgerl.evaluation.positions import worlds_best
+    from bridgerl.evaluation.datasets.positions import worlds_best
 
     _, plain = played
     out = tmp_path / "labelled.npz"

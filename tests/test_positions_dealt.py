@@ -9,7 +9,7 @@ from bridgerl.cli import main
 from bridgerl.core import load_dataset
 from bridgerl.core.generate import DEALT_STREAM, bundled_owners, deal_owners, dealt_owner
 from bridgerl.core.positions import load_positions
-from bridgerl.evaluation.positions import generate_positions
+from bridgerl.evaluation.datasets.positions import generate_positions
 
 PAIR = "bid=rules,play=random"  # a quick player: the deals and labels are what is checked
 

@@ -10,8 +10,8 @@ from bridgerl.agents import PPOAgent
 from bridgerl.agents.learned.checkpoint import checkpoint_kind
 from bridgerl.envs import jaxenv
 from bridgerl.envs.jaxenv.competitive import observation_of
-from bridgerl.evaluation.competitive import duplicate_match, rule_baseline_evaluator
-from bridgerl.evaluation.specs import load_agent
+from bridgerl.evaluation.bidding.competitive import duplicate_match, rule_baseline_evaluator
+from bridgerl.arena.specs import load_agent
 from bridgerl.training.demonstrations import PretrainConfig
 from bridgerl.training.ppo import PPOConfig, PPOTrainer, draw_opponents, gae, ppo_loss
 from bridgerl.training.run import train_competitive
@@ -220,8 +220,8 @@ def test_ppo_settings_are_checked(env, tmp_path):
 
 def test_cross_table_and_the_held_out_curve(tiny_run, tmp_path, capsys):
     from bridgerl.cli import main
-    from bridgerl.evaluation.cross_table import cell, cross_table, markdown
-    from bridgerl.evaluation.learning_curve import heldout_curve
+    from bridgerl.evaluation.bidding.cross_table import cell, cross_table, markdown
+    from bridgerl.evaluation.reports.learning_curve import heldout_curve
 
     agents = {name: load_agent(name, "competitive_bidding") for name in ("pass", "rules", "sayc")}
     table = cross_table(agents, "test", deals=12)

@@ -11,7 +11,7 @@ from bridgerl.core.calls import parse_call
 from bridgerl.core.contract import Contract
 from bridgerl.core.records import (HandRecord, lin_records_report, parse_pbn_records, pbn_records_report,
                                    read_records, read_records_report, replay)
-from bridgerl.evaluation.records import evaluate_records
+from bridgerl.evaluation.reports.records import evaluate_records
 
 DEAL = "N:AK3.KJ4.QT92.A76 974.862.7653.JT9 Q52.A73.KJ4.8543 JT86.QT95.A8.KQ2"
 PLAY = """CJ C3 C2 C6

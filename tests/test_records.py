@@ -187,7 +187,7 @@ def test_records_are_checked_when_made(pbn_records):
 
 
 def test_evaluate_records_scores_like_table_4_1():
-    from bridgerl.evaluation.records import evaluate_records
+    from bridgerl.evaluation.reports.records import evaluate_records
 
     summary, outcomes = evaluate_records(PBN)
     assert [o.board for o in outcomes] == [1, 2, 3, 4]

@@ -15,8 +15,8 @@ from bridgerl.core.calls import DOUBLE, PASS
 from bridgerl.core.competitive import CompetitiveDealSource
 from bridgerl.envs.competitive import CompetitiveBiddingEnv
 from bridgerl.envs.competitive_encoding import encode
-from bridgerl.evaluation.competitive import duplicate_match
-from bridgerl.evaluation.specs import load_agent
+from bridgerl.evaluation.bidding.competitive import duplicate_match
+from bridgerl.arena.specs import load_agent
 from helper_games import hand_bits
 
 

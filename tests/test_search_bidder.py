@@ -14,7 +14,7 @@ from bridgerl.core.uncontested import encode_observation
 from bridgerl.envs import jaxenv
 from bridgerl.envs.jaxenv.tables import opening_codes
 from bridgerl.envs.jaxenv.uncontested import _refresh
-from bridgerl.evaluation.uncontested import play_deals
+from bridgerl.evaluation.bidding.uncontested import play_deals
 
 METADATA = {"env_id": "uncontested_bidding", "observation_size": 89, "num_actions": 36, "hidden": [32],
             "dueling": False}
@@ -116,7 +116,7 @@ def test_search_falls_back_and_checks_its_input(tmp_path):
         bidder.act(np.zeros(231, np.int8), mask)
     with pytest.raises(ValueError, match="at least 1"):
         CriticSearchBidder(bidder.actor, QNetwork(141, (8,), 36), {"observation_size": 141}, samples=0)
-    from bridgerl.evaluation.specs import load_agent
+    from bridgerl.arena.specs import load_agent
 
     from flax import nnx
 

@@ -142,7 +142,7 @@ def test_network_only_pimc_makes_no_dds_call(random_ssn, monkeypatch):
     from bridgerl.core.card_play import view_of
     from bridgerl.core.contract import Contract
     from bridgerl.core.play import PlayState
-    from bridgerl.evaluation.specs import load_play_agent
+    from bridgerl.arena.specs import load_play_agent
 
     def forbidden(*args, **kwargs):
         raise AssertionError("DDS called")
@@ -207,8 +207,8 @@ def test_issn_and_ssn_train_seeded_resume_and_load_checked(train_file, valid_fil
 def test_play_specs_of_issue_20(train_file, valid_file, random_ssn, tmp_path):
     """sampler=auction is the rule agreements' worlds; the nn-baseline (`issn:model=PATH`) and every combination
     of sampler, reweighing and solver choose legal cards on held-out positions, with their network use counted."""
-    from bridgerl.evaluation.specs import load_play_agent
-    from bridgerl.evaluation.trick_loss import trick_loss_study
+    from bridgerl.arena.specs import load_play_agent
+    from bridgerl.evaluation.cardplay.trick_loss import trick_loss_study
     from bridgerl.training.simulation import train_issn
     from bridgerl.training.supervised import SupervisedConfig
 
@@ -237,7 +237,7 @@ def test_alphamu_samples_worlds_from_the_location_model(tmp_path):
     """`alphamu:sampler=network,model=PATH` draws its worlds from the card-location model (the hard constraints
     kept) and chooses a legal card as declarer; `alphamu:sampler=auction` follows the rule agreements."""
     from bridgerl.agents.learned.card_location import FORMAT, build_network
-    from bridgerl.evaluation.specs import load_play_agent
+    from bridgerl.arena.specs import load_play_agent
 
     path = _save(tmp_path / "loc.msgpack", build_network((8,), seed=1), FORMAT, "card-location", FEATURES, (8,))
     state = _whole_deal_state("N:5432.5432.432.32 KQJT.KQJ.KQ.KQJT A9.A9876.A9876.A 876.T.JT5.987654", 2,
@@ -284,7 +284,7 @@ def test_make_objective_rounds_network_values_and_unused_settings_are_refused():
     """With objective=make a network's float tricks count to the nearest trick (8.6 of 9 needed makes, 8.4 does
     not; DDS's whole tricks unchanged); settings that would be ignored are refused in one line."""
     from bridgerl.agents.play.pimc import world_values
-    from bridgerl.evaluation.specs import load_play_agent
+    from bridgerl.arena.specs import load_play_agent
 
     view = _whole_deal_state("N:5432.5432.432.32 KQJT.KQJ.KQ.KQJT A9.A9876.A9876.A 876.T.JT5.987654", 2,
                              ["3N", "P", "P", "P"], ["S8"]).view()

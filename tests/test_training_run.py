@@ -14,7 +14,7 @@ from flax import struct
 
 import bridgerl.core.stats
 from bridgerl.agents.learned.checkpoint import load_weights
-from bridgerl.training import demonstrations, dqn, run
+from bridgerl.training import bidding_recipe, demonstrations, dqn, run
 from bridgerl.training.dqn import DQNConfig, DQNTrainer
 from bridgerl.training.run import RunConfig, TrainingDiverged, train, train_competitive, train_uncontested
 from helper_games import TinyState
@@ -25,7 +25,7 @@ TINY = {"hidden": (8,), "num_envs": 16, "min_replay": 32, "replay_size": 2000, "
 
 def _imports(directory: str) -> set[str]:
     names = set()
-    for path in (ROOT / directory).glob("*.py"):
+    for path in (ROOT / directory).rglob("*.py"):
         for node in ast.walk(ast.parse(path.read_text())):
             if isinstance(node, ast.ImportFrom):
                 names.add(("." * node.level) + (node.module or ""))
@@ -41,11 +41,11 @@ def test_training_and_evaluation_do_not_import_each_other():
 
 def test_one_copy_of_the_shared_pieces():
     assert dqn.large_margin_loss is demonstrations.large_margin_loss
-    assert run.mean_ci is bridgerl.core.stats.mean_ci
-    import bridgerl.evaluation.play as play
+    assert bidding_recipe.mean_ci is bridgerl.core.stats.mean_ci
+    import bridgerl.arena.play as play
 
     assert play.mean_ci is bridgerl.core.stats.mean_ci and not hasattr(DQNTrainer, "greedy_returns")
-    source = (ROOT / "evaluation" / "uncontested.py").read_text()
+    source = (ROOT / "evaluation" / "bidding" / "uncontested.py").read_text()
     assert "env._" not in source  # the outcome comes from the episode's final info, not the env's internals
 
 

@@ -34,7 +34,8 @@ from bridgerl.core.bridge import CARD_OFFSET
 from bridgerl.core.files import atomic_write_text
 from bridgerl.core.positions import load_positions
 from bridgerl.training.card_player import examples, trick_loss
-from bridgerl.training.run import _load_state, _save_state
+from bridgerl.training.loop import Loop, run_loop
+from bridgerl.training.state import load_state, trim_log
 from bridgerl.training.supervised import LOG_FILE, MODEL_FILE, STATE_FILE, Task, check_run_dir, make_evaluate
 
 _NEG = -1e9
@@ -198,67 +199,70 @@ def train_selfplay(out, init, deals, valid, config: SelfPlayConfig = SelfPlayCon
     carry = {"params": params, "opt_state": opt_state, "key": jax.random.PRNGKey(seed),
              "update": jnp.int32(0), "best": jnp.float32(np.inf)}
     if resume:
-        carry = _load_state(state_path, carry, meta)
-        log = out / LOG_FILE
-        kept = [line for line in (log.read_text().splitlines() if log.exists() else [])
-                if line.strip() and json.loads(line)["update"] <= int(carry["update"])]
-        atomic_write_text(log, "".join(line + "\n" for line in kept))
-    update = make_update(env, graphdef, optimizer, config)
-    rng = np.random.default_rng(seed)
-    record: dict = {}
-
-    def evaluate_and_keep(carry, record):
-        loss = select(carry["params"], valid_data)
-        record["valid_trick_loss"] = loss
-        if np.float32(loss) < np.float32(carry["best"]):
-            metadata = {**start.metadata, "epoch": None, "valid_trick_loss": loss, "selfplay": {
-                "init": str(init), "update": int(carry["update"]), "seed": seed, "config": dataclasses.asdict(config),
-                "deals": [*map(str, deals)], "valid": str(valid),
-                "command": command or " ".join(["bridgerl", *sys.argv[1:]])}}
-            save_weights(out / MODEL_FILE, nnx.to_pure_dict(carry["params"]), metadata, format=FORMAT)
-            record["kept"] = True
-            carry = {**carry, "best": jnp.float32(loss)}
-        return carry, record
-
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=config.updates, initial=int(carry["update"]), unit="update", desc=f"self-play -> {out}")
-    try:
-        if int(carry["update"]) == 0 and not np.isfinite(float(carry["best"])):
-            carry, record = evaluate_and_keep(carry, {"update": 0})
-            with open(out / LOG_FILE, "a") as handle:
-                handle.write(json.dumps(record) + "\n")
-            _save_state(state_path, carry, meta)
-        while int(carry["update"]) < config.updates:
-            u = int(carry["update"]) + 1
-            rng = np.random.default_rng([seed, u])  # the deals of update u, whatever was resumed
-            pick = rng.choice(len(rows), config.tables, replace=len(rows) < config.tables)
-            c = contracts[pick]
-            key, sub = jax.random.split(carry["key"])
-            params, opt_state, stats = update(carry["params"], carry["opt_state"], sub, jnp.asarray(rows[pick]),
-                                              jnp.asarray(c[:, 0]), jnp.asarray(c[:, 1]), jnp.asarray(c[:, 2]),
-                                              jnp.float32(u > config.warmup))
-            stats = {k: float(v) for k, v in stats.items()}
-            if not all(np.isfinite(list(stats.values()))):
-                raise ValueError(f"self-play loss became {stats} at update {u}; lower --learning-rate")
-            carry = {**carry, "params": params, "opt_state": opt_state, "key": key, "update": jnp.int32(u)}
-            record = {"update": u, **stats}
-            if u % config.eval_every == 0 or u == config.updates:
-                carry, record = evaluate_and_keep(carry, record)
-            with open(out / LOG_FILE, "a") as handle:
-                handle.write(json.dumps(record) + "\n")
-            if "valid_trick_loss" in record:
-                _save_state(state_path, carry, meta)
-            if bar is not None:
-                bar.update(1)
-                bar.set_postfix(**{k: f"{v:.4f}" for k, v in record.items() if isinstance(v, float)})
-    finally:
-        if bar is not None:
-            bar.close()
+        carry = load_state(state_path, carry, meta, config_class=SelfPlayConfig)
+        trim_log(out / LOG_FILE, "update", int(carry["update"]))
+    recipe = _SelfPlayRecipe(make_update(env, graphdef, optimizer, config), select, valid_data, rows, contracts,
+                             config, seed, out, start.metadata, {
+                                 "init": str(init), "seed": seed, "config": dataclasses.asdict(config),
+                                 "deals": [*map(str, deals)], "valid": str(valid),
+                                 "command": command or " ".join(["bridgerl", *sys.argv[1:]])})
+    first = int(carry["update"]) == 0 and not np.isfinite(float(carry["best"]))  # the starting network, update 0
+    loop = Loop(out=out, state_file=state_path, meta=meta, total=config.updates, unit="update",
+                desc=f"self-play -> {out}", eval_every=config.eval_every, checkpoint_seconds=None,
+                evaluate_first=first, first_record={"update": 0}, progress=progress, log_file=LOG_FILE)
+    carry, record, _ = run_loop(recipe, carry, loop)
     atomic_write_text(out / "config.json", json.dumps(meta, indent=1))
     return record
 
 
 __all__ = ["SelfPlayConfig", "contracts_of", "make_update", "train_selfplay"]
+
+
+class _SelfPlayRecipe:
+    """One update a unit (`training.loop`): ``tables`` deals of the positions files' deals and contracts played out
+    by the network at every seat, a PPO step on the declaring side's tricks; every ``eval_every`` updates the trick
+    loss on the valid positions, the best network kept (the state is saved with each evaluation)."""
+
+    def __init__(self, update, select, valid_data, rows, contracts, config: SelfPlayConfig, seed: int, out: Path,
+                 start_metadata: dict, selfplay: dict):
+        self.update, self.select, self.valid_data, self.rows, self.contracts = update, select, valid_data, rows, \
+            contracts
+        self.config, self.seed, self.out, self.start_metadata, self.selfplay = config, seed, out, start_metadata, \
+            selfplay
+
+    def done(self, carry) -> int:
+        return int(carry["update"])
+
+    def step(self, carry, n: int):
+        u = int(carry["update"]) + 1
+        rng = np.random.default_rng([self.seed, u])  # the deals of update u, whatever was resumed
+        pick = rng.choice(len(self.rows), self.config.tables, replace=len(self.rows) < self.config.tables)
+        c = self.contracts[pick]
+        key, sub = jax.random.split(carry["key"])
+        params, opt_state, stats = self.update(carry["params"], carry["opt_state"], sub, jnp.asarray(self.rows[pick]),
+                                               jnp.asarray(c[:, 0]), jnp.asarray(c[:, 1]), jnp.asarray(c[:, 2]),
+                                               jnp.float32(u > self.config.warmup))
+        stats = {k: float(v) for k, v in stats.items()}
+        if not all(np.isfinite(list(stats.values()))):
+            raise ValueError(f"self-play loss became {stats} at update {u}; lower --learning-rate")
+        carry = {**carry, "params": params, "opt_state": opt_state, "key": key, "update": jnp.int32(u)}
+        return carry, {"update": u, **stats}
+
+    def evaluate(self, carry, record: dict):
+        loss = self.select(carry["params"], self.valid_data)
+        fields = {"valid_trick_loss": loss}
+        if np.float32(loss) < np.float32(carry["best"]):
+            metadata = {**self.start_metadata, "epoch": None, "valid_trick_loss": loss,
+                        "selfplay": {**self.selfplay, "update": int(carry["update"])}}
+            metadata["selfplay"] = {key: metadata["selfplay"][key]
+                                    for key in ("init", "update", "seed", "config", "deals", "valid", "command")}
+            save_weights(self.out / MODEL_FILE, nnx.to_pure_dict(carry["params"]), metadata, format=FORMAT)
+            fields["kept"] = True
+            carry = {**carry, "best": jnp.float32(loss)}
+        return carry, fields
+
+    def checkpoint(self, carry, evaluation) -> None:
+        pass  # the best network is written when it is found
+
+    def postfix(self, record: dict, evaluation) -> dict:
+        return {k: f"{v:.4f}" for k, v in record.items() if isinstance(v, float)}

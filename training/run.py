@@ -1,5 +1,7 @@
-"""The training run around `DQNTrainer` or `training.ppo.PPOTrainer`: progress bar, periodic held-out evaluation,
-atomic checkpoints and ``--resume`` (the same seed gives the same run on the same device, interrupted or not)."""
+"""The bidders' training runs (`train uncontested`, `train competitive [--algo ppo]`): the DQN and PPO recipes
+(`BiddingRecipe` around `DQNTrainer` or `training.ppo.PPOTrainer`) that the one training loop (`training.loop`)
+drives, with periodic held-out evaluation, atomic checkpoints and ``--resume`` (the same seed gives the same run on
+the same device, interrupted or not)."""
 
 from __future__ import annotations
 
@@ -9,37 +11,27 @@ import math
 import shlex
 import shutil
 import sys
-import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Mapping
 
 import jax
-import jax.numpy as jnp
 import numpy as np
-from flax import nnx, serialization
 
-from bridgerl.agents.learned.checkpoint import CRITIC_FILE, FORMAT, PPO_FORMAT, checkpoint_file, save_weights
+from bridgerl.agents.learned.checkpoint import checkpoint_file
 from bridgerl.core import load_dataset
 from bridgerl.core.files import atomic_write_bytes
-from bridgerl.core.stats import mean_ci
+from bridgerl.training.bidding_recipe import (  # noqa: F401 (importable from here as before)
+    CONSTRUCTIVE_FILE, LOG_FILE, MODEL_FILE, RUN_FILES, SNAPSHOT_DIR, STATE_FILE, BiddingRecipe, TrainingDiverged,
+    evaluate_competitive_snapshot)
 from bridgerl.training.dqn import PRESETS, DQNConfig, DQNTrainer
-from bridgerl.training.greedy import evaluate_greedy
+from bridgerl.training.loop import Loop, run_loop
+from bridgerl.training.state import COMPETITIVE_ENV_ID, UNCONTESTED_ENV_ID, check_run_kind, load_state, read_state
 
 if TYPE_CHECKING:
     from bridgerl.training.demonstrations import PretrainConfig
 
-STATE_FILE = "train_state.msgpack"
-MODEL_FILE = "model.msgpack"
-LOG_FILE = "log.jsonl"
-SNAPSHOT_DIR = "snapshots"
-CONSTRUCTIVE_FILE = "constructive.msgpack"
-RUN_FILES = (STATE_FILE, MODEL_FILE, LOG_FILE, SNAPSHOT_DIR, CONSTRUCTIVE_FILE, CRITIC_FILE)
-ENV_ID = "uncontested_bidding"
-COMPETITIVE_ENV_ID = "competitive_bidding"
 
-
-class TrainingDiverged(ValueError):
-    """The training loss became NaN or infinite; the run stopped without saving that state."""
+ENV_ID = UNCONTESTED_ENV_ID
 
 
 @dataclasses.dataclass(frozen=True)
@@ -86,90 +78,6 @@ class RunConfig:
             raise ValueError(f"checkpoint_seconds must be >= 0, got {self.checkpoint_seconds!r}")
 
 
-def _save_state(path: Path, ts, meta: dict) -> None:
-    leaves = jax.tree.leaves(ts)
-    payload = {"meta": json.dumps(meta), "leaves": {str(i): np.asarray(leaf) for i, leaf in enumerate(leaves)}}
-    atomic_write_bytes(path, serialization.msgpack_serialize(payload))
-
-
-# the `train` command of each supervised or self-play trainer, by the "kind" its saved env_options name
-_TRAINER_COMMANDS = {"card-location": "card-location", "ISSN": "issn", "SSN": "ssn", "card-player": "card-player",
-                     "card-player-selfplay": "card-player-selfplay"}
-
-
-def _run_command(meta: dict) -> str | None:
-    """The ``train ...`` command that makes (and resumes) a run of this saved meta: ``train uncontested``,
-    ``train competitive [--algo ppo]``, ``train card-location | issn | ssn | card-player | card-player-selfplay``
-    (the supervised and self-play trainers save their kind in env_options); None for a meta of none of them."""
-    env_id = meta.get("env_id")
-    options = meta.get("env_options") if isinstance(meta.get("env_options"), dict) else {}
-    if env_id in (ENV_ID, COMPETITIVE_ENV_ID):
-        name = "uncontested" if env_id == ENV_ID else "competitive"
-        return f"train {name}" + (" --algo ppo" if meta.get("algo") == "ppo" else "")
-    kind = options.get("kind")
-    return f"train {_TRAINER_COMMANDS.get(kind, kind.lower())}" if isinstance(kind, str) and kind else None
-
-
-def _read_state(path: Path) -> dict:
-    """The deserialised run state at ``path`` (its "meta" and "leaves"); one line for a file that is not one."""
-    try:
-        payload = serialization.msgpack_restore(path.read_bytes())
-        json.loads(payload["meta"])
-        return payload
-    except MemoryError:
-        raise
-    except Exception as exc:
-        raise ValueError(f"{path}: not a readable saved run ({type(exc).__name__}: {exc}); choose another --out "
-                         "or start afresh with --force") from None
-
-
-def _check_run_kind(path: Path, saved: dict, meta: dict) -> None:
-    """Refuse in one line to resume a run saved by another `train` command (naming the command that resumes it)."""
-    found, wanted = _run_command(saved), _run_command(meta)
-    if found == wanted:
-        return
-    if found is None:
-        raise ValueError(f"{path}: --resume found a run of another trainer there, not a `{wanted}` one; choose "
-                         "another --out")
-    raise ValueError(f"{path}: --resume found a `{found}` run there, not a `{wanted}` one; resume it with "
-                     f"`bridgerl {found} --resume` and its arguments, or choose another --out")
-
-
-def _load_state(path: Path, template, meta: dict, config_class=DQNConfig, payload: dict | None = None):
-    """The run state saved at ``path`` (``payload``: already read by `_read_state`) restored into the pytree
-    ``template``; a run of another `train` command or of other settings is refused in one line."""
-    payload = _read_state(path) if payload is None else payload
-    saved = json.loads(payload["meta"])
-    meta = json.loads(json.dumps(meta))
-    _check_run_kind(path, saved, meta)
-    keys = ["config", "seed", "data", "env_id", "env_options", "pretrain", "constructive", "algo", "devices"]
-    if meta["config"].get("lr_end") is not None:
-        keys.append("steps")  # the learning-rate schedule spans the whole run
-    differences = []
-    if isinstance(saved.get("config"), dict) and isinstance(meta.get("config"), dict):
-        # config fields added since the run was saved hold their defaults (other trainers' configs are left alone)
-        defaults = json.loads(json.dumps(dataclasses.asdict(config_class())))
-        added = {key: defaults[key] for key in meta["config"] if key in defaults and key not in saved["config"]}
-        saved["config"] = {**added, **saved["config"]}
-    for key in keys:
-        old, new = saved.get(key), meta.get(key)
-        if isinstance(old, dict) and isinstance(new, dict):  # name the fields (config.learning_rate, ...)
-            fields = sorted(old.keys() | new.keys())
-            differences += [(f"{key}.{field}", old.get(field), new.get(field)) for field in fields
-                            if old.get(field) != new.get(field)]
-        elif old != new:
-            differences.append((key, old, new))
-    if differences:
-        listed = "; ".join(f"{key}: saved {old!r}, now {new!r}" for key, old, new in differences)
-        raise ValueError(f"{path}: this command differs from the saved run in {len(differences)} setting(s) "
-                         f"({listed}); resume with the same arguments")
-    leaves, treedef = jax.tree.flatten(template)
-    if len(payload["leaves"]) != len(leaves):
-        raise ValueError(f"{path}: the saved state does not match this configuration")
-    restored = [jnp.asarray(payload["leaves"][str(i)], dtype=leaf.dtype) for i, leaf in enumerate(leaves)]
-    return jax.tree.unflatten(treedef, restored)
-
-
 def train_uncontested(out: str | Path, preset: str = "small", steps: int | None = None, seed: int = 0,
                       data="train", eval_data="valid", resume: bool = False, overrides: dict | None = None,
                       chunk: int = 100, eval_every: int | None = None, checkpoint_seconds: float = 180.0,
@@ -201,7 +109,7 @@ def train_competitive(out: str | Path, preset: str = "small", steps: int | None 
 
     Every evaluation keeps the greedy network as ``snapshots/model-STEPS.msgpack`` (the first one is taken before
     any step) and scores it with ``evaluate_agent(agent) -> dict`` (required: training does not import the
-    evaluation package; `bridgerl.evaluation.competitive.rule_baseline_evaluator(eval_data, eval_deals)` is the
+    evaluation package; `bridgerl.evaluation.bidding.competitive.rule_baseline_evaluator(eval_data, eval_deals)` is the
     duplicate match against the competitive rule baseline that ``bridgerl train competitive`` uses, whose
     ``vs_rules_imps_per_board`` is the learning curve in ``log.jsonl``), plus the network's self-play distance from
     par on the first ``eval_deals`` held-out deals. ``pretrain`` starts the network from the rule bidder's
@@ -239,75 +147,93 @@ def _data_name(data) -> str:
     return data.source if hasattr(data, "source") and hasattr(data, "owner") else str(data)
 
 
-def train(run: RunConfig) -> dict:
-    """The training run ``run`` describes; returns the last evaluation with env_steps, updates and the model path.
-
-    A NaN or infinite loss stops it with `TrainingDiverged` before anything of that state is saved."""
-    from bridgerl.envs import jaxenv
-
-    env_id, preset, seed, data, eval_data = run.env_id, run.preset, run.seed, run.data, run.eval_data
-    chunk, eval_every, progress = run.chunk, run.eval_every, run.progress
-    pretrain, constructive = run.pretrain, run.constructive
-    if env_id not in (ENV_ID, COMPETITIVE_ENV_ID):
-        raise ValueError(f"unknown env id {env_id!r}; expected {ENV_ID!r} or {COMPETITIVE_ENV_ID!r}")
-    algo = run.algo
-    if algo not in ("dqn", "ppo"):
-        raise ValueError(f"unknown algorithm {algo!r}; expected 'dqn' or 'ppo'")
-    if algo == "ppo" and env_id != COMPETITIVE_ENV_ID:
+def _algorithm(run: RunConfig):
+    """The algorithm's module, presets, default steps and config class; the run's config and steps."""
+    if run.env_id not in (ENV_ID, COMPETITIVE_ENV_ID):
+        raise ValueError(f"unknown env id {run.env_id!r}; expected {ENV_ID!r} or {COMPETITIVE_ENV_ID!r}")
+    if run.algo not in ("dqn", "ppo"):
+        raise ValueError(f"unknown algorithm {run.algo!r}; expected 'dqn' or 'ppo'")
+    if run.algo == "ppo" and run.env_id != COMPETITIVE_ENV_ID:
         raise ValueError("PPO trains competitive bidding (self-play over the four seats): use train competitive")
-    if algo == "ppo":
+    if run.algo == "ppo":
         from bridgerl.training import ppo
 
         presets, default_steps, config_class = ppo.PRESETS, ppo.DEFAULT_STEPS, ppo.PPOConfig
     else:
         presets, default_steps, config_class = PRESETS, DEFAULT_STEPS, DQNConfig
-    if preset not in presets:
-        raise ValueError(f"unknown {algo} preset {preset!r}; choose one of {sorted(presets)}")
+    if run.preset not in presets:
+        raise ValueError(f"unknown {run.algo} preset {run.preset!r}; choose one of {sorted(presets)}")
     unknown = sorted(set(run.overrides or {}) - {f.name for f in dataclasses.fields(config_class)})
     if unknown:
-        raise ValueError(f"{', '.join(unknown)}: not a setting of {algo} training ({config_class.__name__})")
-    config = presets[preset].replace(**dict(run.overrides or {}))
-    steps = int(run.steps if run.steps is not None else default_steps[preset])
-    out = Path(run.out)
-    competitive = env_id == COMPETITIVE_ENV_ID
+        raise ValueError(f"{', '.join(unknown)}: not a setting of {run.algo} training ({config_class.__name__})")
+    config = presets[run.preset].replace(**dict(run.overrides or {}))
+    steps = int(run.steps if run.steps is not None else default_steps[run.preset])
+    return config_class, config, steps
+
+
+def _check_settings(run: RunConfig, config) -> None:
+    """Settings that do not go together, refused before any file is touched."""
+    competitive = run.env_id == COMPETITIVE_ENV_ID
     if competitive and run.evaluate_agent is None:
         raise ValueError("competitive training scores every snapshot with evaluate_agent(agent) -> dict; pass one "
-                         "(e.g. bridgerl.evaluation.competitive.rule_baseline_evaluator(eval_data, eval_deals))")
+                         "(e.g. bridgerl.evaluation.bidding.competitive.rule_baseline_evaluator(eval_data, eval_deals))")
     if not competitive and run.evaluate_agent is not None:
         raise ValueError("evaluate_agent is for competitive training; uncontested runs evaluate against par")
-    if pretrain is not None and not competitive:
+    if run.pretrain is not None and not competitive:
         raise ValueError("pretraining from rule demonstrations is for the competitive env")
-    if constructive is not None and not competitive:
+    if run.constructive is not None and not competitive:
         raise ValueError("a constructive bidder serves the competitive env")
-    state_path = out / STATE_FILE
+    if run.algo == "ppo" and run.constructive is not None and run.pretrain is None:
+        raise ValueError("with --algo ppo, --constructive is the teacher's constructive system: it needs "
+                         "--pretrain-deals (PPO's own network makes every call)")
+    if run.algo == "dqn" and config.demo_weight and run.pretrain is None:
+        raise ValueError("demo_weight > 0 needs the rule demonstrations: pass a pretraining config (--pretrain-deals)")
+    if run.algo == "ppo" and config.bc_weight and run.pretrain is None:
+        raise ValueError("bc_weight > 0 needs the teacher's demonstrations: pass a pretraining config "
+                         "(--pretrain-deals)")
     if run.resume and run.force:
         raise ValueError("--resume continues the run in --out and --force replaces it: give one of them")
+
+
+def _claim_out(run: RunConfig) -> dict | None:
+    """The saved state to resume (read, and checked to be this command's, before anything is touched), or None;
+    a new run's ``out`` holding a run is refused without --force and cleared with it."""
+    out = Path(run.out)
+    state_path = out / STATE_FILE
     if run.resume and not state_path.exists():
         raise FileNotFoundError(f"{out}: no run to resume (no {STATE_FILE}); leave out --resume to start a new run")
-    saved_state = None
     if run.resume:  # a run of another `train` command is refused before any data, env or file is touched
-        saved_state = _read_state(state_path)
-        _check_run_kind(state_path, json.loads(saved_state["meta"]), {"env_id": env_id, "algo": algo})
+        saved_state = read_state(state_path)
+        check_run_kind(state_path, json.loads(saved_state["meta"]), {"env_id": run.env_id, "algo": run.algo})
+        return saved_state
     existing = [out / name for name in RUN_FILES if (out / name).exists()]
-    if not run.resume and existing:
+    if existing:
         if not run.force:
             what = "a run" if state_path.exists() else "the files of a run"
             raise FileExistsError(f"{out} holds {what} ({', '.join(p.name for p in existing)}): pass --resume to "
                                   f"continue it, --force to replace it, or choose another --out")
         for path in existing:
             shutil.rmtree(path) if path.is_dir() else path.unlink()
-    resuming = run.resume
-    from bridgerl.training.sharding import data_mesh, resolve_devices
+    return None
 
-    devices = resolve_devices(run.devices)
-    mesh = data_mesh(devices)
-    env_options = dict(run.env_options or {})
+
+@dataclasses.dataclass
+class _Data:
+    """The run's deals: training (None for fresh deals without demonstrations) and held-out, as recorded."""
+
+    train: Any
+    eval: Any
+    name: str
+    played_by: dict | None = None
+    fresh_player: Any = None  # the card player that plays fresh deals' contracts out
+
+
+def _datasets(run: RunConfig, env_options: dict) -> _Data:
+    data, eval_data = run.data, run.eval_data
     data_name, eval_name = _data_name(data), _data_name(eval_data)
-    played_by = None
-    fresh = isinstance(data, str) and data == "fresh"
-    fresh_player = None
-    if fresh:  # deals drawn inside jit; the held-out evaluations read the played tables of eval_data
-        if algo != "ppo" or not competitive:
+    played_by, fresh_player = None, None
+    if isinstance(data, str) and data == "fresh":  # deals drawn inside jit; evaluations read eval_data's tables
+        if run.algo != "ppo" or run.env_id != COMPETITIVE_ENV_ID:
             raise ValueError("--data fresh trains PPO on competitive bidding (train competitive --algo ppo): its "
                              "duplicate reward is played out after each rollout")
         if env_options.get("tricks") != "played":
@@ -316,7 +242,10 @@ def train(run: RunConfig) -> dict:
         eval_data = load_dataset(eval_data, tricks="played")
         played_by = eval_data.played_by
         fresh_player = _table_card_player(eval_data)
-        data = load_dataset(run.pretrain_data or "train", tricks="played") if pretrain is not None else None
+        data = load_dataset(run.pretrain_data or "train", tricks="played") if run.pretrain is not None else None
+        data_name = ("fresh: deals drawn inside jit from the run's key stream (jax.random.PRNGKey(seed), split "
+                     "once per call and auction slot); no deal repeats except by chance; played out by "
+                     f"{played_by['player']} (checkpoint {played_by['hash']})")
     elif env_options.get("tricks") is not None:  # "played": rewards, par and demonstrations from the played tables
         data = load_dataset(data, tricks=env_options["tricks"])
         eval_data = load_dataset(eval_data, tricks=env_options["tricks"])
@@ -325,48 +254,44 @@ def train(run: RunConfig) -> dict:
             raise ValueError(f"the played tables of {data_name} ({played_by['player']}) and {eval_name} "
                              f"({eval_data.played_by['player']}) were made by different card players; make both "
                              "with the same `bridgerl data played --player`")
-    if fresh:
-        env = jaxenv.make(env_id, dataset="fresh", player=fresh_player, play_in_step=False)
-    else:
-        env = jaxenv.make(env_id, dataset=data, **env_options)
-    eval_env = jaxenv.make(env_id, dataset=eval_data, **env_options)
-    eval_rows = np.arange(eval_env.owner.shape[0]) if competitive else eval_env.eligible
-    if not fresh and len(np.arange(env.owner.shape[0]) if competitive else env.eligible) == 0:
-        raise ValueError(f"the training data {data_name} has no deal to train on")
-    if len(eval_rows) == 0:
-        raise ValueError(f"the evaluation data {eval_name} has no deal to evaluate on")
-    out.mkdir(parents=True, exist_ok=True)
-    if fresh:  # what a fresh run's deals are: recorded with the run and in the model
-        data_name = ("fresh: deals drawn inside jit from the run's key stream (jax.random.PRNGKey(seed), split "
-                     "once per call and auction slot); no deal repeats except by chance; played out by "
-                     f"{played_by['player']} (checkpoint {played_by['hash']})")
     if run.pretrain_data is not None:  # part of what the run is (checked on --resume)
         data_name = f"{data_name}; demonstrations from {_data_name(run.pretrain_data)}"
-    meta = {"env_id": env_id, "config": dataclasses.asdict(config), "seed": seed, "data": data_name,
-            "preset": preset, "steps": steps, "env_options": env_options,
-            "pretrain": dataclasses.asdict(pretrain) if pretrain else None,
-            "constructive": str(constructive) if constructive else None, **({"algo": algo} if algo != "dqn" else {}),
-            **({"devices": devices} if devices > 1 else {})}  # a resumed run is bit-identical on as many devices
+    return _Data(data, eval_data, data_name, played_by, fresh_player)
+
+
+def _envs(run: RunConfig, data: _Data, env_options: dict):
+    """The training env (fresh deals or the training data's) and the held-out one, with its evaluation rows."""
+    from bridgerl.envs import jaxenv
+
+    competitive = run.env_id == COMPETITIVE_ENV_ID
+    if data.fresh_player is not None:
+        env = jaxenv.make(run.env_id, dataset="fresh", player=data.fresh_player, play_in_step=False)
+    else:
+        env = jaxenv.make(run.env_id, dataset=data.train, **env_options)
+    eval_env = jaxenv.make(run.env_id, dataset=data.eval, **env_options)
+    eval_rows = np.arange(eval_env.owner.shape[0]) if competitive else eval_env.eligible
+    if data.fresh_player is None and len(np.arange(env.owner.shape[0]) if competitive else env.eligible) == 0:
+        raise ValueError(f"the training data {data.name} has no deal to train on")
+    if len(eval_rows) == 0:
+        raise ValueError(f"the evaluation data {_data_name(run.eval_data)} has no deal to evaluate on")
+    return env, eval_env, eval_rows
+
+
+def _teacher(run: RunConfig, config, data: _Data, env_options: dict, resuming: bool):
+    """The constructive DQN (saved beside a DQN's networks) and the teacher's demonstrations, where asked for."""
+    out, constructive = Path(run.out), run.constructive
     constructive_agent, teacher_constructive = None, None
-    if algo == "ppo" and constructive is not None and pretrain is None:
-        raise ValueError("with --algo ppo, --constructive is the teacher's constructive system: it needs "
-                         "--pretrain-deals (PPO's own network makes every call)")
     if constructive is not None:
         from bridgerl.agents.learned.dqn import DQNAgent
 
         teacher_constructive = DQNAgent.load(constructive, env_id="uncontested_bidding")
-        if algo == "dqn":  # the DQN's calls while the opponents pass: saved beside every network
+        if run.algo == "dqn":  # the DQN's calls while the opponents pass: saved beside every network
             constructive_agent = teacher_constructive
             for directory in (out, out / SNAPSHOT_DIR):
                 atomic_write_bytes(directory / CONSTRUCTIVE_FILE, checkpoint_file(constructive).read_bytes())
-    if algo == "dqn" and config.demo_weight and pretrain is None:
-        raise ValueError("demo_weight > 0 needs the rule demonstrations: pass a pretraining config (--pretrain-deals)")
-    keeps_demos = config.bc_weight if algo == "ppo" else config.demo_weight
-    if algo == "ppo" and config.bc_weight and pretrain is None:
-        raise ValueError("bc_weight > 0 needs the teacher's demonstrations: pass a pretraining config "
-                         "(--pretrain-deals)")
-    demos, pretrain_stats = None, None
-    if pretrain is not None and (not resuming or keeps_demos):
+    keeps_demos = config.bc_weight if run.algo == "ppo" else config.demo_weight
+    demos = None
+    if run.pretrain is not None and (not resuming or keeps_demos):
         from bridgerl.training.demonstrations import rule_demonstrations
 
         teacher = None
@@ -374,184 +299,112 @@ def train(run: RunConfig) -> dict:
             from bridgerl.agents import CompetitiveRuleBidder
 
             teacher = CompetitiveRuleBidder(constructive=teacher_constructive)
-        demo_data = data
-        if run.pretrain_data is not None and not fresh:
+        demo_data = data.train
+        if run.pretrain_data is not None and data.fresh_player is None:
             demo_data = load_dataset(run.pretrain_data, tricks=env_options.get("tricks"))
-        demos = rule_demonstrations(demo_data, pretrain.deals, pretrain.random_share, pretrain.seed, progress,
-                                    teacher)
-    if algo == "ppo":
-        card_player = None
-        if fresh:  # the card player of the held-out played tables plays every fresh contract out
-            card_player = fresh_player
-        elif config.playout:  # the card player that made the played tables plays every contract out
-            card_player = _table_card_player(data)
-        trainer = ppo.PPOTrainer(env, config, seed=seed, total_steps=steps, demonstrations=demos, mesh=mesh,
+        demos = rule_demonstrations(demo_data, run.pretrain.deals, run.pretrain.random_share, run.pretrain.seed,
+                                    run.progress, teacher)
+    return constructive_agent, demos
+
+
+def _trainer(run: RunConfig, config, steps: int, env, data: _Data, demos, mesh, resuming: bool):
+    """The trainer and its starting state (pretrained on the demonstrations in a new run), with the pretraining's
+    statistics (None when there was none)."""
+    pretrain, competitive = run.pretrain, run.env_id == COMPETITIVE_ENV_ID
+    if run.algo == "ppo":
+        from bridgerl.training import ppo
+
+        card_player = data.fresh_player  # fresh deals: the held-out tables' card player plays contracts out
+        if card_player is None and config.playout:  # the card player that made the played tables
+            card_player = _table_card_player(data.train)
+        trainer = ppo.PPOTrainer(env, config, seed=run.seed, total_steps=steps, demonstrations=demos, mesh=mesh,
                                  card_player=card_player)
     else:
-        trainer = DQNTrainer(env, config, seed=seed, total_steps=steps, demonstrations=demos, self_play=competitive,
-                             mesh=mesh)
-    per_iteration = trainer.steps_per_iteration
-    if pretrain is not None and not resuming:
-        if algo == "ppo":
-            params, pretrain_stats = ppo.pretrain_policy(trainer.graphdef, trainer.init(env).params, demos,
-                                                         pretrain.updates, pretrain.batch_size,
-                                                         pretrain.learning_rate, pretrain.seed, progress,
-                                                         config.reward_scale)
-        else:
-            from bridgerl.training.demonstrations import pretrain_on
-
-            params, pretrain_stats = pretrain_on(trainer.graphdef, trainer.init(env).params, demos, pretrain,
-                                                 config.huber_delta, progress)
-        ts = trainer.init(env, params)
+        trainer = DQNTrainer(env, config, seed=run.seed, total_steps=steps, demonstrations=demos,
+                             self_play=competitive, mesh=mesh)
+    if pretrain is None or resuming:
+        return trainer, trainer.init(env), None
+    if run.algo == "ppo":
+        params, stats = ppo.pretrain_policy(trainer.graphdef, trainer.init(env).params, demos, pretrain.updates,
+                                            pretrain.batch_size, pretrain.learning_rate, pretrain.seed,
+                                            run.progress, config.reward_scale)
     else:
-        ts = trainer.init(env)
+        from bridgerl.training.demonstrations import pretrain_on
+
+        params, stats = pretrain_on(trainer.graphdef, trainer.init(env).params, demos, pretrain, config.huber_delta,
+                                    run.progress)
+    return trainer, trainer.init(env, params), stats
+
+
+def _model_meta(run: RunConfig, config, env, data: _Data, env_options: dict, devices: int, constructive_agent,
+                command: str) -> dict:
+    """What every saved network of the run records (its steps, updates and evaluation are added when saved)."""
+    algo, pretrain, constructive = run.algo, run.pretrain, run.constructive
+    return {"env_id": run.env_id, **({"algo": algo} if algo != "dqn" else {}),
+            "observation_size": env.observation_size, "num_actions": env.num_actions,
+            "hidden": list(config.hidden), **({"dueling": config.dueling} if algo == "dqn" else {}),
+            "preset": run.preset,
+            "config": dataclasses.asdict(config), "seed": run.seed, "data": data.name, "env_options": env_options,
+            **({"played_by": data.played_by} if data.played_by else {}),
+            "env_steps": 0, "updates": 0, "command": command,
+            "evaluation": None, "device": jax.devices()[0].device_kind,
+            **({"devices": devices} if devices > 1 else {}),
+            **({"constructive": CONSTRUCTIVE_FILE} if constructive_agent is not None else {}),
+            **({"teacher": {"pretrain": dataclasses.asdict(pretrain) if pretrain else None,
+                            "constructive": str(constructive) if constructive else None}}
+               if algo == "ppo" else {})}
+
+
+def train(run: RunConfig) -> dict:
+    """The training run ``run`` describes; returns the last evaluation with env_steps, updates and the model path.
+
+    A NaN or infinite loss stops it with `TrainingDiverged` before anything of that state is saved."""
+    from bridgerl.training.sharding import data_mesh, resolve_devices
+
+    config_class, config, steps = _algorithm(run)
+    _check_settings(run, config)
+    saved_state = _claim_out(run)
+    out, resuming = Path(run.out), run.resume
+    devices = resolve_devices(run.devices)
+    mesh = data_mesh(devices)
+    env_options = dict(run.env_options or {})
+    data = _datasets(run, env_options)
+    env, eval_env, eval_rows = _envs(run, data, env_options)
+    out.mkdir(parents=True, exist_ok=True)
+    meta = {"env_id": run.env_id, "config": dataclasses.asdict(config), "seed": run.seed, "data": data.name,
+            "preset": run.preset, "steps": steps, "env_options": env_options,
+            "pretrain": dataclasses.asdict(run.pretrain) if run.pretrain else None,
+            "constructive": str(run.constructive) if run.constructive else None,
+            **({"algo": run.algo} if run.algo != "dqn" else {}),
+            **({"devices": devices} if devices > 1 else {})}  # a resumed run is bit-identical on as many devices
+    constructive_agent, demos = _teacher(run, config, data, env_options, resuming)
+    trainer, ts, pretrain_stats = _trainer(run, config, steps, env, data, demos, mesh, resuming)
     if resuming:
-        ts = _load_state(state_path, ts, meta, config_class, payload=saved_state)
-        saved_state = None
+        ts = load_state(out / STATE_FILE, ts, meta, config_class, payload=saved_state)
     ts = trainer.place(ts)
+    per_iteration = trainer.steps_per_iteration
     iterations = math.ceil(steps / per_iteration)
-    done_iterations = int(ts.env_steps) // per_iteration
+    eval_every = run.eval_every
     if run.eval_every_steps:
         eval_every = max(1, run.eval_every_steps // per_iteration)
-    eval_every = eval_every or max(chunk, iterations // 10)
+    eval_every = eval_every or max(run.chunk, iterations // 10)
     command = run.command or " ".join(shlex.quote(a) for a in ["bridgerl", *sys.argv[1:]])
-
-    model_format = PPO_FORMAT if algo == "ppo" else FORMAT
-
-    def model_metadata(ts, evaluation) -> dict:
-        return {"env_id": env_id, **({"algo": algo} if algo != "dqn" else {}),
-                "observation_size": env.observation_size, "num_actions": env.num_actions,
-                "hidden": list(config.hidden), **({"dueling": config.dueling} if algo == "dqn" else {}),
-                "preset": preset,
-                "config": dataclasses.asdict(config), "seed": seed, "data": data_name, "env_options": env_options,
-                **({"played_by": played_by} if played_by else {}),
-                "env_steps": int(ts.env_steps), "updates": int(ts.updates), "command": command,
-                "evaluation": evaluation, "device": jax.devices()[0].device_kind,
-                **({"devices": devices} if devices > 1 else {}),
-                **({"constructive": CONSTRUCTIVE_FILE} if constructive_agent is not None else {}),
-                **({"teacher": {"pretrain": dataclasses.asdict(pretrain) if pretrain else None,
-                                "constructive": str(constructive) if constructive else None}}
-                   if algo == "ppo" else {})}
-
-    def evaluate(ts) -> dict:
-        if competitive:
-            return evaluate_competitive_snapshot(trainer, ts, eval_env, run.evaluate_agent, run.eval_deals,
-                                                 out / SNAPSHOT_DIR, model_metadata(ts, None), constructive_agent,
-                                                 model_format)
-        returns, finished = evaluate_greedy(trainer.graphdef, ts.params, eval_env, eval_rows)
-        mean, ci = mean_ci(np.asarray(returns))
-        return {"imps_per_deal": mean, "ci95": ci, "deals": int(len(eval_rows)), "all_finished": bool(finished.all())}
-
-    def write_model(ts, evaluation) -> None:
-        params = nnx.to_pure_dict(ts.params)
-        params.pop("auxiliary", None)  # a training signal only: the released network is the Q-network alone
-        metadata = model_metadata(ts, evaluation)
-        if getattr(ts, "critic", None) is not None:  # the centralised critic, for decision-time search
-            save_weights(out / CRITIC_FILE, nnx.to_pure_dict(ts.critic),
-                         {**metadata, "env_id": "uncontested_bidding_critic", "role": "critic",
-                          "observation_size": env.observation_size + 52, "evaluation": None})
-        save_weights(out / MODEL_FILE, params, metadata, format=model_format)
-
-    def log(record: dict) -> None:
-        with open(out / LOG_FILE, "a") as handle:
-            handle.write(json.dumps(record) + "\n")
-
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=iterations * per_iteration, initial=done_iterations * per_iteration, unit="step",
-                   desc=f"{algo.upper()} {preset}", smoothing=0.1)
-    rolling: list[float] = []
-    last_save, start_time = time.monotonic(), time.monotonic()
-    saved_steps = int(ts.env_steps) if resuming else None  # env steps of the last good checkpoint
-    last_eval = None
+    recipe = BiddingRecipe(run, trainer, env, eval_env, eval_rows,
+                           _model_meta(run, config, env, data, env_options, devices, constructive_agent, command),
+                           constructive_agent, int(ts.env_steps) if resuming else None)
     if pretrain_stats is not None:
-        log({"env_steps": 0, "updates": 0, "pretrain": pretrain_stats})
-    if competitive and not resuming:  # the learning curve starts at the starting network
-        last_eval = evaluate(ts)
-        log({"env_steps": 0, "updates": 0, "eval": last_eval})
-    try:
-        while done_iterations < iterations:
-            n = min(chunk, iterations - done_iterations)
-            t0 = time.monotonic()
-            steps_before = int(ts.env_steps)
-            updates_before = int(ts.updates)
-            ts, metrics = trainer.run_steps(env, ts, n)
-            jax.block_until_ready(ts)
-            seconds = time.monotonic() - t0
-            losses = np.asarray(metrics.loss)
-            if not np.isfinite(losses).all():  # stop before anything of this state is saved
-                bad = int(np.flatnonzero(~np.isfinite(losses))[0])
-                kept = (f"the last good checkpoint (env step {saved_steps}) is kept in {out}" if saved_steps is not None
-                        else f"no checkpoint had been saved in {out} yet")
-                raise TrainingDiverged(f"training loss became {float(losses[bad])} at env step "
-                                       f"{steps_before + (bad + 1) * per_iteration}; {kept}")
-            if not all(np.isfinite(np.asarray(leaf)).all() for leaf in jax.tree.leaves(ts.params)):
-                kept = (f"the last good checkpoint (env step {saved_steps}) is kept in {out}" if saved_steps is not None
-                        else f"no checkpoint had been saved in {out} yet")
-                raise TrainingDiverged(f"the network's weights became non-finite between env steps {steps_before} and "
-                                       f"{int(ts.env_steps)}; {kept}")
-            done_iterations += n
-            episodes, total = int(metrics.episodes.sum()), float(metrics.return_sum.sum())
-            if episodes:
-                rolling = (rolling + [total / episodes])[-20:]
-            record = {"env_steps": int(ts.env_steps), "updates": int(ts.updates),
-                      **({"epsilon": float(metrics.epsilon[-1])} if algo == "dqn" else {}),
-                      "loss": float(metrics.loss.mean()),
-                      "train_imps": total / max(episodes, 1), "env_steps_per_s": n * per_iteration / seconds,
-                      "episodes": episodes,
-                      "updates_per_s": (int(ts.updates) - updates_before) / seconds,
-                      "wall_s": time.monotonic() - start_time,
-                      **(ppo.metrics_record(metrics) if algo == "ppo" else {})}
-            pool_episodes = int(metrics.pool_episodes.sum())
-            if pool_episodes:
-                record["pool_episodes"] = pool_episodes
-                record["vs_pool_imps"] = float(metrics.pool_return_sum.sum()) / pool_episodes
-            if done_iterations % eval_every < n or done_iterations >= iterations:
-                last_eval = evaluate(ts)
-                record["eval"] = last_eval
-            log(record)
-            if bar is not None:
-                bar.update(n * per_iteration)
-                postfix = {"steps/s": f"{record['env_steps_per_s']:.0f}", "upd/s": f"{record['updates_per_s']:.0f}",
-                           **({"eps": f"{record['epsilon']:.3f}"} if "epsilon" in record else {}),
-                           "loss": f"{record['loss']:.3f}",
-                           "imps": f"{np.mean(rolling):.2f}" if rolling else "-"}
-                key = "vs_rules_imps_per_board" if competitive else "imps_per_deal"
-                if last_eval and isinstance(last_eval.get(key), (int, float)):
-                    postfix["vs rules" if competitive else "held-out"] = f"{last_eval[key]:.2f}"
-                bar.set_postfix(postfix)
-            if time.monotonic() - last_save >= run.checkpoint_seconds or done_iterations >= iterations:
-                _save_state(state_path, ts, meta)
-                write_model(ts, last_eval)
-                last_save, saved_steps = time.monotonic(), int(ts.env_steps)
-    except KeyboardInterrupt:
-        _save_state(state_path, ts, meta)
-        raise
-    finally:
-        if bar is not None:
-            bar.close()
-    final = last_eval or evaluate(ts)
-    write_model(ts, final)
+        with open(out / LOG_FILE, "a") as handle:
+            handle.write(json.dumps({"env_steps": 0, "updates": 0, "pretrain": pretrain_stats}) + "\n")
+    competitive_start = recipe.competitive and not resuming  # the learning curve starts at the starting network
+    loop = Loop(out=out, state_file=out / STATE_FILE, meta=meta, total=iterations, unit="step",
+                desc=f"{run.algo.upper()} {run.preset}", chunk=run.chunk, scale=per_iteration, eval_every=eval_every,
+                checkpoint_seconds=run.checkpoint_seconds, evaluate_first=competitive_start,
+                first_record={"env_steps": 0, "updates": 0}, save_on_interrupt=True, progress=run.progress,
+                log_file=LOG_FILE)
+    ts, _, evaluation = run_loop(recipe, ts, loop)
+    final = (evaluation or {}).get("eval") or recipe.evaluation(ts)
+    recipe.write_model(ts, final)
     return {**final, "env_steps": int(ts.env_steps), "updates": int(ts.updates), "model": str(out / MODEL_FILE)}
-
-
-def evaluate_competitive_snapshot(trainer, ts, eval_env, evaluate_agent: Callable[[Any], dict], deals: int,
-                                  snapshot_dir: Path, metadata: dict, constructive=None, format: str = FORMAT) -> dict:
-    """Keep the greedy network as a snapshot, then score it: ``evaluate_agent`` on the network as a `DQNAgent`
-    (with ``constructive`` bidding while the opponents pass; e.g. a duplicate match against the rule baseline) and
-    the network's own self-play distance from par on the first ``deals`` held-out deals."""
-    from bridgerl.agents.learned.dqn import DQNAgent
-
-    snapshot = snapshot_dir / f"model-{int(ts.env_steps):010d}.msgpack"
-    save_weights(snapshot, nnx.to_pure_dict(ts.params), metadata, format=format)
-    agent = DQNAgent(nnx.merge(trainer.graphdef, ts.params), metadata, constructive)  # greedy over its outputs
-    scores = dict(evaluate_agent(agent))
-    rows = np.arange(min(deals, eval_env.owner.shape[0]))
-    returns, finished = evaluate_greedy(trainer.graphdef, ts.params, eval_env, rows, max_calls=320)
-    return {**scores, "self_play_abs_par_imps": float(np.abs(np.asarray(returns)).mean()),
-            "all_finished": bool(np.asarray(finished).all()), "snapshot": str(snapshot)}
 
 
 DEFAULT_STEPS = {"small": 2_000_000, "thesis": 4_000_000, "critic": 300_000}

@@ -23,7 +23,8 @@ from flax import nnx
 from bridgerl.agents.learned.checkpoint import load_weights, save_weights
 from bridgerl.core.files import atomic_write_text
 from bridgerl.core.positions import load_positions
-from bridgerl.training.run import _load_state, _save_state
+from bridgerl.training.loop import Loop, run_loop
+from bridgerl.training.state import load_state, trim_log
 
 MODEL_FILE, STATE_FILE, LOG_FILE = "model.msgpack", "train_state.msgpack", "log.jsonl"
 
@@ -200,64 +201,74 @@ def train_supervised(task: Task, out, train, valid, config: SupervisedConfig = S
                 if k != "epochs" or config.lr_decay == "cosine"}  # a resume may add epochs at a constant rate
     meta = {"config": settings, "seed": seed, "data": [*map(str, train), str(valid)], "env_id": None,
             "env_options": {"kind": task.kind, "features": task.features, **task.settings}, "pretrain": None,
-            "constructive": None}  # what _load_state compares on --resume
+            "constructive": None}  # what load_state compares on --resume
     carry = {"params": params, "opt_state": opt_state, "key": jax.random.PRNGKey(seed),
              "epoch": jax.numpy.int32(0), "best": jax.numpy.float32(np.inf)}
     if resume:
-        carry = _load_state(state_path, carry, meta, config_class=SupervisedConfig)
-        log = out / LOG_FILE  # lines of epochs past the saved state (cut short by an interruption) go
-        kept = [line for line in (log.read_text().splitlines() if log.exists() else [])
-                if line.strip() and json.loads(line)["epoch"] <= int(carry["epoch"])]
-        atomic_write_text(log, "".join(line + "\n" for line in kept))
-    epoch_fn, evaluate = make_epoch(task, graphdef, optimizer, config.batch_size), make_evaluate(task, graphdef)
-    select = make_evaluate(task, graphdef, task.select) if task.select is not None else None
-    device_data = tuple(jax.numpy.asarray(a) for a in data)
-    metric = task.metric
-    record: dict = {}
-    bar = None
-    if progress:
-        from tqdm import tqdm
-
-        bar = tqdm(total=config.epochs, initial=int(carry["epoch"]), unit="epoch", desc=f"{task.kind} -> {out}")
-    try:
-        while int(carry["epoch"]) < config.epochs:
-            key, sub = jax.random.split(carry["key"])
-            params, opt_state, train_loss = epoch_fn(carry["params"], carry["opt_state"], sub, device_data)
-            if not np.isfinite(float(train_loss)):
-                raise ValueError(f"training loss became {float(train_loss)} at epoch {int(carry['epoch']) + 1}; "
-                                 "lower --learning-rate")
-            valid_loss = evaluate(params, valid_data)
-            epoch = int(carry["epoch"]) + 1
-            best = float(carry["best"])
-            record = {"epoch": epoch, f"train_{metric}": float(train_loss), f"valid_{metric}": valid_loss,
-                      "train_positions": len(data[0]), "valid_positions": len(valid_data[0])}
-            selected = {}
-            if select is not None:
-                selected = {f"valid_{task.select_metric}": select(params, valid_data)}
-                record.update(selected)
-            score = selected[f"valid_{task.select_metric}"] if selected else valid_loss
-            if np.float32(score) < np.float32(best):  # the saved best is float32
-                best = score
-                metadata = {"kind": task.kind, "features": task.features, "hidden": list(config.hidden),
-                            "epoch": epoch, f"valid_{metric}": valid_loss, **selected, "seed": seed, **task.settings,
-                            "config": dataclasses.asdict(config), "data": [*map(str, train), str(valid)],
-                            "command": command or " ".join(["bridgerl", *sys.argv[1:]])}
-                save_weights(out / MODEL_FILE, nnx.to_pure_dict(params), metadata, format=task.format)
-                record["kept"] = True
-            carry = {"params": params, "opt_state": opt_state, "key": key, "epoch": jax.numpy.int32(epoch),
-                     "best": jax.numpy.float32(best)}
-            with open(out / LOG_FILE, "a") as handle:  # a line past the saved state is dropped by --resume
-                handle.write(json.dumps(record) + "\n")
-            _save_state(state_path, carry, meta)
-            if bar is not None:
-                bar.update(1)
-                bar.set_postfix(train=f"{record[f'train_{metric}']:.4f}", valid=f"{valid_loss:.4f}",
-                                **{k.removeprefix("valid_"): f"{v:.4f}" for k, v in selected.items()})
-    finally:
-        if bar is not None:
-            bar.close()
+        carry = load_state(state_path, carry, meta, config_class=SupervisedConfig)
+        trim_log(out / LOG_FILE, "epoch", int(carry["epoch"]))
+    recipe = _SupervisedRecipe(task, graphdef, optimizer, config, data, valid_data, out, seed,
+                               [*map(str, train), str(valid)], command)
+    loop = Loop(out=out, state_file=state_path, meta=meta, total=config.epochs, unit="epoch",
+                desc=f"{task.kind} -> {out}", progress=progress, log_file=LOG_FILE)
+    carry, record, _ = run_loop(recipe, carry, loop)
     atomic_write_text(out / "config.json", json.dumps(meta, indent=1))
     return record
 
 
 __all__ = ["SupervisedConfig", "Task", "check_run_dir", "check_splits", "load_examples", "train_supervised"]
+
+
+class _SupervisedRecipe:
+    """One epoch a unit (`training.loop`): an AdamW pass over the shuffled examples, then the validation loss (and
+    the task's selection metric), the epoch with the best one kept as the model."""
+
+    def __init__(self, task: Task, graphdef, optimizer, config: SupervisedConfig, data, valid_data, out: Path,
+                 seed: int, files: list[str], command: str | None):
+        self.task, self.graphdef, self.config, self.valid_data, self.out = task, graphdef, config, valid_data, out
+        self.seed, self.files, self.command = seed, files, command
+        self.train_positions = len(data[0])
+        self.device_data = tuple(jax.numpy.asarray(a) for a in data)
+        self.epoch_fn = make_epoch(task, graphdef, optimizer, config.batch_size)
+        self.validate = make_evaluate(task, graphdef)
+        self.select = make_evaluate(task, graphdef, task.select) if task.select is not None else None
+
+    def done(self, carry) -> int:
+        return int(carry["epoch"])
+
+    def step(self, carry, n: int):
+        key, sub = jax.random.split(carry["key"])
+        params, opt_state, train_loss = self.epoch_fn(carry["params"], carry["opt_state"], sub, self.device_data)
+        epoch = int(carry["epoch"]) + 1
+        if not np.isfinite(float(train_loss)):
+            raise ValueError(f"training loss became {float(train_loss)} at epoch {epoch}; lower --learning-rate")
+        carry = {**carry, "params": params, "opt_state": opt_state, "key": key, "epoch": jax.numpy.int32(epoch)}
+        return carry, {"epoch": epoch, f"train_{self.task.metric}": float(train_loss)}
+
+    def evaluate(self, carry, record: dict):
+        task, params, metric = self.task, carry["params"], self.task.metric
+        valid_loss = self.validate(params, self.valid_data)
+        fields = {f"valid_{metric}": valid_loss, "train_positions": self.train_positions,
+                  "valid_positions": len(self.valid_data[0])}
+        selected = {f"valid_{task.select_metric}": self.select(params, self.valid_data)} if self.select else {}
+        fields.update(selected)
+        score = selected[f"valid_{task.select_metric}"] if selected else valid_loss
+        if np.float32(score) < np.float32(carry["best"]):  # the saved best is float32
+            config = self.config
+            metadata = {"kind": task.kind, "features": task.features, "hidden": list(config.hidden),
+                        "epoch": record["epoch"], f"valid_{metric}": valid_loss, **selected, "seed": self.seed,
+                        **task.settings, "config": dataclasses.asdict(config), "data": self.files,
+                        "command": self.command or " ".join(["bridgerl", *sys.argv[1:]])}
+            save_weights(self.out / MODEL_FILE, nnx.to_pure_dict(params), metadata, format=task.format)
+            fields["kept"] = True
+            carry = {**carry, "best": jax.numpy.float32(score)}
+        return carry, fields
+
+    def checkpoint(self, carry, evaluation) -> None:
+        pass  # the best epoch's model is written when it is found
+
+    def postfix(self, record: dict, evaluation) -> dict:
+        metric = self.task.metric
+        return {"train": f"{record[f'train_{metric}']:.4f}", "valid": f"{record[f'valid_{metric}']:.4f}",
+                **{k.removeprefix("valid_"): f"{v:.4f}" for k, v in record.items()
+                   if self.task.select_metric and k == f"valid_{self.task.select_metric}"}}

@@ -4,7 +4,7 @@ its played-tricks table), it doubles.
 
 It reads the deal's table, which no player sees: it is an evaluation device (Pidgin's measure of how much a bidder
 gives away to a partner-blind penalty double), not a bidder to seat at a table. The evaluation runners hand it the
-tables of the boards it bids (`bridgerl.evaluation.lockstep.act_batch`: SPEC's calls first, then `Punisher.punish`);
+tables of the boards it bids (`bridgerl.arena.lockstep.act_batch`: SPEC's calls first, then `Punisher.punish`);
 anywhere else it refuses to call, in one line.
 """
 

@@ -62,7 +62,7 @@ class SilentOpponents:
 
     def act_fixed(self, observations, action_masks) -> np.ndarray:
         """`act_batch` with the bidders that have ``act_fixed`` (networks) asked through it: each position's call
-        the same whatever positions come with it (`bridgerl.evaluation.game` bids through this)."""
+        the same whatever positions come with it (`bridgerl.arena.game` bids through this)."""
         self._fixed = True
         try:
             return self.act_batch(observations, action_masks)

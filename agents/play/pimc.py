@@ -224,7 +224,7 @@ class RandomAgent(SeededAgent):
 class DoubleDummyAgent(SeededAgent):
     """Sees the whole deal (the upper-bound baseline): plays a card that is best double dummy.
 
-    Give it the deal with ``see_deal(owner)``; the envs and `bridgerl.evaluation.play` do so at each deal's start.
+    Give it the deal with ``see_deal(owner)``; the envs and `bridgerl.arena.play` do so at each deal's start.
     """
 
     def __init__(self, objective: str = "tricks", seed=None):

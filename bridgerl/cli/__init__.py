@@ -14,7 +14,7 @@ from .. import __version__
 from .argtypes import OneLineParser
 from ..core.dataset import DatasetError
 from ..core.files import check_output
-from . import data, evaluate, models, serve, show, train
+from . import data, evaluate, models, serve, show, table, train
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -22,7 +22,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"bridgerl {__version__}",
                         help="print the version and exit")
     commands = parser.add_subparsers(dest="command", required=True)
-    for group in (data, train, evaluate, show, serve, models):  # one module per command group, each adding its parsers
+    for group in (data, train, evaluate, show, serve, table, models):  # one module per command group, each adding its parsers
         group.add_parser(commands)
     return parser
 

@@ -18,7 +18,7 @@ def _data_generate(args) -> int:
 
 
 def _data_positions(args) -> int:
-    from ..evaluation.positions import generate_positions
+    from ..evaluation.datasets.positions import generate_positions
 
     refuse_overwrite(args.out, args.force, "positions file")
     if args.dealt is not None and args.data is not None:
@@ -76,7 +76,7 @@ def _data_from_pbn(args) -> int:
 
 def _data_played(args) -> int:
     from ..core import load_dataset
-    from ..evaluation.played import write_played
+    from ..evaluation.datasets.played import write_played
 
     refuse_overwrite(args.out, args.force, "dataset")
     path = write_played(args.data, args.out, args.player, level=args.level, progress=not args.quiet)
@@ -104,7 +104,7 @@ def _data_info(args) -> int:
     print(f"{dataset.source}: {len(dataset)} deals, boards {int(dataset.boards.min())}..{int(dataset.boards.max())}")
     print(f"mean DD tricks (declarer x C D H S NT):\n{np.round(dataset.dd.mean(0), 2)}")
     if dataset.tables is not None:
-        from ..evaluation.played import table_gap
+        from ..evaluation.datasets.played import table_gap
 
         gap = table_gap(dataset)
         by = gap["played_by"]
@@ -159,7 +159,7 @@ def _data_augment(args) -> int:
 
 def add_parser(commands) -> None:
     """Add ``data`` and its commands to the top-level subparsers."""
-    from ..evaluation.specs import GAME_SPEC_HELP
+    from ..arena.specs import GAME_SPEC_HELP
 
     force_help, data_help = FORCE_HELP, DATA_HELP
     data = commands.add_parser("data", help="deal datasets with double-dummy tables")

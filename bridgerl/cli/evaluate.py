@@ -62,8 +62,8 @@ def _check_tables(args, agents: dict, data) -> str | None:
 
 
 def _evaluate_uncontested(args) -> int:
-    from ..evaluation.specs import load_agent
-    from ..evaluation.uncontested import evaluate_uncontested
+    from ..arena.specs import load_agent
+    from ..evaluation.bidding.uncontested import evaluate_uncontested
 
     agent = load_agent(args.agent, "uncontested_bidding", seed=args.seed)
     data = _scored_data(args)  # the side rule and the replays below follow the table in use
@@ -71,7 +71,7 @@ def _evaluate_uncontested(args) -> int:
                                              opening_rules=not args.no_opening_rules, agent_name=args.agent)
     summary["tricks"] = args.tricks
     summary["tricks_player"] = _check_tables(args, {args.agent: agent}, data)
-    from ..evaluation.behaviour import pass_rates
+    from ..evaluation.bidding.behaviour import pass_rates
 
     summary["behaviour"] = pass_rates(outcomes, data, args.side, not args.no_opening_rules)
     shares = summary["categories"]
@@ -88,15 +88,15 @@ def _evaluate_uncontested(args) -> int:
     if args.json:
         write_json(args.json, summary)
     if args.report:
-        from ..evaluation.report import write_report
+        from ..evaluation.reports.report import write_report
 
         print(f"  report: {write_report(summary, outcomes, args.report)}")
     return 0
 
 
 def _evaluate_compare(args) -> int:
-    from ..evaluation.specs import load_agent
-    from ..evaluation.uncontested import compare, evaluate_uncontested
+    from ..arena.specs import load_agent
+    from ..evaluation.bidding.uncontested import compare, evaluate_uncontested
 
     agents = {spec: load_agent(spec, "uncontested_bidding", seed=args.seed) for spec in dict.fromkeys((args.a, args.b))}
     data = _scored_data(args)
@@ -112,8 +112,8 @@ def _evaluate_compare(args) -> int:
 
 
 def _evaluate_competitive(args) -> int:
-    from ..evaluation.competitive import duplicate_match
-    from ..evaluation.specs import load_agent
+    from ..evaluation.bidding.competitive import duplicate_match
+    from ..arena.specs import load_agent
 
     a = load_agent(args.ns, "competitive_bidding", seed=args.seed)
     b = load_agent(args.ew, "competitive_bidding", seed=args.seed + 1)
@@ -126,7 +126,7 @@ def _evaluate_competitive(args) -> int:
           f"({ci_text(result['ci95'], result['boards'])}) over {result['boards']} boards, each played at two tables; "
           f"{_tricks_text(args, data)}")
     if boards is not None:
-        from ..evaluation.game import contract_counts
+        from ..arena.game import contract_counts
 
         result.update(seed=args.seed, contracts=contract_counts(boards))
         _write_outputs(args, {**result, "board_results": boards}, boards, "Competitive bidding")
@@ -134,13 +134,13 @@ def _evaluate_competitive(args) -> int:
 
 
 def _evaluate_cross(args) -> int:
-    from ..evaluation.cross_table import cross_table, markdown
-    from ..evaluation.specs import load_agent
+    from ..evaluation.bidding.cross_table import cross_table, markdown
+    from ..arena.specs import load_agent
 
     if len(set(args.agents)) != len(args.agents):
         raise ValueError("each agent spec may appear once in a cross table")
     if args.play is not None:
-        from ..evaluation.specs import load_identified
+        from ..arena.specs import load_identified
 
         if args.tricks != "dd":
             raise ValueError("--play plays the cards: leave out --tricks (it scores auctions without play)")
@@ -171,7 +171,7 @@ def _evaluate_cross(args) -> int:
 
 
 def _evaluate_exploitability(args) -> int:
-    from ..evaluation.exploitability import exploitability
+    from ..evaluation.bidding.exploitability import exploitability
 
     if args.json:
         refuse_overwrite(args.json, args.force, "JSON file")
@@ -194,14 +194,14 @@ def _write_outputs(args, summary: dict, boards: list, title: str) -> None:
     if args.json:
         write_json(args.json, summary)
     if args.report:
-        from ..evaluation.report import write_match_report
+        from ..evaluation.reports.report import write_match_report
 
         print(f"  report: {write_match_report(summary, boards, args.report, title)}")
 
 
 def _evaluate_game(args) -> int:
-    from ..evaluation.game import game_match, play_of, summarize_game, summary_lines
-    from ..evaluation.specs import load_pair
+    from ..arena.game import game_match, play_of, summarize_game, summary_lines
+    from ..arena.specs import load_pair
 
     if args.pbn:
         refuse_overwrite(args.pbn, args.force, "PBN file")
@@ -213,7 +213,7 @@ def _evaluate_game(args) -> int:
     print("\n".join(summary_lines(summary)))
     _write_outputs(args, {**summary, "board_results": boards}, boards, "Whole deal")
     if args.pbn:
-        from ..evaluation.game import write_game_pbn
+        from ..arena.game import write_game_pbn
 
         write_game_pbn(args.pbn, boards, args.data, (args.ns, args.ew))
         print(f"  PBN: {args.pbn}")
@@ -221,7 +221,7 @@ def _evaluate_game(args) -> int:
 
 
 def _evaluate_curve(args) -> int:
-    from ..evaluation.learning_curve import heldout_curve, plot_curves, read_curve
+    from ..evaluation.reports.learning_curve import heldout_curve, plot_curves, read_curve
 
     labels = args.labels or [str(run) for run in args.runs]
     if len(labels) != len(args.runs):
@@ -229,7 +229,7 @@ def _evaluate_curve(args) -> int:
     refuse_overwrite(args.out, args.force, "plot")
     curves = {}
     if args.against:
-        from ..evaluation.specs import load_agent
+        from ..arena.specs import load_agent
 
         against = load_agent(args.against, "competitive_bidding", seed=1)
     for label, run in zip(labels, args.runs):
@@ -244,7 +244,7 @@ def _evaluate_curve(args) -> int:
 
 
 def _evaluate_records(args) -> int:
-    from ..evaluation.records import evaluate_records
+    from ..evaluation.reports.records import evaluate_records
 
     summary, outcomes = evaluate_records(args.file, strict=args.strict)
     par, actual, shares = summary["vs_par"], summary["vs_par_actual_tricks"], summary["categories"]
@@ -271,7 +271,7 @@ def _evaluate_records(args) -> int:
 
 
 def _evaluate_agreements(args) -> int:
-    from ..evaluation.agreements import format_fidelity, reading_fidelity
+    from ..evaluation.bidding.agreements import format_fidelity, reading_fidelity
 
     if args.json:
         refuse_overwrite(args.json, args.force, "JSON file")
@@ -284,7 +284,7 @@ def _evaluate_agreements(args) -> int:
 
 def add_parser(commands) -> None:
     """Add ``evaluate`` and its commands to the top-level subparsers."""
-    from ..evaluation.specs import GAME_SPEC_HELP, PLAY_SPEC_HELP, SPEC_HELP
+    from ..arena.specs import GAME_SPEC_HELP, PLAY_SPEC_HELP, SPEC_HELP
 
     data_help = DATA_HELP
     evaluate = commands.add_parser("evaluate", help="evaluate agents")

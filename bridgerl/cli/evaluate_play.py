@@ -12,8 +12,8 @@ from .common import write_json
 
 def _evaluate_alphamu(args) -> int:
     """`bridgerl evaluate alphamu deals|play|report`: the αμ paper's declarer experiment
-    (`bridgerl.evaluation.alphamu_experiment`)."""
-    from ..evaluation import alphamu_experiment as experiment
+    (`bridgerl.evaluation.cardplay.alphamu_experiment`)."""
+    from ..evaluation.cardplay import alphamu_experiment as experiment
 
     {"deals": experiment.make_deals, "play": experiment.play_declarer, "report": experiment.report}[
         args.alphamu_command](args)
@@ -58,8 +58,8 @@ def _add_alphamu(eval_commands, play_spec_help: str) -> None:
 
 def _evaluate_play(args) -> int:
     from ..core.contract import Contract
-    from ..evaluation.play import play_match, summarize
-    from ..evaluation.specs import load_identified
+    from ..arena.play import play_match, summarize
+    from ..arena.specs import load_identified
 
     contract = Contract.parse(args.contract, args.seat)
     declarer, declarer_identity = load_identified(args.declarer, "player", seed=args.seed)
@@ -80,7 +80,7 @@ def _evaluate_play(args) -> int:
 
 
 def _evaluate_play_study(args) -> int:
-    from ..evaluation.play_study import format_study, play_study, summarize_study
+    from ..evaluation.cardplay.play_study import format_study, play_study, summarize_study
 
     runs = [name.strip() for name in args.runs.split(",")] if args.runs else None
     items = play_study(args.data, deals=args.deals, start=args.start, worlds=args.worlds, seed=args.seed,
@@ -95,8 +95,8 @@ def _evaluate_play_study(args) -> int:
 
 
 def _evaluate_best_defence(args) -> int:
-    from ..evaluation.best_defence_study import best_defence_study, format_best_defence_study
-    from ..evaluation.specs import load_play_agent
+    from ..evaluation.cardplay.best_defence_study import best_defence_study, format_best_defence_study
+    from ..arena.specs import load_play_agent
 
     if args.positions is not None:
         raise ValueError(f"--positions {args.positions}: the number of decisions is now --count (--positions names a "
@@ -111,7 +111,7 @@ def _evaluate_best_defence(args) -> int:
 
 
 def _evaluate_inference(args) -> int:
-    from ..evaluation.inference import evaluate_inference, inference_lines
+    from ..evaluation.cardplay.inference import evaluate_inference, inference_lines
 
     result = evaluate_inference(args.model, args.positions)
     print("\n".join(inference_lines(result)))
@@ -121,8 +121,8 @@ def _evaluate_inference(args) -> int:
 
 
 def _evaluate_trick_loss(args) -> int:
-    from ..evaluation.specs import load_play_agent
-    from ..evaluation.trick_loss import trick_loss_lines, trick_loss_study
+    from ..arena.specs import load_play_agent
+    from ..evaluation.cardplay.trick_loss import trick_loss_lines, trick_loss_study
 
     agents = {spec: load_play_agent(spec, seed=args.seed) for spec in args.agents}
     result = trick_loss_study(agents, args.positions, limit=args.limit, seed=args.seed, progress=not args.quiet)
@@ -166,7 +166,7 @@ def add_play_parsers(eval_commands, data_help: str, play_spec_help: str) -> None
     study.add_argument("--json", help="write the tables as JSON")
     study.add_argument("--quiet", action="store_true", help="no progress bar")
     study.set_defaults(func=_evaluate_play_study)
-    from ..evaluation.best_defence_study import DEFAULT_AGENTS
+    from ..evaluation.cardplay.best_defence_study import DEFAULT_AGENTS
 
     bd = eval_commands.add_parser("best-defence", help="play agents against the exact best-defence reference "
                                   "(Frank & Basin) on small endings: share of suboptimal choices, value lost")

@@ -7,8 +7,8 @@ from .common import DATA_HELP
 
 
 def _show(args) -> int:
-    from ..evaluation.game import show_table
-    from ..evaluation.specs import load_pair
+    from ..arena.game import show_table
+    from ..arena.specs import load_pair
 
     a, b = load_pair(args.ns, seed=args.seed), load_pair(args.ew, seed=args.seed + 1)
     print(show_table(a, b, args.data, args.index, seed=args.seed), end="")
@@ -17,7 +17,7 @@ def _show(args) -> int:
 
 def add_parser(commands) -> None:
     """Add ``show`` and its commands to the top-level subparsers."""
-    from ..evaluation.specs import GAME_SPEC_HELP
+    from ..arena.specs import GAME_SPEC_HELP
 
     data_help = DATA_HELP
     show = commands.add_parser("show", help="watch one deal: hands, auction and play trick by trick")

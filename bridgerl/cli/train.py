@@ -50,7 +50,7 @@ def _train_uncontested(args) -> int:
 
 
 def _train_competitive(args) -> int:
-    from ..evaluation.competitive import rule_baseline_evaluator
+    from ..evaluation.bidding.competitive import rule_baseline_evaluator
     from ..training.demonstrations import PretrainConfig
     from ..training.run import train_competitive
 

@@ -34,7 +34,7 @@ CHUNK = 256
 def load_table_player(spec: str):
     """(player, model path) of a PLAY_SPEC naming a learned card player (a bare path or ``cardnet:model=PATH``);
     other players are refused in one line (the tables are batched in JAX)."""
-    from bridgerl.evaluation.specs import load_play_agent
+    from bridgerl.arena.specs import load_play_agent
 
     player = load_play_agent(spec)
     if not callable(getattr(player, "jax_cards", None)):

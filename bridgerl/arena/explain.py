@@ -29,7 +29,7 @@ from bridgerl.core.calls import NUM_CALLS, call_name
 from bridgerl.core.cards import SEATS, card_name
 from bridgerl.core.competitive import CompetitiveDeal
 from bridgerl.core.hand import hcp, suit_lengths
-from bridgerl.evaluation.lockstep import act_batch
+from bridgerl.arena.lockstep import act_batch
 
 SUITS = "SHDC"  # the order bridge players read a hand in
 

@@ -1,14 +1,14 @@
 """A cross table of competitive bidders in duplicate (issue #22): every pair plays the same boards at two tables
-(`evaluation.competitive.duplicate_match`), and each cell is the row agent's IMPs/board against the column agent
+(`evaluation.bidding.competitive.duplicate_match`), and each cell is the row agent's IMPs/board against the column agent
 with its 95% CI.
 
-With ``play`` (issue #38), the boards are whole deals (`evaluation.game.game_match`): each auction is played out by
+With ``play`` (issue #38), the boards are whole deals (`arena.game.game_match`): each auction is played out by
 that card player at every seat (tables in lockstep where the player acts on many views at once, as the learned
 card player does), so a bidder is judged by what its contracts take at the table, not by double dummy."""
 
 from __future__ import annotations
 
-from bridgerl.evaluation.competitive import duplicate_match
+from bridgerl.evaluation.bidding.competitive import duplicate_match
 
 
 def cross_table(agents: dict, data="test", deals: int | None = None, progress: bool = False, play=None,
@@ -17,7 +17,7 @@ def cross_table(agents: dict, data="test", deals: int | None = None, progress: b
     """{"agents": names, "data", "matches": [match results, one per pair, "a" the earlier name]}. With ``play`` (a
     card player) every match is a whole-deal `game_match` with it at all four seats, summarised by
     `summarize_game`; ``out`` (a directory) keeps each match's boards as JSON lines (``MATCH_i_j.jsonl``, each
-    recording its match: `bridgerl.evaluation.game.match_job`) and a rerun resumes them; a file of another match is
+    recording its match: `bridgerl.arena.game.match_job`) and a rerun resumes them; a file of another match is
     refused before any board is played. ``identities`` ({name: `specs.load_identified`'s identity}) and
     ``play_identity`` are what the files record of the bidders and the player (their classes when not given)."""
     names = list(agents)
@@ -35,8 +35,8 @@ def cross_table(agents: dict, data="test", deals: int | None = None, progress: b
     from pathlib import Path
 
     from bridgerl.core import load_dataset
-    from bridgerl.evaluation.game import Pair, data_name, game_match, match_job, play_of, summarize_game
-    from bridgerl.evaluation.jsonlines import check_results_file
+    from bridgerl.arena.game import Pair, data_name, game_match, match_job, play_of, summarize_game
+    from bridgerl.arena.jsonlines import check_results_file
 
     dataset = load_dataset(data)
     count = len(dataset) if deals is None else min(deals, len(dataset))

@@ -1,7 +1,7 @@
 """Sampling players measured against the exact best-defence reference (Frank & Basin) on small endings.
 
 Positions: declaring-side decisions with two to four tricks left, from held-out deals in their double-dummy
-contract (`bridgerl.evaluation.play_study.double_dummy_contract`: tight, the contract on the line) played by PIMC
+contract (`bridgerl.evaluation.cardplay.play_study.double_dummy_contract`: tight, the contract on the line) played by PIMC
 (10 worlds) on both sides, with at least two choices and at most ``max_worlds`` consistent worlds (default 150:
 the exact search's time grows steeply with the worlds, and a single 400-world, four-trick ending took over 15
 minutes on 2 cores). At each, `best_defence_values` gives every card's exact value (the largest share of the worlds
@@ -23,8 +23,8 @@ from bridgerl.core import load_dataset
 from bridgerl.core.play import PlayState
 from bridgerl.core.stats import mean_ci
 from bridgerl.envs import view_of
-from bridgerl.evaluation.play import agent_seed
-from bridgerl.evaluation.play_study import double_dummy_contract
+from bridgerl.arena.play import agent_seed
+from bridgerl.evaluation.cardplay.play_study import double_dummy_contract
 
 DEFAULT_AGENTS = ("pimc:worlds=20", "pimc:worlds=20,objective=make", "pimc:worlds=20,tiebreak=info",
                   "pimc:worlds=20,goal=sigma", "alphamu:worlds=20,max_moves=3")

@@ -22,7 +22,7 @@ from bridgerl.core.scoring import bonus_level
 from bridgerl.core.stats import mean_ci
 from bridgerl.core.uncontested import UncontestedDealSource, action_name, contract_text, parse_side_option
 from bridgerl.envs.uncontested import UncontestedBiddingEnv
-from bridgerl.evaluation.lockstep import act_batch, run_episodes
+from bridgerl.arena.lockstep import act_batch, run_episodes
 
 CATEGORIES = ("at_par", "overbid", "underbid_bonus", "wrong_strain_or_level")
 

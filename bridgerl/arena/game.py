@@ -31,10 +31,10 @@ from bridgerl.core.competitive import CompetitiveDealSource, contract_text, deal
 from bridgerl.core.contract import Contract
 from bridgerl.core.scoring import GAME, SMALL_SLAM, bonus_level
 from bridgerl.core.stats import ci_text, mean_ci
-from bridgerl.evaluation.jsonlines import append_line, read_done
-from bridgerl.evaluation.lockstep import act_batch
-from bridgerl.evaluation.specs import Pair  # noqa: F401  (the pair of a match; `bridgerl.evaluation.game.Pair` as ever)
-from bridgerl.evaluation.play import agent_seed
+from bridgerl.arena.jsonlines import append_line, read_done
+from bridgerl.arena.lockstep import act_batch
+from bridgerl.arena.specs import Pair  # noqa: F401  (the pair of a match; `bridgerl.arena.game.Pair` as ever)
+from bridgerl.arena.play import agent_seed
 
 
 class GameError(ValueError):
@@ -308,7 +308,7 @@ _WORKER_PAIRS: dict = {}  # (game spec, seed) -> Pair, in a worker process
 
 def _worker_boards(job: tuple) -> list[dict]:
     """One worker's share: the boards of ``rows``, the pairs loaded once per process from their specs."""
-    from bridgerl.evaluation.specs import load_pair
+    from bridgerl.arena.specs import load_pair
 
     specs, dataset, rows, seed, batch = job
     pairs = []

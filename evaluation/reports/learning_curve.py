@@ -56,8 +56,8 @@ def heldout_curve(run: str | Path, against, name: str, data="valid", deals: int 
 
     from bridgerl.core import load_dataset
     from bridgerl.core.files import atomic_write_text
-    from bridgerl.evaluation.competitive import duplicate_match
-    from bridgerl.evaluation.specs import load_agent
+    from bridgerl.evaluation.bidding.competitive import duplicate_match
+    from bridgerl.arena.specs import load_agent
 
     run = Path(run)
     snapshots = sorted((run / "snapshots").glob("model-*.msgpack"))

@@ -8,8 +8,8 @@ import numpy as np
 from bridgerl.core import SEATS, call_name, imps, load_dataset
 from bridgerl.core.stats import mean_ci
 from bridgerl.envs.competitive import CompetitiveBiddingEnv
-from bridgerl.evaluation.lockstep import act_batch, run_episodes
-from bridgerl.evaluation.uncontested import EvaluationError
+from bridgerl.arena.lockstep import act_batch, run_episodes
+from bridgerl.evaluation.bidding.uncontested import EvaluationError
 
 
 def play_table(ns_agent, ew_agent, dataset, rows, parallel: int = 256, names=("NS", "EW"),
@@ -56,7 +56,7 @@ def play_table(ns_agent, ew_agent, dataset, rows, parallel: int = 256, names=("N
 def duplicate_match(agent_a, agent_b, data="test", deals: int | None = None, names=("A", "B"),
                     boards: list | None = None) -> dict:
     """IMPs per board for A against B, with a 95% CI; ``boards``, a list, receives one dict per board (row, board,
-    both tables' auctions and contracts, IMPs for A), the shape `evaluation.report.write_match_report` reads."""
+    both tables' auctions and contracts, IMPs for A), the shape `evaluation.reports.report.write_match_report` reads."""
     dataset = load_dataset(data)
     rows = np.arange(len(dataset) if deals is None else min(deals, len(dataset)))
     if len(rows) == 0:
@@ -77,7 +77,7 @@ def duplicate_match(agent_a, agent_b, data="test", deals: int | None = None, nam
 def rule_baseline_evaluator(data="test", deals: int | None = 1000, tricks: str | None = None):
     """The score of competitive training's snapshots (``train_competitive(evaluate_agent=...)``): a function of an
     agent giving its duplicate match against the competitive rule baseline on the first ``deals`` rows of ``data``
-    as {"vs_rules_imps_per_board", "ci95", "deals"} (the learning curve's key, `evaluation.learning_curve`);
+    as {"vs_rules_imps_per_board", "ci95", "deals"} (the learning curve's key, `evaluation.reports.learning_curve`);
     ``tricks`` "played" scores with the played-tricks table."""
     from bridgerl.agents import RuleBidder
 

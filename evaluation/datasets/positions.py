@@ -27,8 +27,8 @@ from bridgerl.core.dataset import atomic_savez
 from bridgerl.core.files import claim_job_folder
 from bridgerl.core.dd import set_dds_threads, solve_positions
 from bridgerl.core.positions import FORMAT, OPTIONAL_POSITION_ARRAYS, POSITION_ARRAYS, concatenate, deal_table, file_arrays
-from bridgerl.evaluation.game import bid_auctions, play_out, see_table
-from bridgerl.evaluation.play import agent_seed
+from bridgerl.arena.game import bid_auctions, play_out, see_table
+from bridgerl.arena.play import agent_seed
 
 CHUNK = 4
 """Rows per chunk (the unit of work of a worker and of resuming)."""
@@ -37,7 +37,7 @@ _WORKER: dict = {}  # per process: the dataset and the pairs, loaded once
 
 
 def _pairs(ns: str, ew: str, seed: int):
-    from bridgerl.evaluation.specs import load_pair
+    from bridgerl.arena.specs import load_pair
 
     key = (ns, ew, seed)
     if _WORKER.get("pairs_key") != key:
@@ -165,7 +165,7 @@ def positions_job(data, dataset, pairs: dict, start: int, seed: int, label_world
     """The identity of a positions job (`bridgerl.core.identity`): what ``OUT.partial/job.json`` and the finished
     file's ``identity`` record. ``pairs``: {"ns", "ew": `Pair` made by `load_pair`}."""
     from bridgerl.core.dataset import dataset_hash
-    from bridgerl.evaluation.game import pair_fields
+    from bridgerl.arena.game import pair_fields
 
     job = {"command": "data positions", "format": FORMAT, "data": str(data),
            "data_sha256": None if dataset is None else dataset_hash(dataset)}
@@ -195,7 +195,7 @@ def generate_positions(out, data="train", deals: int = 100, start: int = 0, ns: 
         raise ValueError(f"chunk must be at least 1, got {chunk}")
     if not 0 <= label_worlds <= 255:
         raise ValueError(f"--label-worlds must be in 0..255 (0: none), got {label_worlds}")
-    from bridgerl.evaluation.specs import load_pair
+    from bridgerl.arena.specs import load_pair
 
     # a spec that does not load fails here, in one line, before any work
     pairs = {"ns": load_pair(ns, seed=seed), "ew": load_pair(ew, seed=seed)}

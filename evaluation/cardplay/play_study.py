@@ -38,8 +38,8 @@ from bridgerl.core.play import PlayState
 from bridgerl.core.scoring import score
 from bridgerl.core.stats import mean_ci
 from bridgerl.envs import view_of
-from bridgerl.evaluation.jsonlines import append_line, read_done
-from bridgerl.evaluation.play import agent_seed
+from bridgerl.arena.jsonlines import append_line, read_done
+from bridgerl.arena.play import agent_seed
 
 BASE, INFO, ENHANCED = {}, {"tiebreak": "info"}, {"tiebreak": "info", "goal": "sigma"}
 RUNS = {"base": (BASE, BASE), "info": (INFO, INFO), "enhanced": (ENHANCED, ENHANCED),
@@ -112,7 +112,7 @@ def study_job(data, dataset, start: int, worlds: int, seed: int, info_budget: in
     seed and information budget, each run's settings, and PIMC's settings as this bridgerl defaults them (a changed
     default is another study)."""
     from bridgerl.core.dataset import dataset_hash
-    from bridgerl.evaluation.specs import spec_keywords
+    from bridgerl.arena.specs import spec_keywords
 
     return {"command": "evaluate play-study", "data": str(data) if isinstance(data, (str, os.PathLike))
             else dataset.source, "data_sha256": dataset_hash(dataset), "start": int(start), "worlds": int(worlds),

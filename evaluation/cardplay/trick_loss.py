@@ -25,7 +25,7 @@ from bridgerl.core.card_play import notify_deal
 from bridgerl.core.dd import positions_solved
 from bridgerl.core.positions import load_positions
 from bridgerl.core.stats import mean_ci
-from bridgerl.evaluation.play import agent_seed
+from bridgerl.arena.play import agent_seed
 
 
 def trick_loss_study(agents: dict, positions_file, limit: int | None = None, seed: int = 0,
@@ -43,7 +43,7 @@ def trick_loss_study(agents: dict, positions_file, limit: int | None = None, see
     seconds = {name: 0.0 for name in agents}
     solved = {name: 0 for name in agents}  # positions sent to DDS
     rows = {name: 0 for name in agents}  # positions the agent's networks evaluated
-    from bridgerl.evaluation.specs import load_pair
+    from bridgerl.arena.specs import load_pair
 
     bidders = {}  # the file's bidders, for agents that replay the auction (auction=policy)
     if any(hasattr(agent, "see_bidders") for agent in agents.values()):

@@ -6,7 +6,7 @@ side with the better constructive par (NS on a tie). Three numbers per board, in
 * ``imps``: the final contract as bid (doubled or not) scored with declarer's double-dummy tricks, minus the
   side's constructive par (`bridgerl.core.par.constructive_par`: the best score it could make without opponents,
   thesis 4.1.1): the main number, at most 0 except where the opponents doubled a making contract. Error categories
-  as in `evaluation.uncontested` (thesis 4.1.1): overbid, underbid across a bonus boundary, wrong strain or level;
+  as in `evaluation.bidding.uncontested` (thesis 4.1.1): overbid, underbid across a bonus boundary, wrong strain or level;
   ``at_par`` counts results at or above constructive par.
 * ``imps_vs_par``: the same DD score minus the standard (competitive) par of the deal (`CompetitiveDeal.par_ns`).
 * ``imps_vs_par_actual``: the score with the tricks the table took (all 52 cards played, or a claim / result)
@@ -35,7 +35,7 @@ from bridgerl.core.par import constructive_par, constructive_par_contract
 from bridgerl.core.records import HandRecord, read_records_report
 from bridgerl.core.scoring import bonus_level
 from bridgerl.core.stats import mean_ci
-from bridgerl.evaluation.uncontested import CATEGORIES, category
+from bridgerl.evaluation.bidding.uncontested import CATEGORIES, category
 
 
 @dataclass

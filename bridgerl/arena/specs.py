@@ -17,7 +17,8 @@ from typing import Any
 SPEC_HELP = ("pass | random | rules | sayc (competitive: a SAYC-like natural system) | dqn:PATH | ppo:PATH "
              "(competitive: a PPO actor-critic's greedy policy) | punisher:SPEC (competitive: SPEC doubling every "
              "failing undoubled contract it could pass out, read from the deal's tricks table: the exploitability "
-             "opponent) | rules+dqn:PATH "
+             "opponent) | brl:PATH (competitive: brl's bidding network, a parameter pickle of its DeepMind MLP, read "
+             "without running code from it) | rules+dqn:PATH "
              "(competitive: the rule baseline with an uncontested DQN as its constructive system) | "
              "search:PATH[,samples=N,min_kept=K] (uncontested: decision-time search with the critic saved beside "
              "the DQN, defaults 1024 and 8) | module:attr (an object, or a class to instantiate, with act(); the "
@@ -67,6 +68,14 @@ def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
         if not base_spec:
             raise ValueError("agent spec 'punisher:' names no bidder: punisher:SPEC, e.g. punisher:rules")
         return Punisher(load_agent(base_spec, env_id, seed=seed), base_spec)
+    if spec.startswith("brl:"):  # before module:attr: brl's bidding network by file (issue #53)
+        if env_id != "competitive_bidding":
+            raise ValueError(f"agent spec {_q(spec)}: brl's networks bid the whole auction (competitive bidding)")
+        from bridgerl.agents.learned.brl import BrlBidder
+
+        if not spec[4:]:
+            raise ValueError("agent spec 'brl:' names no file: brl:PATH, a parameter pickle of brl's DeepMind MLP")
+        return BrlBidder.load(spec[4:])
     if spec == "pass":
         return PassAgent()
     if spec == "random":
@@ -213,10 +222,10 @@ def load_play_agent(spec: str, seed: int = 0):
     raise ValueError(f"unknown play agent spec {_q(spec)}; a card player is expected: {PLAYERS} (--help)")
 
 
-BIDDERS = ("pass, random, rules, sayc, dqn:PATH, ppo:PATH, rules+dqn:PATH, search:PATH, punisher:SPEC, a model path, "
+BIDDERS = ("pass, random, rules, sayc, dqn:PATH, ppo:PATH, rules+dqn:PATH, search:PATH, punisher:SPEC, brl:PATH, a model path, "
            "module:attr")
 PLAYERS = "random, dd, pimc:..., alphamu:..., issn:..., cardnet:..., cardsearch:..., a model path, module:attr"
-_BIDDER_NAMES = ("pass", "rules", "sayc", "dqn", "ppo", "rules+dqn", "search", "punisher")  # `random` is both
+_BIDDER_NAMES = ("pass", "rules", "sayc", "dqn", "ppo", "rules+dqn", "search", "punisher", "brl")  # `random` is both
 _PLAYER_NAMES = tuple(name for name in _PLAY_CLASSES if name != "random")
 
 
@@ -272,7 +281,7 @@ def _is_model_path(spec: str) -> bool:
 @dataclass
 class Pair:
     """One partnership: its name (the spec), its bidder and its card player. ``identity`` (made by
-    `bridgerl.evaluation.specs.load_pair`): {"bidder", "player": the specs as resolved, "bidder_checkpoints",
+    `bridgerl.arena.specs.load_pair`): {"bidder", "player": the specs as resolved, "bidder_checkpoints",
     "player_checkpoints": the SHA-256 of every model each loaded, "seed"}; a pair made in code without it is
     recorded by its classes."""
 
@@ -366,7 +375,7 @@ def load_identified(spec: str, kind: str, seed: int = 0, env_id: str = "competit
 
 
 def load_pair(spec: str, seed: int = 0):
-    """A `bridgerl.evaluation.game.Pair` (bidder for competitive bidding, card player) from a game spec, with its
+    """A `bridgerl.arena.game.Pair` (bidder for competitive bidding, card player) from a game spec, with its
     identity (`Pair.identity`: the specs as given and resolved, the checkpoints loaded, the seed)."""
     bid, play = split_game_spec(spec)
     bidder, bid_identity = load_identified(bid, "bidder", seed)

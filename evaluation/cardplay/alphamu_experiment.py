@@ -39,8 +39,8 @@ from bridgerl.core.hand import hcp, is_balanced, suit_lengths
 from bridgerl.core.play import PlayState
 from bridgerl.core.stats import mean_ci
 from bridgerl.envs import view_of
-from bridgerl.evaluation.play import agent_seed, play_deal
-from bridgerl.evaluation.specs import load_play_agent
+from bridgerl.arena.play import agent_seed, play_deal
+from bridgerl.arena.specs import load_play_agent
 
 CONTRACT = Contract.parse("3NT N")
 NORTH = HandConstraint.notrump_opener(15, 17)

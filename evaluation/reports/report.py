@@ -7,7 +7,7 @@ from pathlib import Path
 import numpy as np
 
 from bridgerl.core.files import atomic_write_text, atomic_write_with
-from bridgerl.evaluation.uncontested import CATEGORIES
+from bridgerl.evaluation.bidding.uncontested import CATEGORIES
 
 _CATEGORY_TEXT = {"at_par": "at constructive par (0 IMPs)", "overbid": "overbid: the contract fails",
                   "underbid_bonus": "underbid across a bonus boundary",

@@ -24,7 +24,7 @@ from bridgerl.core.play import IllegalPlayError, PlayState
 from bridgerl.core.stats import mean_ci
 from bridgerl.core.card_play import final_reward, notify_deal
 from bridgerl.envs import view_of
-from bridgerl.evaluation.jsonlines import append_line, read_done
+from bridgerl.arena.jsonlines import append_line, read_done
 
 
 @dataclass
@@ -106,7 +106,7 @@ def play_match(declarer_agent, defence_agent, data="test", contract: str | Contr
                names: tuple[str, str] | None = None, identities: tuple[dict, dict] | None = None) -> list[PlayRecord]:
     """Play rows ``start`` .. ``start + deals - 1`` of ``data``; with ``out`` (JSON lines) finished deals are kept
     and skipped when the same match runs again: the agents (``names``, and ``identities`` from
-    `bridgerl.evaluation.specs.load_identified`: resolved specs and checkpoint hashes), the data and its content
+    `bridgerl.arena.specs.load_identified`: resolved specs and checkpoint hashes), the data and its content
     hash, the first row, the contract, the constraints and the seed (`bridgerl.core.identity`)."""
     dataset = load_dataset(data)
     contract = contract if isinstance(contract, Contract) else Contract.parse(contract)

@@ -1,0 +1,423 @@
+"""A table manager of the computer-bridge table protocol (version 18, `bridgerl.arena.protocol`; `docs/table.md`):
+`bridgerl table serve`.
+
+It opens one server socket a seat (room 1: North on ``port``, East ``port + 1``, South ``+ 2``, West ``+ 3``; room 2,
+the closed room where the pairs' seats are swapped, ``port + 4`` to ``port + 7``), seats the four programs of each
+room, deals the rows of a dataset with their board numbers, dealers and vulnerability, relays every call and card
+to the seats that may see it, checks each against the rules core (`bridgerl.core.bridge.BridgeState`: the only
+judge of a call or a card) and keeps the score. Every finished board is written at once to the PBN file (auction and
+play, read back by ``evaluate records``); a session run again with the same file resumes after the boards written.
+
+Whatever a seat sends, the manager never crashes nor scores a board wrongly: a message that is not the one expected
+(malformed, out of turn, another seat's) gets one line to that seat and the log naming the seat and the expected
+message; an illegal call or card one line naming it; a dropped connection or a board over ``board_seconds`` ends the
+board. The board in progress is then not written, the session stops (exit status 1) and a rerun replays that board.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+from bridgerl.arena import protocol as P
+from bridgerl.arena.game import declaring_pair, summarize_game, table_record
+from bridgerl.core import load_dataset
+from bridgerl.core.bridge import CARD_OFFSET, BridgeState
+from bridgerl.core.cards import SEAT_NAMES
+from bridgerl.core.competitive import CompetitiveDealSource
+from bridgerl.core.imps import imps
+
+MAX_LINE = 1000  # bytes of one message, CR LF included; a longer line is malformed
+
+
+class BoardStopped(RuntimeError):
+    """A board ended before its end: its message names the room, board, seat and why."""
+
+
+class _Dropped(BoardStopped):
+    pass
+
+
+class Connection:
+    """One seat's socket: lines in and out (CR LF on the wire), each logged; `read` waits until ``deadline``."""
+
+    def __init__(self, sock: socket.socket, seat: int, room: int, log: Callable[[str], None]):
+        self.sock, self.seat, self.room, self.log = sock, seat, room, log
+        self.buffer = b""
+        self.closed = False
+
+    @property
+    def name(self) -> str:
+        return SEAT_NAMES[self.seat]
+
+    def send(self, text: str) -> None:
+        self.log(f"room {self.room + 1} {self.name} <- {text}")
+        try:
+            self.sock.sendall(text.encode("ascii", "replace") + b"\r\n")
+        except OSError:
+            pass  # a dropped seat is found when it is next read
+
+    def read(self, deadline: float | None, waiting_for: str) -> str:
+        while b"\n" not in self.buffer:
+            if len(self.buffer) > MAX_LINE:
+                self.buffer = b""
+                return "<a line of more than 1000 bytes>"
+            timeout = None if deadline is None else deadline - time.monotonic()
+            if timeout is not None and timeout <= 0:
+                raise BoardStopped(f"room {self.room + 1}: waited too long for {self.name} ({waiting_for!r})")
+            self.sock.settimeout(timeout)
+            try:
+                chunk = self.sock.recv(4096)
+            except socket.timeout:
+                continue
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self.closed = True
+                raise _Dropped(f"room {self.room + 1}: {self.name} dropped the connection (waiting for "
+                               f"{waiting_for!r})")
+            self.buffer += chunk
+        line, _, self.buffer = self.buffer.partition(b"\n")
+        text = line.rstrip(b"\r").decode("ascii", "replace")
+        self.log(f"room {self.room + 1} {self.name} -> {text}")
+        return text
+
+    def close(self) -> None:
+        try:
+            self.sock.close()
+        except OSError:
+            pass
+
+
+@dataclass
+class Room:
+    """One room: its four seats' connections, its team names and its board clock."""
+
+    index: int
+    seats: list[Connection] = field(default_factory=list)
+    teams: tuple[str, str] = ("", "")
+    total_seconds: list[float] = field(default_factory=lambda: [0.0, 0.0])
+
+
+class TableManager:
+    """The manager of one session: ``rooms`` rooms over the rows ``start`` .. ``start + deals - 1`` of ``data``."""
+
+    def __init__(self, data, out: str | os.PathLike, port: int, start: int = 0, deals: int | None = None,
+                 rooms: int = 1, host: str = "127.0.0.1", board_seconds: float | None = None, log=None,
+                 force: bool = False, quiet: bool = True):
+        if rooms not in (1, 2):
+            raise ValueError(f"--rooms is 1 or 2, got {rooms}")
+        if not 1024 <= int(port) <= 65535 - 4 * rooms:
+            raise ValueError(f"--port {port}: the seats' ports must lie in 1024..65535")
+        if board_seconds is not None and not board_seconds > 0:
+            raise ValueError(f"--board-seconds must be positive, got {board_seconds}")
+        self.dataset = load_dataset(data)
+        last = len(self.dataset) if deals is None else min(len(self.dataset), start + int(deals))
+        if deals is not None and int(deals) < 1 or not 0 <= start < len(self.dataset):
+            raise ValueError(f"{self.dataset.source}: no board to play (rows {start}.. of {len(self.dataset)} deals)")
+        self.rows = list(range(int(start), last))
+        self.source = CompetitiveDealSource(self.dataset)
+        self.out, self.port, self.host, self.rooms = Path(out), int(port), host, int(rooms)
+        self.board_seconds = board_seconds
+        self.quiet = quiet
+        self.lock = threading.Lock()
+        self.stop = threading.Event()
+        self.failure: str | None = None
+        self._log_file = open(log, "a", encoding="utf-8") if log else None
+        self.done: dict[tuple[int, int], BridgeState] = {}  # (room, row) -> the finished game
+        self.timing: dict[tuple[int, int], list] = {}
+        self._resume(force)
+
+    # ---------------------------------------------------------------- files
+    def log(self, text: str) -> None:
+        if self._log_file is not None:
+            with self.lock:
+                self._log_file.write(f"{time.strftime('%H:%M:%S')} {text}\n")
+                self._log_file.flush()
+
+    def _event(self, room: int) -> str:
+        return f"bridgerl table, room {room + 1}"
+
+    def _resume(self, force: bool) -> None:
+        """The boards of an earlier run of this session in ``out`` (each checked to be a deal of these rows, in one
+        of its rooms); a file of anything else is refused without ``force``."""
+        if not self.out.exists() or force:
+            return
+        from bridgerl.core.hand_record import replay
+        from bridgerl.core.records import read_records
+
+        problem = None
+        try:
+            records = read_records(self.out)
+        except (ValueError, OSError) as exc:
+            records, problem = [], str(exc).splitlines()[0][:160]
+        by_board = {self.source.deal_at(row).board: row for row in self.rows}
+        for record in records:
+            room = next((r for r in range(self.rooms) if record.event == self._event(r)), None)
+            row = by_board.get(record.board)
+            if room is None or row is None or not np.array_equal(record.owner, self.dataset.owner[row]) \
+                    or not record.auction_over or (record.contract is not None and len(record.cards) < 52):
+                problem = f"board {record.board} ({record.event}) is not a finished board of this session"
+                break
+            self.done[room, row] = replay(record, dd=self.dataset.dd[row])
+            self.timing[room, row] = [[0.0, 0.0], [0, 0]]
+        if problem is not None:
+            raise FileExistsError(f"{self.out} holds something else than this session's boards ({problem}): "
+                                  "choose another --out, or --force to replace it")
+
+    def _write(self) -> None:
+        from bridgerl.core.hand_record import record_of
+        from bridgerl.core.records_write import write_pbn_records
+
+        records = []
+        for (room, row), state in sorted(self.done.items(), key=lambda kv: (kv[0][1], kv[0][0])):
+            ns, ew = self.names.get(room, ("", ""))
+            records.append(record_of(state, names=(ns, ew, ns, ew), event=self._event(room)))
+        write_pbn_records(self.out, records)
+
+    # ---------------------------------------------------------------- the session
+    def serve(self, ready: Callable[[], None] | None = None) -> dict:
+        """Open the seats' sockets, play every board of every room, write and return the results. ``ready`` is
+        called once the sockets listen (a test starts its clients then)."""
+        listeners = []
+        try:
+            for room in range(self.rooms):
+                for seat in range(4):
+                    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                    sock.bind((self.host, self.port + 4 * room + seat))
+                    sock.listen(1)
+                    listeners.append(sock)
+        except OSError as exc:
+            for sock in listeners:
+                sock.close()
+            raise OSError(f"cannot listen on {self.host}:{self.port}..{self.port + 4 * self.rooms - 1}: "
+                          f"{exc.strerror or exc}") from None
+        self.names: dict[int, tuple[str, str]] = {}
+        if ready is not None:
+            ready()
+        threads = [threading.Thread(target=self._run_room, args=(room, listeners[4 * room:4 * room + 4]),
+                                    daemon=True) for room in range(self.rooms)]
+        for thread in threads:
+            thread.start()
+        try:
+            for thread in threads:
+                while thread.is_alive():
+                    thread.join(0.2)
+        except KeyboardInterrupt:
+            self.stop.set()
+            self.failure = self.failure or "interrupted"
+        finally:
+            for sock in listeners:
+                sock.close()
+            if self._log_file is not None:
+                self._log_file.close()
+                self._log_file = None
+        return self.results()
+
+    def _run_room(self, index: int, listeners: list[socket.socket]) -> None:
+        room = Room(index)
+        try:
+            self._seat(room, listeners)
+            for row in self.rows:
+                if self.stop.is_set():
+                    break
+                if (index, row) in self.done:
+                    continue
+                state, timing = self._board(room, row)
+                with self.lock:
+                    self.done[index, row] = state
+                    self.timing[index, row] = timing
+                    self._write()
+            if not self.stop.is_set():
+                for connection in room.seats:
+                    connection.send(P.END_OF_SESSION)
+        except Exception as exc:  # noqa: BLE001 (a bug of ours: the session stops as for a board stopped)
+            message = str(exc) if isinstance(exc, BoardStopped) else f"room {index + 1}: {type(exc).__name__}: {exc}"
+            self.log(f"stopped: {message}")
+            for connection in room.seats:
+                if not connection.closed:
+                    connection.send(f"Board stopped: {message}")
+            with self.lock:
+                self.failure = self.failure or message
+            self.stop.set()
+        finally:
+            for connection in room.seats:
+                connection.close()
+
+    def _seat(self, room: Room, listeners: list[socket.socket]) -> None:
+        """Accept the four seats (each on its own port) and run the connection and team messages."""
+        for seat, listener in enumerate(listeners):
+            listener.settimeout(0.2)
+            while True:
+                if self.stop.is_set():
+                    raise BoardStopped(f"room {room.index + 1}: stopped before {SEAT_NAMES[seat]} connected")
+                try:
+                    sock, _ = listener.accept()
+                    break
+                except socket.timeout:
+                    continue
+            room.seats.append(Connection(sock, seat, room.index, self.log))
+        names = ["", "", "", ""]
+        for seat, connection in enumerate(room.seats):
+            wanted = f'Connecting "TEAM" as {SEAT_NAMES[seat]} using protocol version {P.PROTOCOL_VERSION}'
+            message = self._expect(room, seat, "connecting", wanted)
+            if message["seat"] not in (None, seat):
+                self._refuse(room, seat, wanted, message.text)
+            if message["version"] != P.PROTOCOL_VERSION:
+                self._refuse(room, seat, wanted, message.text, "this manager speaks version 18 only")
+            names[seat] = message["team"]
+            connection.send(P.seated(seat, message["team"]))
+        for seat in range(4):
+            self._expect(room, seat, "ready_for_teams", P.ready_for_teams(seat), seat=seat)
+        room.teams = (names[0], names[1])
+        for seat in (2, 3):
+            if names[seat] != names[seat - 2]:
+                self.log(f"room {room.index + 1}: {SEAT_NAMES[seat]}'s team {names[seat]!r} is not its partner's "
+                         f"{names[seat - 2]!r}; the team is {names[seat - 2]!r}")
+        with self.lock:
+            self.names[room.index] = room.teams
+        for connection in room.seats:
+            connection.send(P.teams(*room.teams))
+        for seat in range(4):
+            self._expect(room, seat, "ready_to_start", P.ready_to_start(seat), seat=seat)
+
+    # ---------------------------------------------------------------- one board
+    def _expect(self, room: Room, who: int, kind: str, wanted: str, deadline: float | None = None, **fields):
+        """The next message of seat ``who``, which must be ``kind`` with ``fields``; else the board stops."""
+        text = room.seats[who].read(deadline, wanted)
+        try:
+            return P.expect(text, kind, **fields)
+        except P.ProtocolError:
+            self._refuse(room, who, wanted, text)
+
+    def _refuse(self, room: Room, seat: int, wanted: str, got: str, why: str | None = None):
+        line = (f"Error: {SEAT_NAMES[seat]} sent {got[:120]!r}; expected {wanted!r}" + (f" ({why})" if why else ""))
+        room.seats[seat].send(line)
+        raise BoardStopped(f"room {room.index + 1}: {SEAT_NAMES[seat]} sent {got[:120]!r} where {wanted!r} was "
+                           f"expected" + (f" ({why})" if why else ""))
+
+    def _board(self, room: Room, row: int) -> tuple[BridgeState, list]:
+        deal = self.source.deal_at(row)
+        state = BridgeState.start(deal)
+        deadline = None if self.board_seconds is None else time.monotonic() + self.board_seconds
+        seconds, cards = [0.0, 0.0], [0, 0]
+        stage = f"board {deal.board}"
+        try:
+            for connection in room.seats:
+                connection.send(P.START_OF_BOARD)
+            for seat in range(4):
+                self._expect(room, seat, "ready_for_deal", P.ready_for_deal(seat), deadline, seat=seat)
+            for connection in room.seats:
+                connection.send(P.board_words(deal.board, deal.dealer, deal.vul))
+            for seat in range(4):
+                self._expect(room, seat, "ready_for_cards", P.ready_for_cards(seat), deadline, seat=seat)
+            for seat, connection in enumerate(room.seats):
+                connection.send(P.cards_words(seat, np.flatnonzero(deal.owner == seat)))
+            while state.phase == "auction":
+                state = self._call(room, state, deadline, seconds)
+            if state.phase == "play":
+                declarer = state.contract.declarer
+                dummy = (declarer + 2) % 4
+                while state.phase == "play":
+                    state = self._card(room, state, dummy, deadline, seconds, cards)
+        except BoardStopped as exc:
+            raise BoardStopped(f"{exc} in {stage}") from None
+        for side in (0, 1):
+            room.total_seconds[side] += seconds[side]
+        for connection in room.seats:
+            connection.send(P.timing(tuple(seconds), tuple(room.total_seconds)))
+        return state, [seconds, cards]
+
+    def _call(self, room: Room, state: BridgeState, deadline, seconds) -> BridgeState:
+        caller = state.seat
+        began = time.monotonic()
+        message = self._expect(room, caller, "call", f"{SEAT_NAMES[caller]} passes | doubles | redoubles | bids ..",
+                               deadline, seat=caller)
+        seconds[caller % 2] += time.monotonic() - began
+        call = message["call"]
+        if not state.auction.legal_mask()[call]:
+            line = f"Illegal call: {message.text.strip()[:80]!r} after {state.auction}"
+            room.seats[caller].send(line)
+            raise BoardStopped(f"room {room.index + 1}: {SEAT_NAMES[caller]} made an illegal call: "
+                               f"{message.text.strip()[:80]!r} after {state.auction}")
+        for seat in range(4):
+            if seat != caller:
+                self._expect(room, seat, "ready_for_bid", P.ready_for_bid(seat, caller), deadline, seat=seat,
+                             caller=caller)
+                room.seats[seat].send(P.call_message(caller, call))
+        return state.apply(call)
+
+    def _card(self, room: Room, state: BridgeState, dummy: int, deadline, seconds, cards) -> BridgeState:
+        seat, chooser = state.seat, state.player
+        played = len(state.play.history)
+        trick = played // 4 + 1
+        if played % 4 == 0:
+            room.seats[chooser].send(P.to_lead(seat, seat == dummy))
+        began = time.monotonic()
+        wanted = f"{SEAT_NAMES[seat]} plays .."
+        message = self._expect(room, chooser, "plays", wanted, deadline, seat=seat)
+        seconds[chooser % 2] += time.monotonic() - began
+        cards[chooser % 2] += 1
+        card = message["card"]
+        if not state.legal_mask()[CARD_OFFSET + card]:
+            room.seats[chooser].send(f"Illegal card: {message.text.strip()[:60]!r} (trick {trick})")
+            raise BoardStopped(f"room {room.index + 1}: {SEAT_NAMES[chooser]} played an illegal card: "
+                               f"{message.text.strip()[:60]!r} at trick {trick}")
+        for other in range(4):
+            if other == chooser:
+                continue
+            text = room.seats[other].read(deadline, P.ready_for_card(other, seat, trick, seat == dummy))
+            try:
+                ready = P.expect(text, "ready_for_card", seat=other, trick=trick)
+                if ready["player"] not in (seat, "dummy" if seat == dummy else seat):
+                    raise P.ProtocolError(text)
+            except P.ProtocolError:
+                self._refuse(room, other, P.ready_for_card(other, seat, trick, seat == dummy), text)
+            room.seats[other].send(P.plays(seat, card))
+        state = state.apply(CARD_OFFSET + card)
+        if played == 0:  # the opening lead is faced: dummy is shown to the three others
+            hand = [c for c in range(52) if state.deal.owner[c] == dummy]
+            for other in range(4):
+                if other != dummy:
+                    self._expect(room, other, "ready_for_dummy", P.ready_for_dummy(other), deadline, seat=other)
+                    room.seats[other].send(P.dummy_cards(hand))
+        return state
+
+    # ---------------------------------------------------------------- results
+    def results(self) -> dict:
+        """What the session played: every finished board of every room and, with two rooms, IMPs per board for room
+        1's N/S team (95% CI, as `evaluate game`); ``failure`` says why it stopped early (None when it did not)."""
+        boards = []
+        for row in self.rows:
+            tables = []
+            for room in range(self.rooms):
+                if (room, row) not in self.done:
+                    break
+                record = table_record(self.done[room, row], self.timing[room, row])
+                record["declaring_pair"] = declaring_pair(record, room)
+                tables.append(record)
+            if len(tables) < self.rooms:
+                continue
+            deal = self.source.deal_at(row)
+            item = {"row": row, "board": deal.board, "dealer": SEAT_NAMES[deal.dealer][0], "vul": deal.vul,
+                    "par_ns": int(deal.par_ns), "tables": tables}
+            if self.rooms == 2:
+                item["imps"] = int(imps(tables[0]["score_ns"] - tables[1]["score_ns"]))
+            boards.append(item)
+        names = getattr(self, "names", {})
+        out = {"data": self.dataset.source, "start": self.rows[0], "deals": len(self.rows), "rooms": self.rooms,
+               "teams": {f"room {r + 1}": {"N/S": names[r][0], "E/W": names[r][1]} for r in sorted(names)},
+               "boards_played": len(boards), "failure": self.failure}
+        if self.rooms == 2 and boards:
+            a, b = names.get(0, ("a", "b"))
+            out["summary"] = summarize_game(boards, a, b)
+        out["board_results"] = boards
+        return out

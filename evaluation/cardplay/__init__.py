@@ -1,0 +1,1 @@
+"""Card-play evaluations: DD trick loss per decision, play studies (best defence, αμ, inference of card locations)."""

@@ -1,0 +1,147 @@
+"""The DQN and PPO bidders' recipe (`BiddingRecipe`) that the one training loop (`training.loop`) drives for
+`training.run.train`: compiled chunks of env-step iterations, the held-out evaluations (against par; in competitive
+runs each network kept as a snapshot and scored by the caller's evaluator), the model written at each checkpoint;
+and the files a bidder's run directory holds."""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import jax
+import numpy as np
+from flax import nnx
+
+from bridgerl.agents.learned.checkpoint import CRITIC_FILE, FORMAT, PPO_FORMAT, save_weights
+from bridgerl.core.stats import mean_ci
+from bridgerl.training.greedy import evaluate_greedy
+from bridgerl.training.state import COMPETITIVE_ENV_ID
+
+STATE_FILE = "train_state.msgpack"
+MODEL_FILE = "model.msgpack"
+LOG_FILE = "log.jsonl"
+SNAPSHOT_DIR = "snapshots"
+CONSTRUCTIVE_FILE = "constructive.msgpack"
+RUN_FILES = (STATE_FILE, MODEL_FILE, LOG_FILE, SNAPSHOT_DIR, CONSTRUCTIVE_FILE, CRITIC_FILE)
+
+
+class TrainingDiverged(ValueError):
+    """The training loss became NaN or infinite; the run stopped without saving that state."""
+
+
+class BiddingRecipe:
+    """The DQN or PPO bidder's part of a run, driven by `training.loop.run_loop`: compiled chunks of iterations
+    (``num_envs`` calls each), the held-out evaluation (against par, or a snapshot scored by the caller's
+    ``evaluate_agent`` in competitive runs), the model written at each checkpoint."""
+
+    def __init__(self, run, trainer, env, eval_env, eval_rows, model_meta: dict, constructive_agent,
+                 saved_steps: int | None):
+        self.run, self.trainer, self.env, self.eval_env, self.eval_rows = run, trainer, env, eval_env, eval_rows
+        self.out, self.algo = Path(run.out), run.algo
+        self.competitive = run.env_id == COMPETITIVE_ENV_ID
+        self.model_meta, self.constructive_agent = model_meta, constructive_agent
+        self.per_iteration = trainer.steps_per_iteration
+        self.saved_steps = saved_steps  # env steps of the last good checkpoint
+        self.rolling: list[float] = []
+        self.start_time = time.monotonic()
+
+    def done(self, ts) -> int:
+        return int(ts.env_steps) // self.per_iteration
+
+    def _kept(self) -> str:
+        return (f"the last good checkpoint (env step {self.saved_steps}) is kept in {self.out}"
+                if self.saved_steps is not None else f"no checkpoint had been saved in {self.out} yet")
+
+    def step(self, ts, n: int):
+        t0 = time.monotonic()
+        steps_before, updates_before = int(ts.env_steps), int(ts.updates)
+        ts, metrics = self.trainer.run_steps(self.env, ts, n)
+        jax.block_until_ready(ts)
+        seconds = time.monotonic() - t0
+        losses = np.asarray(metrics.loss)
+        if not np.isfinite(losses).all():  # stop before anything of this state is saved
+            bad = int(np.flatnonzero(~np.isfinite(losses))[0])
+            raise TrainingDiverged(f"training loss became {float(losses[bad])} at env step "
+                                   f"{steps_before + (bad + 1) * self.per_iteration}; {self._kept()}")
+        if not all(np.isfinite(np.asarray(leaf)).all() for leaf in jax.tree.leaves(ts.params)):
+            raise TrainingDiverged(f"the network's weights became non-finite between env steps {steps_before} and "
+                                   f"{int(ts.env_steps)}; {self._kept()}")
+        episodes, total = int(metrics.episodes.sum()), float(metrics.return_sum.sum())
+        if episodes:
+            self.rolling = (self.rolling + [total / episodes])[-20:]
+        record = {"env_steps": int(ts.env_steps), "updates": int(ts.updates),
+                  **({"epsilon": float(metrics.epsilon[-1])} if self.algo == "dqn" else {}),
+                  "loss": float(metrics.loss.mean()),
+                  "train_imps": total / max(episodes, 1), "env_steps_per_s": n * self.per_iteration / seconds,
+                  "episodes": episodes, "updates_per_s": (int(ts.updates) - updates_before) / seconds,
+                  "wall_s": time.monotonic() - self.start_time}
+        if self.algo == "ppo":
+            from bridgerl.training import ppo
+
+            record.update(ppo.metrics_record(metrics))
+        pool_episodes = int(metrics.pool_episodes.sum())
+        if pool_episodes:
+            record["pool_episodes"] = pool_episodes
+            record["vs_pool_imps"] = float(metrics.pool_return_sum.sum()) / pool_episodes
+        return ts, record
+
+    def model_metadata(self, ts, evaluation) -> dict:
+        return {**self.model_meta, "env_steps": int(ts.env_steps), "updates": int(ts.updates),
+                "evaluation": evaluation}
+
+    def evaluation(self, ts) -> dict:
+        if self.competitive:
+            return evaluate_competitive_snapshot(self.trainer, ts, self.eval_env, self.run.evaluate_agent,
+                                                 self.run.eval_deals, self.out / SNAPSHOT_DIR,
+                                                 self.model_metadata(ts, None), self.constructive_agent,
+                                                 PPO_FORMAT if self.algo == "ppo" else FORMAT)
+        returns, finished = evaluate_greedy(self.trainer.graphdef, ts.params, self.eval_env, self.eval_rows)
+        mean, ci = mean_ci(np.asarray(returns))
+        return {"imps_per_deal": mean, "ci95": ci, "deals": int(len(self.eval_rows)),
+                "all_finished": bool(finished.all())}
+
+    def evaluate(self, ts, record: dict):
+        return ts, {"eval": self.evaluation(ts)}
+
+    def write_model(self, ts, evaluation) -> None:
+        params = nnx.to_pure_dict(ts.params)
+        params.pop("auxiliary", None)  # a training signal only: the released network is the Q-network alone
+        metadata = self.model_metadata(ts, evaluation)
+        if getattr(ts, "critic", None) is not None:  # the centralised critic, for decision-time search
+            save_weights(self.out / CRITIC_FILE, nnx.to_pure_dict(ts.critic),
+                         {**metadata, "env_id": "uncontested_bidding_critic", "role": "critic",
+                          "observation_size": self.env.observation_size + 52, "evaluation": None})
+        save_weights(self.out / MODEL_FILE, params, metadata, format=PPO_FORMAT if self.algo == "ppo" else FORMAT)
+
+    def checkpoint(self, ts, evaluation: dict | None) -> None:
+        self.write_model(ts, (evaluation or {}).get("eval"))
+        self.saved_steps = int(ts.env_steps)
+
+    def postfix(self, record: dict, evaluation: dict | None) -> dict:
+        postfix = {"steps/s": f"{record['env_steps_per_s']:.0f}", "upd/s": f"{record['updates_per_s']:.0f}",
+                   **({"eps": f"{record['epsilon']:.3f}"} if "epsilon" in record else {}),
+                   "loss": f"{record['loss']:.3f}",
+                   "imps": f"{np.mean(self.rolling):.2f}" if self.rolling else "-"}
+        last_eval = (evaluation or {}).get("eval")
+        key = "vs_rules_imps_per_board" if self.competitive else "imps_per_deal"
+        if last_eval and isinstance(last_eval.get(key), (int, float)):
+            postfix["vs rules" if self.competitive else "held-out"] = f"{last_eval[key]:.2f}"
+        return postfix
+
+
+def evaluate_competitive_snapshot(trainer, ts, eval_env, evaluate_agent: Callable[[Any], dict], deals: int,
+                                  snapshot_dir: Path, metadata: dict, constructive=None, format: str = FORMAT) -> dict:
+    """Keep the greedy network as a snapshot, then score it: ``evaluate_agent`` on the network as a `DQNAgent`
+    (with ``constructive`` bidding while the opponents pass; e.g. a duplicate match against the rule baseline) and
+    the network's own self-play distance from par on the first ``deals`` held-out deals."""
+    from bridgerl.agents.learned.dqn import DQNAgent
+
+    snapshot = snapshot_dir / f"model-{int(ts.env_steps):010d}.msgpack"
+    save_weights(snapshot, nnx.to_pure_dict(ts.params), metadata, format=format)
+    agent = DQNAgent(nnx.merge(trainer.graphdef, ts.params), metadata, constructive)  # greedy over its outputs
+    scores = dict(evaluate_agent(agent))
+    rows = np.arange(min(deals, eval_env.owner.shape[0]))
+    returns, finished = evaluate_greedy(trainer.graphdef, ts.params, eval_env, rows, max_calls=320)
+    return {**scores, "self_play_abs_par_imps": float(np.abs(np.asarray(returns)).mean()),
+            "all_finished": bool(np.asarray(finished).all()), "snapshot": str(snapshot)}
