@@ -119,15 +119,28 @@ class RawSeat(threading.Thread):
     """One seat at a table manager, from the document. ``misbehave``: None, or one of "malformed" (a line that is
     no message, first thing), "wrong_seat" (connects as another seat), "out_of_turn" (its first call names another
     seat), "illegal_call" (redoubles as its first call), "illegal_card" (a card it does not hold), "dropped" (closes
-    the connection at its first call), "stalled" (never makes its first call); ``on_board``: the board it does it
-    on (an earlier board is played well)."""
+    the connection at its first call), "stalled" (never makes its first call), "version" (says protocol version 17),
+    "bad_team" (with a team name holding a backslash: give ``team``), "long_line" (a call of 5,000 bytes);
+    ``on_board``: the board it does it on (an earlier board is played well)."""
 
-    def __init__(self, port: int, seat: int, team: str = "raw", misbehave: str | None = None, on_board: int = 1):
+    def __init__(self, port: int, seat: int, team: str = "raw", misbehave: str | None = None, on_board: int = 1,
+                 anypl: bool = False, full_stops: bool = False):
         super().__init__(daemon=True)
         self.port, self.seat, self.team, self.misbehave, self.on_board = port, seat, team, misbehave, on_board
+        self.anypl, self.full_stops = anypl, full_stops  # "as ANYPL" (WBridge5); a full stop after each message (BEN)
         self.error: BaseException | None = None
         self.boards = 0
         self.wire: Wire | None = None
+        self.after: list[str] = []  # the lines the manager sent after the misbehaviour, up to the end
+
+    def _drain(self) -> bool:
+        """Keep every line the manager sends from now until it closes the connection; the board is over."""
+        try:
+            while True:
+                self.after.append(self.wire.recv())
+        except (EOFError, OSError):
+            pass
+        return False
 
     def run(self) -> None:
         try:
@@ -147,14 +160,18 @@ class RawSeat(threading.Thread):
             except OSError:
                 time.sleep(0.05)
         self.wire = w = Wire(sock)
+        if self.full_stops:
+            send = w.send
+            w.send = lambda text: send(text + ".")
         if self._bad("malformed"):
             w.send("Hello, table manager")
-            w.recv()
+            self._drain()
             return
-        as_seat = SEATS[(self.seat + 1) % 4] if self._bad("wrong_seat") else me
-        w.send(f'Connecting "{self.team}" as {as_seat} using protocol version 18')
-        if self._bad("wrong_seat"):
-            w.recv()
+        as_seat = SEATS[(self.seat + 1) % 4] if self._bad("wrong_seat") else "ANYPL" if self.anypl else me
+        version = 17 if self._bad("version") else 18
+        w.send(f'Connecting "{self.team}" as {as_seat} using protocol version {version}')
+        if self._bad("wrong_seat") or self._bad("version") or self._bad("bad_team"):
+            self._drain()
             return
         w.expect(rf'{me} \("{self.team}"\) seated')
         w.send(f"{me} ready for teams")
@@ -183,17 +200,17 @@ class RawSeat(threading.Thread):
                     w.sock.close()
                     return False
                 if self._bad("stalled"):
-                    w.recv()  # the manager's line when it gives up
-                    return False
+                    return self._drain()  # the manager's line when it gives up
                 call = "passes"
                 if self._bad("out_of_turn"):
                     w.send(f"{SEATS[(me + 1) % 4]} passes")
-                    w.recv()
-                    return False
+                    return self._drain()
                 if self._bad("illegal_call"):
                     w.send(f"{name} redoubles")
-                    w.recv()
-                    return False
+                    return self._drain()
+                if self._bad("long_line"):
+                    w.send(f"{name} passes" + " " * 5000)
+                    return self._drain()
                 w.send(f"{name} {call}")
             else:
                 w.send(f"{name} ready for {SEATS[caller]}'s bid")
@@ -225,8 +242,7 @@ class RawSeat(threading.Thread):
                         card = next((s, r) for s in range(4) for r in range(13)
                                     if (s, r) not in hands[seat])
                         w.send(f"{SEATS[seat]} plays {RANKS[card[1]]}{SUITS[card[0]]}")
-                        w.recv()
-                        return False
+                        return self._drain()
                     w.send(f"{SEATS[seat]} plays {RANKS[card[1]]}{SUITS[card[0]]}")
                     hands[seat].remove(card)
                 else:

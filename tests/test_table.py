@@ -101,7 +101,7 @@ def test_a_table_plays_the_boards_of_evaluate_game(tmp_path):
     assert summary["boards"] == 3 and summary["a"] == "A" and summary["b"] == "B"
     assert summary["imps_per_board"] == pytest.approx(np.mean([b["imps"] for b in expected]))
     # the PBN: one game per room and board, read back with the same results
-    records = read_records(tmp_path / "boards.pbn")
+    records = sorted(read_records(tmp_path / "boards.pbn"), key=lambda r: (r.board, r.event))  # as they finished
     assert [(r.board, r.event) for r in records] == [(b, f"bridgerl table, room {room}") for b in (5, 6, 7)
                                                      for room in (1, 2)]
     for record, (board, room) in zip(records, [(b, r) for b in range(3) for r in range(2)]):
@@ -162,30 +162,57 @@ def test_our_seat_speaks_the_documents_words(tmp_path):
     assert sum(line.startswith(("South plays", "North plays")) for line in sent) == 26
 
 
-@pytest.mark.parametrize("misbehave, seat, board, words", [
-    ("malformed", 1, 1, "'Connecting \"TEAM\" as East using protocol version 18' was expected"),
-    ("wrong_seat", 1, 1, "as East"),
-    ("out_of_turn", 0, 1, "North passes | doubles"),
-    ("illegal_call", 0, 2, "illegal call"),
-    ("illegal_card", 1, 1, "illegal card"),
-    ("dropped", 0, 2, "North dropped the connection"),
-    ("stalled", 0, 1, "waited too long for North"),
+GOOD = ("bid=rules,play=models/card-player", "bid=sayc,play=models/card-player")
+_REFERENCE: dict = {}
+
+
+def _reference(tmp_path, seat: int) -> list:
+    """The boards a well-behaved raw seat at ``seat`` plays (what a misbehaving one must not spoil before it)."""
+    if seat not in _REFERENCE:
+        (tmp_path / f"reference{seat}").mkdir()
+        results, _, _ = session(tmp_path / f"reference{seat}", deals=2, raw={(0, seat): {}}, specs=GOOD)
+        _REFERENCE[seat] = [[outcome(t) for t in b["tables"]] for b in results["board_results"]]
+    return _REFERENCE[seat]
+
+
+@pytest.mark.parametrize("misbehave, seat, board, words, extra", [
+    ("malformed", 1, 1, "'Connecting \"TEAM\" as East using protocol version 18' was expected", {}),
+    ("wrong_seat", 1, 1, "as East", {}),
+    ("version", 2, 1, "version 18 only", {}),
+    ("bad_team", 3, 1, "team name", {"team": "x\\"}),
+    ("out_of_turn", 0, 1, "North passes | doubles", {}),
+    ("illegal_call", 0, 2, "illegal call", {}),
+    ("long_line", 0, 2, "more than 1000 bytes", {}),
+    ("illegal_card", 1, 1, "illegal card", {}),
+    ("dropped", 0, 2, "North dropped the connection", {}),
+    ("stalled", 0, 1, "waited too long for North", {}),
 ])
-def test_a_misbehaving_seat_gets_one_line_and_no_wrong_board(tmp_path, misbehave, seat, board, words):
-    results, errors, raws = session(tmp_path, deals=2, raw={(0, seat): {"misbehave": misbehave, "on_board": board}},
-                                    board_seconds=3 if misbehave == "stalled" else None,
-                                    specs=("bid=rules,play=models/card-player", "bid=sayc,play=models/card-player"))
+def test_a_misbehaving_seat_gets_one_line_and_no_wrong_board(tmp_path, misbehave, seat, board, words, extra):
+    (tmp_path / "run").mkdir()
+    results, errors, raws = session(tmp_path / "run", deals=2, specs=GOOD,
+                                    raw={(0, seat): {"misbehave": misbehave, "on_board": board, **extra}},
+                                    board_seconds=3 if misbehave == "stalled" else None)
     bad = raws[0, seat]
     assert bad.error is None, bad.error
     assert results["failure"] is not None and words.lower() in results["failure"].lower(), results["failure"]
     assert "\n" not in results["failure"]
-    if misbehave not in ("dropped",):  # the seat was told in one line, naming itself
-        last = bad.wire.received[-1]
-        assert last.startswith(("Error:", "Illegal", "Board stopped:")) and SEATS[seat] in last + results["failure"]
+    if misbehave != "dropped":  # the seat is told once, in one line naming it, and nothing more
+        assert len(bad.after) == 1, bad.after
+        assert bad.after[0].startswith(("Error:", "Illegal", "Board stopped:"))
+        assert SEATS[seat] in bad.after[0] + results["failure"]
     finished = results["board_results"]
     assert len(finished) == board - 1  # the boards before it, and not the one it broke
-    if finished:  # and what was written is right: the first board as a well-behaved seat plays it
-        assert finished[0]["tables"][0]["play"] and len(read_records(tmp_path / "boards.pbn")) == 1
+    if finished:  # what was written is right: the first board as a well-behaved seat plays it
+        assert [[outcome(t) for t in b["tables"]] for b in finished] == _reference(tmp_path, seat)[:1]
+        assert len(read_records(tmp_path / "run" / "boards.pbn")) == 1
+
+
+def test_robots_conventions_are_accepted(tmp_path):
+    """WBridge5 connects "as ANYPL" (it gets its port's seat); BEN ends every message with a full stop."""
+    results, errors, raws = session(tmp_path, deals=2, raw={(0, 3): {"anypl": True, "full_stops": True}}, specs=GOOD)
+    assert raws[0, 3].error is None, raws[0, 3].error
+    assert results["failure"] is None and not errors and raws[0, 3].boards == 2
+    assert raws[0, 3].wire.received[0] == 'West ("raw") seated'
 
 
 def test_an_interrupted_session_resumes_after_its_boards(tmp_path):
@@ -273,8 +300,17 @@ def test_a_brl_file_bids_legal_calls_in_200_auctions(tmp_path):
     code = main(["evaluate", "competitive", "--ns", f"brl:{path}", "--ew", "rules", "--data", "test", "--deals",
                  "200", "--json", str(tmp_path / "m.json")])
     assert code == 0 and json.loads((tmp_path / "m.json").read_text())["boards"] == 200
-    bidder = BrlBidder.load(path)
-    assert callable(bidder.act_view)
+    # the batched path (observations read back into views) chooses as the view path does
+    from bridgerl.core.bridge import BridgeState
+    from bridgerl.core.competitive import CompetitiveDealSource
+
+    bidder, source = BrlBidder.load(path), CompetitiveDealSource(load_dataset("test"))
+    for row in range(20):
+        state = BridgeState.start(source.deal_at(row))
+        for call in (0, 3 + row % 10)[: row % 3]:
+            state = state.apply(call)
+        view, obs, mask = state.view(), state.auction_observation(), state.auction.legal_mask()
+        assert bidder.act(obs, mask) == bidder.act_view(view)
 
 
 def test_brl_observation_is_pgx_14s():
@@ -300,7 +336,8 @@ def test_brl_observation_is_pgx_14s():
     assert np.array_equal(obs, expected)
 
 
-@pytest.mark.parametrize("payload", ["os_system", "builtins_eval", "object_array", "not_dict", "fair"])
+@pytest.mark.parametrize("payload", ["os_system", "builtins_eval", "object_array", "not_dict", "fair",
+                                     "ndarray_call", "huge_shape", "deep"])
 def test_brl_refuses_a_pickle_that_carries_code_or_is_not_brls(tmp_path, payload):
     import pickle
 
@@ -318,7 +355,21 @@ def test_brl_refuses_a_pickle_that_carries_code_or_is_not_brls(tmp_path, payload
         def __reduce__(self):
             return (eval, (f"open({str(marker)!r}, 'w')",))
 
-    data = {"os_system": lambda: pickle.dumps({"actor_critic/~/linear": {"w": Evil()}}),
+    class NdarrayCall:  # numpy.ndarray called by the pickle: a zero-stride view of any size from 8 bytes
+        def __reduce__(self):
+            return (np.ndarray, ((10**6, 10**6), np.float32, b"12345678", 0, (0, 0)))
+
+    class HugeShape:  # numpy's reconstructor asked for an array of 10^12 items
+        def __reduce__(self):
+            return (np._core.multiarray._reconstruct, (np.ndarray, (10**12,), b"b"))
+
+    deep: dict = {}
+    for _ in range(50):
+        deep = {"x": deep}
+    data = {"ndarray_call": lambda: pickle.dumps({"actor_critic/~/linear": {"w": NdarrayCall()}}),
+            "huge_shape": lambda: pickle.dumps({"actor_critic/~/linear": {"w": HugeShape()}}),
+            "deep": lambda: pickle.dumps(deep),
+            "os_system": lambda: pickle.dumps({"actor_critic/~/linear": {"w": Evil()}}),
             "builtins_eval": lambda: pickle.dumps([EvalCall()]),
             "object_array": lambda: pickle.dumps({"a": np.array([1, "x"], dtype=object)}),
             "not_dict": lambda: pickle.dumps([1, 2, 3]),
@@ -332,3 +383,36 @@ def test_brl_refuses_a_pickle_that_carries_code_or_is_not_brls(tmp_path, payload
     assert not marker.exists()
     assert main(["evaluate", "competitive", "--ns", f"brl:{path}", "--ew", "rules", "--deals", "2"]) == 2
     assert not marker.exists()
+
+
+def test_the_words_of_other_programs_parse():
+    """Lines as WBridge5 (OpenSpiel's transcript), BEN (full stops) and other managers write them."""
+    from bridgerl.arena import protocol as P
+
+    lines = {
+        'Connecting "WBridge5" as ANYPL using protocol version 18': ("connecting", {"seat": None, "team": "WBridge5"}),
+        'WEST ("WBridge5") seated': ("seated", {"seat": 3}),
+        'south emanon seated': ("seated", {"seat": 2, "team": "emanon"}),
+        'Teams: N/S "silent" E/W "bidders"': ("teams", {"ns": "silent", "ew": "bidders"}),
+        "Board number 8. Dealer WEST. Neither vulnerable.": ("board", {"board": 8, "dealer": 3, "vul": "none"}),
+        "WEST's cards: S A T 9 5. H K 6 5. D Q J 8 7 6. C 7.": ("cards", {"seat": 3}),
+        "north's cards : s a k 3. h. d q j t 9 8 7 6 5. c 4 3.": ("cards", {"seat": 0}),
+        "WEST ready for  NORTH's bid": ("ready_for_bid", {"seat": 3, "caller": 0}),
+        "WEST PASSES": ("call", {"seat": 3, "call": 0}),
+        "EAST bids 1C": ("call", {"seat": 1, "call": 3}),
+        "South bids 1NT Alert. 12 to 14 total points": ("call", {"seat": 2, "call": 7}),
+        "North ready to start.": ("ready_to_start", {"seat": 0}),
+        "East ready for dummy.": ("ready_for_dummy", {"seat": 1}),
+        "west plays kc": ("plays", {"seat": 3, "card": 11}),
+        "South plays 10H": ("plays", {"seat": 2, "card": 34}),
+        "Dummy to lead": ("to_lead", {"leader": "dummy"}),
+        "End of session": ("end_of_session", {}),
+    }
+    for line, (kind, fields) in lines.items():
+        message = P.parse(line)
+        assert message.kind == kind and all(message[k] == v for k, v in fields.items()), line
+    assert len(P.parse("WEST's cards: S A T 9 5. H K 6 5. D Q J 8 7 6. C 7.")["hand"]) == 13
+    for bad in ["North bids 8C", "North plays 1S", "Board number 99999999999. Dealer North. Both vulnerable.",
+                "North ready for " + "x" * 600, "North's cards : S A K. H -. D -. C -."]:
+        with pytest.raises(P.ProtocolError):
+            P.parse(bad)

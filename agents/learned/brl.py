@@ -38,11 +38,18 @@ class BrlFileError(ValueError):
     """A file that is not one of brl's parameter pickles (one line naming the file and the problem)."""
 
 
+class _NdarrayName:
+    """What the name ``numpy.ndarray`` reads as: a marker that `_np_reconstruct` accepts, not a class a pickle could
+    call (``ndarray(shape, dtype, buffer, strides)`` would make a view of any size from a few bytes)."""
+
+
 def _np_reconstruct(cls, shape, dtype):
-    """numpy's ``_reconstruct`` for plain ndarrays only (a pickle may name no other class)."""
-    if cls is not np.ndarray:
-        raise pickle.UnpicklingError(f"array of class {cls!r}")
-    return np.ndarray.__new__(np.ndarray, shape, dtype)
+    """numpy's ``_reconstruct`` for plain ndarrays only, always empty: the array's shape and bytes come from its
+    state (``__setstate__`` checks that the bytes the file holds fill the shape), so nothing is allocated beyond
+    what the file holds."""
+    if cls is not _NdarrayName:
+        raise pickle.UnpicklingError(f"an array of class {cls!r}")
+    return np.ndarray.__new__(np.ndarray, (0,), np.uint8)
 
 
 def _reconstruct_array(fun, args, arr_state, aval_state):
@@ -69,7 +76,7 @@ _ALLOWED = {
     ("jax._src.array", "_reconstruct_array"): _reconstruct_array,
     ("numpy.core.multiarray", "_reconstruct"): _np_reconstruct,
     ("numpy._core.multiarray", "_reconstruct"): _np_reconstruct,
-    ("numpy", "ndarray"): np.ndarray,
+    ("numpy", "ndarray"): _NdarrayName,
     ("numpy", "dtype"): np.dtype,
     ("_codecs", "encode"): _latin1_bytes,
     ("collections", "OrderedDict"): dict,
@@ -88,11 +95,15 @@ class _RestrictedUnpickler(pickle.Unpickler):
         raise pickle.UnpicklingError("it refers to persistent objects")
 
 
-def _plain(tree, where: str = "") -> dict:
-    """The nested dicts of ``tree`` with numpy leaves; anything else refused."""
+def _plain(tree, where: str = "", depth: int = 0) -> dict:
+    """The nested dicts of ``tree`` with numeric numpy leaves; anything else refused."""
+    if depth > 8:
+        raise BrlFileError(f"{where}: dicts nested deeper than brl's parameters ever are")
     if isinstance(tree, dict):
-        return {str(k): _plain(v, f"{where}/{k}") for k, v in tree.items()}
+        return {str(k): _plain(v, f"{where}/{k}", depth + 1) for k, v in tree.items()}
     if isinstance(tree, np.ndarray):
+        if tree.dtype.kind not in "biuf":
+            raise BrlFileError(f"{where} holds an array of {tree.dtype}, not numbers")
         return tree
     raise BrlFileError(f"{where or 'the top'} holds a {type(tree).__name__}, not a dict of arrays")
 
@@ -108,7 +119,7 @@ def load_brl_params(path: str | Path) -> dict[str, dict[str, np.ndarray]]:
     try:
         tree = _RestrictedUnpickler(io.BytesIO(data)).load()
     except (pickle.UnpicklingError, EOFError, ValueError, TypeError, AttributeError, IndexError, KeyError,
-            MemoryError, OverflowError) as exc:
+            MemoryError, OverflowError, RecursionError) as exc:
         raise BrlFileError(f"brl:{path}: refused, not read: {str(exc).splitlines()[0][:160] if str(exc) else type(exc).__name__}") from None
     try:
         tree = _plain(tree)
@@ -118,7 +129,7 @@ def load_brl_params(path: str | Path) -> dict[str, dict[str, np.ndarray]]:
     for key, value in tree.items():
         match = re.search(r"(?:^|/)(linear(?:_\d+)?)$", key)
         if match and isinstance(value, dict) and set(value) >= {"w", "b"}:
-            layers[match.group(1)] = {"w": np.asarray(value["w"], np.float32), "b": np.asarray(value["b"], np.float32)}
+            layers[match.group(1)] = {"w": value["w"], "b": value["b"]}  # converted once their shapes are checked
     shapes = {"linear": (OBSERVATION_SIZE, 1024), "linear_1": (1024, 1024), "linear_2": (1024, 1024),
               "linear_3": (1024, 1024), "linear_4": (1024, NUM_CALLS)}
     for name, shape in shapes.items():
@@ -128,7 +139,8 @@ def load_brl_params(path: str | Path) -> dict[str, dict[str, np.ndarray]]:
         if layers[name]["w"].shape != shape or layers[name]["b"].shape != shape[1:]:
             raise BrlFileError(f"brl:{path}: layer {name!r} has weights {layers[name]['w'].shape}, expected {shape} "
                                "(brl's DeepMind MLP; the FAIR network is not read)")
-    return layers
+    return {name: {k: np.asarray(v, np.float32) for k, v in layer.items() if k in ("w", "b")}
+            for name, layer in layers.items()}
 
 
 def brl_observation(view) -> np.ndarray:
@@ -175,7 +187,11 @@ class BrlBidder:
     def act_view(self, view) -> int:
         return int(self._choose([view])[0])
 
-    def act(self, observation, action_mask) -> int:
+    def act_batch(self, observations, masks) -> np.ndarray:
+        """Calls for a batch of the competitive env's observations (read back into views), one matrix product."""
         from bridgerl.envs import AuctionView
 
-        return self.act_view(AuctionView.from_observation(observation, action_mask))
+        return self._choose([AuctionView.from_observation(o, m) for o, m in zip(observations, masks)])
+
+    def act(self, observation, action_mask) -> int:
+        return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])

@@ -19,6 +19,8 @@ from bridgerl.core.cards import RANKS, SEAT_NAMES, STRAINS, SUITS
 PROTOCOL_VERSION = 18
 VULNERABLE_WORDS = {"none": "Neither", "NS": "N/S", "EW": "E/W", "both": "Both"}
 END_OF_SESSION = "End of session"
+TEAM_NAME = re.compile(r"[ !#-\[\]-~]{1,60}")  # a team name: printable ASCII but the double quote and the backslash
+MAX_MESSAGE = 500  # characters: the longest message (a call with an alert's explanation) is far shorter
 START_OF_BOARD = "Start of board"
 
 
@@ -58,11 +60,12 @@ def hand_words(cards) -> str:
     return " ".join(parts)
 
 
-_SUIT_PART = re.compile(r"\s*([SHDC])\s+([^.]*)\.")
+_SUIT_PART = re.compile(r"\s*([SHDC])\s*([^.]*)\.", re.IGNORECASE)
 
 
 def parse_hand_words(text: str) -> tuple[int, ...]:
-    """The cards of a hand written by `hand_words` (any order of suits, any spacing, ``10`` or ``T``)."""
+    """The cards of a hand written by `hand_words` (any order of suits, any case and spacing, ``10`` or ``T``, a
+    void as ``-`` or nothing)."""
     cards, seen, position = [], set(), 0
     text = text.strip()
     while position < len(text):
@@ -169,16 +172,16 @@ def timing(board_seconds: tuple[float, float], total_seconds: tuple[float, float
 
 _SEAT = r"(?P<seat>north|east|south|west)"
 _PATTERNS = {
-    "connecting": rf'connecting\s+"(?P<team>[^"]*)"\s+as\s+(?P<seat>north|east|south|west|anypl)\s+using\s+protocol'
-                  rf"\s+version\s+(?P<version>\d+)",
-    "seated": rf'{_SEAT}\s+\(?"(?P<team>[^"]*)"\)?\s+seated',
+    "connecting": r'connecting\s+"(?P<team>[^"]*)"\s+as\s+(?P<seat>north|east|south|west|anypl)\s+using\s+protocol'
+                  r"\s+version\s+(?P<version>\d{1,4})",
+    "seated": rf'{_SEAT}\s+\(?"?(?P<team>[^"]*?)"?\)?\s+seated',
     "ready_for_teams": rf"{_SEAT}\s+ready\s+for\s+teams",
     "teams": r'teams\s*:\s*n/s\s*:?\s*"(?P<ns>[^"]*)"\.?\s*e/w\s*:?\s*"(?P<ew>[^"]*)"\.?',
     "ready_to_start": rf"{_SEAT}\s+ready\s+to\s+start",
     "start_of_board": r"start\s+of\s+board",
     "ready_for_deal": rf"{_SEAT}\s+ready\s+for\s+deal",
-    "board": rf"board\s+number\s+(?P<board>\d+)\s*\.\s*dealer\s+(?P<dealer>north|east|south|west)\s*\.\s*"
-             rf"(?P<vul>neither|n/s|e/w|both)\s+vulnerable\.?",
+    "board": r"board\s+number\s+(?P<board>\d{1,9})\s*\.\s*dealer\s+(?P<dealer>north|east|south|west)\s*\.\s*"
+             r"(?P<vul>neither|n/s|e/w|both)\s+vulnerable\.?",
     "ready_for_cards": rf"{_SEAT}\s+ready\s+for\s+cards",
     "cards": rf"{_SEAT}'s\s+cards\s*:\s*(?P<hand>.*)",
     "call": rf"{_SEAT}\s+(?:(?P<word>passes|doubles|redoubles)|bids\s+(?P<bid>[1-7](?:nt|[cdhs])))"
@@ -188,12 +191,13 @@ _PATTERNS = {
     "ready_for_dummy": rf"{_SEAT}\s+ready\s+for\s+dummy",
     "dummy_cards": r"dummy's\s+cards\s*:\s*(?P<hand>.*)",
     "ready_for_card": rf"{_SEAT}\s+ready\s+for\s+(?P<player>north|east|south|west|dummy)'s\s+card\s+to\s+trick\s+"
-                      rf"(?P<trick>\d+)",
+                      r"(?P<trick>\d{1,2})",
     "plays": rf"{_SEAT}\s+plays\s+(?P<card>(?:10|[2-9tjqka])[cdhs])",
     "timing": r"timing\s*-.*",
     "end_of_session": r"end\s+of\s+session",
 }
-_COMPILED = {kind: re.compile(rf"\s*{pattern}\s*", re.IGNORECASE) for kind, pattern in _PATTERNS.items()}
+# any message may end with a full stop (some programs write one after every message)
+_COMPILED = {kind: re.compile(rf"\s*{pattern}\s*\.?\s*", re.IGNORECASE) for kind, pattern in _PATTERNS.items()}
 
 
 @dataclass(frozen=True)
@@ -214,7 +218,9 @@ def _decoded(kind: str, groups: dict) -> dict:
     for key, value in groups.items():
         if value is None:
             continue
-        if key in ("seat", "caller", "dealer") and value.lower() != "anypl":
+        if key == "seat" and value.lower() == "anypl":
+            out[key] = None  # "as ANYPL": the manager seats it at its port's seat
+        elif key in ("seat", "caller", "dealer"):
             out[key] = parse_seat(value)
         elif key in ("player", "leader"):
             out[key] = "dummy" if value.lower() == "dummy" else parse_seat(value)
@@ -236,17 +242,16 @@ def _decoded(kind: str, groups: dict) -> dict:
         else:
             bid = out.pop("bid").upper()
             out["call"] = BID_OFFSET + (int(bid[0]) - 1) * 5 + STRAINS.index(bid[1:])
-    if kind == "connecting" and "seat" not in out:
-        out["seat"] = None  # "ANYPL": the manager chooses
     return out
 
 
 def parse(line: str) -> Message:
     """The message ``line`` is (case and spacing aside); `ProtocolError` naming the line when it is none."""
-    for kind, pattern in _COMPILED.items():
-        match = pattern.fullmatch(line)
-        if match is not None:
-            return Message(kind, _decoded(kind, match.groupdict()), line)
+    if len(line) <= MAX_MESSAGE:
+        for kind, pattern in _COMPILED.items():
+            match = pattern.fullmatch(line)
+            if match is not None:
+                return Message(kind, _decoded(kind, match.groupdict()), line)
     raise ProtocolError(f"{line[:120]!r} is not a message of the table protocol")
 
 
@@ -254,7 +259,7 @@ def expect(line: str, kind: str, **wanted) -> Message:
     """``line`` parsed, checked to be a message of ``kind`` whose fields include ``wanted``; else `ProtocolError`."""
     try:
         message = parse(line)
-    except ProtocolError:
+    except (ProtocolError, ValueError):
         message = None
     if message is None or message.kind != kind or any(message.fields.get(k) != v for k, v in wanted.items()):
         raise ProtocolError(f"got {line[:120]!r}")

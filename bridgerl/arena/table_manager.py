@@ -38,7 +38,12 @@ MAX_LINE = 1000  # bytes of one message, CR LF included; a longer line is malfor
 
 
 class BoardStopped(RuntimeError):
-    """A board ended before its end: its message names the room, board, seat and why."""
+    """A board ended before its end: its message names the room, board, seat and why; ``seat`` the seat at fault
+    (None when none is) and ``told`` whether that seat already had its one line."""
+
+    def __init__(self, message: str, seat: int | None = None, told: bool = False):
+        super().__init__(message)
+        self.seat, self.told = seat, told
 
 
 class _Dropped(BoardStopped):
@@ -71,7 +76,8 @@ class Connection:
                 return "<a line of more than 1000 bytes>"
             timeout = None if deadline is None else deadline - time.monotonic()
             if timeout is not None and timeout <= 0:
-                raise BoardStopped(f"room {self.room + 1}: waited too long for {self.name} ({waiting_for!r})")
+                raise BoardStopped(f"room {self.room + 1}: waited too long for {self.name} ({waiting_for!r})",
+                                   self.seat)
             self.sock.settimeout(timeout)
             try:
                 chunk = self.sock.recv(4096)
@@ -82,9 +88,11 @@ class Connection:
             if not chunk:
                 self.closed = True
                 raise _Dropped(f"room {self.room + 1}: {self.name} dropped the connection (waiting for "
-                               f"{waiting_for!r})")
+                               f"{waiting_for!r})", self.seat, told=True)
             self.buffer += chunk
         line, _, self.buffer = self.buffer.partition(b"\n")
+        if len(line) > MAX_LINE:
+            return "<a line of more than 1000 bytes>"
         text = line.rstrip(b"\r").decode("ascii", "replace")
         self.log(f"room {self.room + 1} {self.name} -> {text}")
         return text
@@ -133,6 +141,7 @@ class TableManager:
         self._log_file = open(log, "a", encoding="utf-8") if log else None
         self.done: dict[tuple[int, int], BridgeState] = {}  # (room, row) -> the finished game
         self.timing: dict[tuple[int, int], list] = {}
+        self._fresh = bool(force)  # --force: the file is started afresh at the first board
         self._resume(force)
 
     # ---------------------------------------------------------------- files
@@ -158,11 +167,14 @@ class TableManager:
             records = read_records(self.out)
         except (ValueError, OSError) as exc:
             records, problem = [], str(exc).splitlines()[0][:160]
-        by_board = {self.source.deal_at(row).board: row for row in self.rows}
+        by_board: dict[int, list[int]] = {}
+        for row in self.rows:
+            by_board.setdefault(self.source.deal_at(row).board, []).append(row)
         for record in records:
             room = next((r for r in range(self.rooms) if record.event == self._event(r)), None)
-            row = by_board.get(record.board)
-            if room is None or row is None or not np.array_equal(record.owner, self.dataset.owner[row]) \
+            row = next((r for r in by_board.get(record.board, []) if np.array_equal(record.owner, self.dataset.owner[r])),
+                       None)
+            if room is None or row is None or (room, row) in self.done \
                     or not record.auction_over or (record.contract is not None and len(record.cards) < 52):
                 problem = f"board {record.board} ({record.event}) is not a finished board of this session"
                 break
@@ -172,15 +184,23 @@ class TableManager:
             raise FileExistsError(f"{self.out} holds something else than this session's boards ({problem}): "
                                   "choose another --out, or --force to replace it")
 
-    def _write(self) -> None:
+    def _append(self, room: int, state: BridgeState) -> None:
+        """Add one finished game to the PBN file (its header first when the file is new): one write and an fsync a
+        board, so a long session costs no more per board at its end than at its start."""
         from bridgerl.core.hand_record import record_of
-        from bridgerl.core.records_write import write_pbn_records
+        from bridgerl.core.records_write import pbn_header, record_pbn
 
-        records = []
-        for (room, row), state in sorted(self.done.items(), key=lambda kv: (kv[0][1], kv[0][0])):
-            ns, ew = self.names.get(room, ("", ""))
-            records.append(record_of(state, names=(ns, ew, ns, ew), event=self._event(room)))
-        write_pbn_records(self.out, records)
+        ns, ew = self.names.get(room, ("", ""))
+        text = record_pbn(record_of(state, names=(ns, ew, ns, ew), event=self._event(room)))
+        if not self.out.exists() or self._fresh:
+            from bridgerl.core.files import atomic_write_text
+
+            atomic_write_text(self.out, pbn_header())
+            self._fresh = False
+        with open(self.out, "a", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
 
     # ---------------------------------------------------------------- the session
     def serve(self, ready: Callable[[], None] | None = None) -> dict:
@@ -235,15 +255,16 @@ class TableManager:
                 with self.lock:
                     self.done[index, row] = state
                     self.timing[index, row] = timing
-                    self._write()
+                    self._append(index, state)
             if not self.stop.is_set():
                 for connection in room.seats:
                     connection.send(P.END_OF_SESSION)
         except Exception as exc:  # noqa: BLE001 (a bug of ours: the session stops as for a board stopped)
             message = str(exc) if isinstance(exc, BoardStopped) else f"room {index + 1}: {type(exc).__name__}: {exc}"
             self.log(f"stopped: {message}")
+            told = getattr(exc, "seat", None) if getattr(exc, "told", False) else None
             for connection in room.seats:
-                if not connection.closed:
+                if not connection.closed and connection.seat != told:  # the seat at fault had its one line
                     connection.send(f"Board stopped: {message}")
             with self.lock:
                 self.failure = self.failure or message
@@ -266,17 +287,21 @@ class TableManager:
                     continue
             room.seats.append(Connection(sock, seat, room.index, self.log))
         names = ["", "", "", ""]
+        deadline = None if self.board_seconds is None else time.monotonic() + self.board_seconds
         for seat, connection in enumerate(room.seats):
             wanted = f'Connecting "TEAM" as {SEAT_NAMES[seat]} using protocol version {P.PROTOCOL_VERSION}'
-            message = self._expect(room, seat, "connecting", wanted)
+            message = self._expect(room, seat, "connecting", wanted, deadline)
             if message["seat"] not in (None, seat):
                 self._refuse(room, seat, wanted, message.text)
             if message["version"] != P.PROTOCOL_VERSION:
                 self._refuse(room, seat, wanted, message.text, "this manager speaks version 18 only")
+            if not P.TEAM_NAME.fullmatch(message["team"]):
+                self._refuse(room, seat, wanted, message.text, "a team name is 1 to 60 printable characters "
+                             "without quotes or backslashes")
             names[seat] = message["team"]
             connection.send(P.seated(seat, message["team"]))
         for seat in range(4):
-            self._expect(room, seat, "ready_for_teams", P.ready_for_teams(seat), seat=seat)
+            self._expect(room, seat, "ready_for_teams", P.ready_for_teams(seat), deadline, seat=seat)
         room.teams = (names[0], names[1])
         for seat in (2, 3):
             if names[seat] != names[seat - 2]:
@@ -284,10 +309,14 @@ class TableManager:
                          f"{names[seat - 2]!r}; the team is {names[seat - 2]!r}")
         with self.lock:
             self.names[room.index] = room.teams
+            other = self.names.get(1 - room.index)
+            if other is not None and other != room.teams[::-1]:
+                self.log(f"note: the teams of room 1 ({self.names.get(0)}) and room 2 ({self.names.get(1)}) do not sit "
+                         "the other way round: the IMPs count room 1's N/S against room 2's N/S all the same")
         for connection in room.seats:
             connection.send(P.teams(*room.teams))
         for seat in range(4):
-            self._expect(room, seat, "ready_to_start", P.ready_to_start(seat), seat=seat)
+            self._expect(room, seat, "ready_to_start", P.ready_to_start(seat), deadline, seat=seat)
 
     # ---------------------------------------------------------------- one board
     def _expect(self, room: Room, who: int, kind: str, wanted: str, deadline: float | None = None, **fields):
@@ -302,7 +331,7 @@ class TableManager:
         line = (f"Error: {SEAT_NAMES[seat]} sent {got[:120]!r}; expected {wanted!r}" + (f" ({why})" if why else ""))
         room.seats[seat].send(line)
         raise BoardStopped(f"room {room.index + 1}: {SEAT_NAMES[seat]} sent {got[:120]!r} where {wanted!r} was "
-                           f"expected" + (f" ({why})" if why else ""))
+                           f"expected" + (f" ({why})" if why else ""), seat, told=True)
 
     def _board(self, room: Room, row: int) -> tuple[BridgeState, list]:
         deal = self.source.deal_at(row)
@@ -329,7 +358,7 @@ class TableManager:
                 while state.phase == "play":
                     state = self._card(room, state, dummy, deadline, seconds, cards)
         except BoardStopped as exc:
-            raise BoardStopped(f"{exc} in {stage}") from None
+            raise BoardStopped(f"{exc} in {stage}", exc.seat, exc.told) from None
         for side in (0, 1):
             room.total_seconds[side] += seconds[side]
         for connection in room.seats:
@@ -347,7 +376,7 @@ class TableManager:
             line = f"Illegal call: {message.text.strip()[:80]!r} after {state.auction}"
             room.seats[caller].send(line)
             raise BoardStopped(f"room {room.index + 1}: {SEAT_NAMES[caller]} made an illegal call: "
-                               f"{message.text.strip()[:80]!r} after {state.auction}")
+                               f"{message.text.strip()[:80]!r} after {state.auction}", caller, told=True)
         for seat in range(4):
             if seat != caller:
                 self._expect(room, seat, "ready_for_bid", P.ready_for_bid(seat, caller), deadline, seat=seat,
@@ -370,7 +399,7 @@ class TableManager:
         if not state.legal_mask()[CARD_OFFSET + card]:
             room.seats[chooser].send(f"Illegal card: {message.text.strip()[:60]!r} (trick {trick})")
             raise BoardStopped(f"room {room.index + 1}: {SEAT_NAMES[chooser]} played an illegal card: "
-                               f"{message.text.strip()[:60]!r} at trick {trick}")
+                               f"{message.text.strip()[:60]!r} at trick {trick}", chooser, told=True)
         for other in range(4):
             if other == chooser:
                 continue

@@ -25,11 +25,6 @@ def _serve(args) -> int:
     from ..arena.table_manager import TableManager
     from ..core.files import atomic_write_text
 
-    if args.json and not args.force:
-        from pathlib import Path
-
-        if Path(args.json).exists():
-            raise ValueError(f"--json {args.json} exists; pass --force to replace it")
     manager = TableManager(args.data, args.out, args.port, args.start, args.deals, args.rooms, args.host,
                            args.board_seconds, args.log, force=args.force)
     last = args.port + 4 * args.rooms - 1
@@ -90,13 +85,14 @@ def add_parser(commands) -> None:
                        help="1, or 2: room 2 is the closed room, the pairs' seats swapped (default 1)")
     serve.add_argument("--out", required=True, help="PBN file of the boards played (auction and play); an "
                                                      "interrupted session run again resumes after its boards")
-    serve.add_argument("--json", help="write the results (every board; with two rooms IMPs/board with 95%% CI)")
+    serve.add_argument("--json", help="write the results (every board; with two rooms IMPs/board with 95%% CI); "
+                                      "replaced atomically at the end of every run")
     serve.add_argument("--host", default="127.0.0.1",
                        help="address to listen on (default 127.0.0.1: this machine only)")
     serve.add_argument("--board-seconds", type=_positive_seconds, default=None,
                        help="end a board that runs longer than this (default: no limit)")
     serve.add_argument("--log", help="append every message sent and received to this file")
-    serve.add_argument("--force", action="store_true", help="replace --out and --json instead of resuming")
+    serve.add_argument("--force", action="store_true", help="start --out afresh instead of resuming from its boards")
     serve.set_defaults(func=_serve)
 
     join = sub.add_parser("join", help="seat one of our agents at a table manager (ours or another program's)")

@@ -45,26 +45,40 @@ def _endplay_board(record: HandRecord):
                  claimed=record.claimed is not None and len(record.cards) < NUM_CARDS, **info)
 
 
+PBN_HEADER = "% PBN {version}\n% EXPORT\n% bridgerl hand records\n\n"
+
+
+def pbn_header() -> str:
+    """The lines a PBN file of `records_to_pbn` opens with."""
+    from endplay.parsers.pbn import PBNEncoder
+
+    return PBN_HEADER.format(version=PBNEncoder().pbn_version)
+
+
+def record_pbn(record: HandRecord, encoder=None) -> str:
+    """One record's PBN game (its tags, then a blank line), as `records_to_pbn` writes it."""
+    from endplay.parsers.pbn import PBNEncoder
+
+    encoder = PBNEncoder() if encoder is None else encoder
+    encoder.export_board(_endplay_board(record))
+    unknown = record.auction_over and record.contract is not None and record.tricks is None
+    tags = []
+    for tag in encoder.tags:
+        if tag.startswith("[Contract "):
+            tag = re.sub(r'x+(?="\])', lambda m: m.group(0).upper(), tag)  # endplay writes 4Hx; PBN 4HX
+        elif tag.startswith("[Result ") and unknown:
+            tag = '[Result "?"]\n'
+        tags.append(tag)
+    return "".join(tags) + "\n"
+
+
 def records_to_pbn(records) -> str:
     """PBN text of ``records`` (endplay's encoder: Event .. South, Dealer, Vulnerable, Deal, Scoring, Declarer,
     Contract, Result, Auction, Play; ``Result "?"`` where the record does not tell declarer's tricks)."""
     from endplay.parsers.pbn import PBNEncoder
 
     encoder = PBNEncoder()
-    out = [f"% PBN {encoder.pbn_version}\n", "% EXPORT\n", "% bridgerl hand records\n", "\n"]
-    for record in records:
-        encoder.export_board(_endplay_board(record))
-        unknown = record.auction_over and record.contract is not None and record.tricks is None
-        tags = []
-        for tag in encoder.tags:
-            if tag.startswith("[Contract "):
-                tag = re.sub(r'x+(?="\])', lambda m: m.group(0).upper(), tag)  # endplay writes 4Hx; PBN 4HX
-            elif tag.startswith("[Result ") and unknown:
-                tag = '[Result "?"]\n'
-            tags.append(tag)
-        out.extend(tags)
-        out.append("\n")
-    return "".join(out)
+    return pbn_header() + "".join(record_pbn(record, encoder) for record in records)
 
 
 def write_pbn_records(path: str | os.PathLike, records) -> None:
@@ -72,4 +86,4 @@ def write_pbn_records(path: str | os.PathLike, records) -> None:
     atomic_write_text(path, records_to_pbn(records))
 
 
-__all__ = ["records_to_pbn", "write_pbn_records"]
+__all__ = ["pbn_header", "record_pbn", "records_to_pbn", "write_pbn_records"]
