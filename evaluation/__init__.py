@@ -28,6 +28,9 @@ class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """``import bridgerl.evaluation.game`` gives `bridgerl.arena.game` itself (one module, so state and patches are
     shared), after a ``DeprecationWarning`` naming the new place."""
 
+    def __init__(self):
+        self._real_specs: dict = {}  # alias name -> the real module's spec, between create_module and exec_module
+
     def find_spec(self, fullname, path=None, target=None):
         prefix, _, name = fullname.rpartition(".")
         if prefix != __name__ or name not in MOVED:
@@ -39,11 +42,14 @@ class _MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         warnings.warn(f"{spec.name} moved to {MOVED[name]} (issue #52); the old name goes in the next release",
                       DeprecationWarning, stacklevel=2)
         module = importlib.import_module(MOVED[name])
-        self._real_spec = module.__spec__
+        self._real_specs[spec.name] = module.__spec__
         return module
 
     def exec_module(self, module):
-        module.__spec__ = self._real_spec  # the import system gave it the alias' spec: give back its own
+        for alias, real in list(self._real_specs.items()):  # the import system gave it the alias' spec
+            if real.name == module.__name__:
+                module.__spec__ = real
+                del self._real_specs[alias]
 
 
 if not any(isinstance(finder, _MovedModules) for finder in sys.meta_path):
@@ -53,5 +59,10 @@ if not any(isinstance(finder, _MovedModules) for finder in sys.meta_path):
 def __getattr__(name: str):
     """``from bridgerl.evaluation import game`` (the attribute form of the same alias)."""
     if name in MOVED:
-        return importlib.import_module(f"{__name__}.{name}")
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", DeprecationWarning)
+            module = importlib.import_module(f"{__name__}.{name}")
+        warnings.warn(f"{__name__}.{name} moved to {MOVED[name]} (issue #52); the old name goes in the next release",
+                      DeprecationWarning, stacklevel=2)
+        return module
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

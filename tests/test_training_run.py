@@ -164,6 +164,22 @@ def test_a_nan_loss_keeps_the_last_good_checkpoint(tmp_path, monkeypatch):
     assert result["env_steps"] == 320 and np.isfinite(result["imps_per_deal"])
 
 
+def test_a_resumed_bidder_run_logs_each_step_once(tmp_path):
+    """A line written after the last checkpoint (a run killed between its log line and its checkpoint) is dropped
+    when the run resumes (the one resume of every trainer, `training.state.resume_state`), so a learning curve
+    reads every step once."""
+    out = tmp_path / "run"
+    train_uncontested(out, steps=160, data="test", eval_data="test", overrides=TINY, chunk=5, progress=False,
+                      command="x", checkpoint_seconds=0)
+    log = out / "log.jsonl"
+    with open(log, "a") as handle:  # the line of a chunk whose checkpoint never came
+        handle.write(json.dumps({"env_steps": 240, "updates": 0, "loss": 0.0}) + "\n")
+    train_uncontested(out, steps=320, data="test", eval_data="test", overrides=TINY, chunk=5, progress=False,
+                      command="x", resume=True)
+    steps = [json.loads(line)["env_steps"] for line in log.read_text().splitlines()]
+    assert steps == [80, 160, 240, 320] and len(set(steps)) == len(steps)
+
+
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory):
     """Tiny runs of three trainers (uncontested DQN, supervised card player, self-play card player) and the

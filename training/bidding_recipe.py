@@ -5,6 +5,7 @@ and the files a bidder's run directory holds."""
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from pathlib import Path
 from typing import Any, Callable
@@ -31,9 +32,62 @@ class TrainingDiverged(ValueError):
 
 
 class BiddingRecipe:
-    """The DQN or PPO bidder's part of a run, driven by `training.loop.run_loop`: compiled chunks of iterations
-    (``num_envs`` calls each), the held-out evaluation (against par, or a snapshot scored by the caller's
-    ``evaluate_agent`` in competitive runs), the model written at each checkpoint."""
+    """What the DQN and PPO bidders' recipes share, driven by `training.loop.run_loop`: compiled chunks of
+    iterations (``num_envs`` calls each), the held-out evaluation (against par, or a snapshot scored by the caller's
+    ``evaluate_agent`` in competitive runs), the model written at each checkpoint. Each algorithm is a subclass
+    (`DQNRecipe`, `PPORecipe`, by name in `RECIPES`): its settings, trainer, pretraining, refusals, log fields and
+    the model's metadata; `training.run.train` sets a run up through them and never asks which algorithm it has."""
+
+    algo = ""
+    format = FORMAT
+    fresh_deals = False         # can train on deals drawn inside jit (its reward played out after each rollout)
+    saves_constructive = False  # keeps the constructive DQN beside every network it saves
+
+    # ---------------------------------------------------------------- the algorithm's part of the run's setup
+    @classmethod
+    def settings(cls) -> tuple[dict, dict, type]:
+        """(presets, default steps by preset, config class)."""
+        raise NotImplementedError
+
+    @classmethod
+    def check_env(cls, run) -> None:
+        """Refuse a game this algorithm does not train (one line)."""
+
+    @classmethod
+    def check(cls, run, config) -> None:
+        """Refuse settings this algorithm cannot run with (one line), before any file is touched."""
+
+    @classmethod
+    def keeps_demonstrations(cls, config) -> bool:
+        """Whether its updates read the demonstrations (a resumed run rebuilds them then)."""
+        return False
+
+    @classmethod
+    def make_trainer(cls, run, config, steps: int, env, data, demos, mesh):
+        raise NotImplementedError
+
+    @classmethod
+    def pretrained(cls, trainer, env, demos, run, config):
+        """(params, statistics) of the network pretrained on the teacher's demonstrations."""
+        raise NotImplementedError
+
+    @classmethod
+    def run_fields(cls) -> dict:
+        """What the run's saved settings record of the algorithm (compared on resume)."""
+        return {}
+
+    @classmethod
+    def model_fields(cls, run, config, constructive_agent) -> tuple[dict, dict, dict]:
+        """The model metadata's fields of the algorithm: after ``env_id``, after ``hidden``, at the end."""
+        return {}, {}, {}
+
+    def head_fields(self, metrics) -> dict:
+        """A log line's fields of the algorithm, after the step counters."""
+        return {}
+
+    def tail_fields(self, metrics) -> dict:
+        """A log line's fields of the algorithm, after the common ones."""
+        return {}
 
     def __init__(self, run, trainer, env, eval_env, eval_rows, model_meta: dict, constructive_agent,
                  saved_steps: int | None):
@@ -70,16 +124,11 @@ class BiddingRecipe:
         episodes, total = int(metrics.episodes.sum()), float(metrics.return_sum.sum())
         if episodes:
             self.rolling = (self.rolling + [total / episodes])[-20:]
-        record = {"env_steps": int(ts.env_steps), "updates": int(ts.updates),
-                  **({"epsilon": float(metrics.epsilon[-1])} if self.algo == "dqn" else {}),
+        record = {"env_steps": int(ts.env_steps), "updates": int(ts.updates), **self.head_fields(metrics),
                   "loss": float(metrics.loss.mean()),
                   "train_imps": total / max(episodes, 1), "env_steps_per_s": n * self.per_iteration / seconds,
                   "episodes": episodes, "updates_per_s": (int(ts.updates) - updates_before) / seconds,
-                  "wall_s": time.monotonic() - self.start_time}
-        if self.algo == "ppo":
-            from bridgerl.training import ppo
-
-            record.update(ppo.metrics_record(metrics))
+                  "wall_s": time.monotonic() - self.start_time, **self.tail_fields(metrics)}
         pool_episodes = int(metrics.pool_episodes.sum())
         if pool_episodes:
             record["pool_episodes"] = pool_episodes
@@ -95,7 +144,7 @@ class BiddingRecipe:
             return evaluate_competitive_snapshot(self.trainer, ts, self.eval_env, self.run.evaluate_agent,
                                                  self.run.eval_deals, self.out / SNAPSHOT_DIR,
                                                  self.model_metadata(ts, None), self.constructive_agent,
-                                                 PPO_FORMAT if self.algo == "ppo" else FORMAT)
+                                                 self.format)
         returns, finished = evaluate_greedy(self.trainer.graphdef, ts.params, self.eval_env, self.eval_rows)
         mean, ci = mean_ci(np.asarray(returns))
         return {"imps_per_deal": mean, "ci95": ci, "deals": int(len(self.eval_rows)),
@@ -112,7 +161,7 @@ class BiddingRecipe:
             save_weights(self.out / CRITIC_FILE, nnx.to_pure_dict(ts.critic),
                          {**metadata, "env_id": "uncontested_bidding_critic", "role": "critic",
                           "observation_size": self.env.observation_size + 52, "evaluation": None})
-        save_weights(self.out / MODEL_FILE, params, metadata, format=PPO_FORMAT if self.algo == "ppo" else FORMAT)
+        save_weights(self.out / MODEL_FILE, params, metadata, format=self.format)
 
     def checkpoint(self, ts, evaluation: dict | None) -> None:
         self.write_model(ts, (evaluation or {}).get("eval"))
@@ -145,3 +194,133 @@ def evaluate_competitive_snapshot(trainer, ts, eval_env, evaluate_agent: Callabl
     returns, finished = evaluate_greedy(trainer.graphdef, ts.params, eval_env, rows, max_calls=320)
     return {**scores, "self_play_abs_par_imps": float(np.abs(np.asarray(returns)).mean()),
             "all_finished": bool(np.asarray(finished).all()), "snapshot": str(snapshot)}
+
+
+class DQNRecipe(BiddingRecipe):
+    """The DQN bidder (`training.dqn`): uncontested, or competitive self-play with per-seat transitions."""
+
+    algo = "dqn"
+    format = FORMAT
+    saves_constructive = True
+
+    @classmethod
+    def settings(cls):
+        from bridgerl.training.dqn import PRESETS, DQNConfig
+
+        return PRESETS, DEFAULT_STEPS, DQNConfig
+
+    @classmethod
+    def check(cls, run, config) -> None:
+        if config.demo_weight and run.pretrain is None:
+            raise ValueError("demo_weight > 0 needs the rule demonstrations: pass a pretraining config "
+                             "(--pretrain-deals)")
+
+    @classmethod
+    def keeps_demonstrations(cls, config) -> bool:
+        return bool(config.demo_weight)
+
+    @classmethod
+    def make_trainer(cls, run, config, steps, env, data, demos, mesh):
+        from bridgerl.training.dqn import DQNTrainer
+
+        return DQNTrainer(env, config, seed=run.seed, total_steps=steps, demonstrations=demos,
+                          self_play=run.env_id == COMPETITIVE_ENV_ID, mesh=mesh)
+
+    @classmethod
+    def pretrained(cls, trainer, env, demos, run, config):
+        from bridgerl.training.demonstrations import pretrain_on
+
+        return pretrain_on(trainer.graphdef, trainer.init(env).params, demos, run.pretrain, config.huber_delta,
+                           run.progress)
+
+    @classmethod
+    def model_fields(cls, run, config, constructive_agent):
+        return {}, {"dueling": config.dueling}, ({"constructive": CONSTRUCTIVE_FILE} if constructive_agent else {})
+
+    def head_fields(self, metrics) -> dict:
+        return {"epsilon": float(metrics.epsilon[-1])}
+
+
+class PPORecipe(BiddingRecipe):
+    """The PPO bidder (`training.ppo`): competitive self-play over the four seats, on dataset or fresh deals."""
+
+    algo = "ppo"
+    format = PPO_FORMAT
+    fresh_deals = True
+
+    @classmethod
+    def settings(cls):
+        from bridgerl.training import ppo
+
+        return ppo.PRESETS, ppo.DEFAULT_STEPS, ppo.PPOConfig
+
+    @classmethod
+    def check_env(cls, run) -> None:
+        if run.env_id != COMPETITIVE_ENV_ID:
+            raise ValueError("PPO trains competitive bidding (self-play over the four seats): use train competitive")
+
+    @classmethod
+    def check(cls, run, config) -> None:
+        if run.constructive is not None and run.pretrain is None:
+            raise ValueError("with --algo ppo, --constructive is the teacher's constructive system: it needs "
+                             "--pretrain-deals (PPO's own network makes every call)")
+        if config.bc_weight and run.pretrain is None:
+            raise ValueError("bc_weight > 0 needs the teacher's demonstrations: pass a pretraining config "
+                             "(--pretrain-deals)")
+
+    @classmethod
+    def keeps_demonstrations(cls, config) -> bool:
+        return bool(config.bc_weight)
+
+    @classmethod
+    def make_trainer(cls, run, config, steps, env, data, demos, mesh):
+        from bridgerl.training import ppo
+
+        card_player = data.fresh_player  # fresh deals: the held-out tables' card player plays contracts out
+        if card_player is None and config.playout:  # the card player that made the played tables
+            card_player = table_card_player(data.train)
+        return ppo.PPOTrainer(env, config, seed=run.seed, total_steps=steps, demonstrations=demos, mesh=mesh,
+                              card_player=card_player)
+
+    @classmethod
+    def pretrained(cls, trainer, env, demos, run, config):
+        from bridgerl.training import ppo
+
+        pretrain = run.pretrain
+        return ppo.pretrain_policy(trainer.graphdef, trainer.init(env).params, demos, pretrain.updates,
+                                   pretrain.batch_size, pretrain.learning_rate, pretrain.seed, run.progress,
+                                   config.reward_scale)
+
+    @classmethod
+    def run_fields(cls) -> dict:
+        return {"algo": "ppo"}
+
+    @classmethod
+    def model_fields(cls, run, config, constructive_agent):
+        pretrain, constructive = run.pretrain, run.constructive
+        return ({"algo": "ppo"}, {}, {"teacher": {"pretrain": dataclasses.asdict(pretrain) if pretrain else None,
+                                                   "constructive": str(constructive) if constructive else None}})
+
+    def tail_fields(self, metrics) -> dict:
+        from bridgerl.training import ppo
+
+        return ppo.metrics_record(metrics)
+
+
+RECIPES = {"dqn": DQNRecipe, "ppo": PPORecipe}
+DEFAULT_STEPS = {"small": 2_000_000, "thesis": 4_000_000, "critic": 300_000}  # the DQN presets' env steps
+
+
+def table_card_player(data):
+    """The learned card player that made the training data's played tables (``data.played_by``: its path and
+    checkpoint hash), loaded for PPO's ``playout``; refused in one line without played tables or when the file at
+    that path is no longer the one that made them (`bridgerl.core.dataset.check_played_by`)."""
+    from bridgerl.agents.learned.card_player import CardPlayer
+    from bridgerl.core.dataset import check_played_by
+
+    if getattr(data, "played_by", None) is None or getattr(data, "tricks", "dd") != "played":
+        raise ValueError("playout plays contracts out with the card player of the played tables: train with "
+                         "--tricks played (par comes from those tables)")
+    path = data.played_by["player"]
+    check_played_by(data, path)
+    return CardPlayer.load(path)

@@ -35,7 +35,7 @@ from bridgerl.core.files import atomic_write_text
 from bridgerl.core.positions import load_positions
 from bridgerl.training.card_player import examples, trick_loss
 from bridgerl.training.loop import Loop, run_loop
-from bridgerl.training.state import load_state, trim_log
+from bridgerl.training.state import resume_state
 from bridgerl.training.supervised import LOG_FILE, MODEL_FILE, STATE_FILE, Task, check_run_dir, make_evaluate
 
 _NEG = -1e9
@@ -199,8 +199,8 @@ def train_selfplay(out, init, deals, valid, config: SelfPlayConfig = SelfPlayCon
     carry = {"params": params, "opt_state": opt_state, "key": jax.random.PRNGKey(seed),
              "update": jnp.int32(0), "best": jnp.float32(np.inf)}
     if resume:
-        carry = load_state(state_path, carry, meta, config_class=SelfPlayConfig)
-        trim_log(out / LOG_FILE, "update", int(carry["update"]))
+        carry = resume_state(state_path, carry, meta, SelfPlayConfig, None, out / LOG_FILE, "update",
+                             lambda c: int(c["update"]))
     recipe = _SelfPlayRecipe(make_update(env, graphdef, optimizer, config), select, valid_data, rows, contracts,
                              config, seed, out, start.metadata, {
                                  "init": str(init), "seed": seed, "config": dataclasses.asdict(config),

@@ -21,11 +21,11 @@ from bridgerl.agents.learned.checkpoint import checkpoint_file
 from bridgerl.core import load_dataset
 from bridgerl.core.files import atomic_write_bytes
 from bridgerl.training.bidding_recipe import (  # noqa: F401 (importable from here as before)
-    CONSTRUCTIVE_FILE, LOG_FILE, MODEL_FILE, RUN_FILES, SNAPSHOT_DIR, STATE_FILE, BiddingRecipe, TrainingDiverged,
-    evaluate_competitive_snapshot)
-from bridgerl.training.dqn import PRESETS, DQNConfig, DQNTrainer
+    CONSTRUCTIVE_FILE, DEFAULT_STEPS, LOG_FILE, MODEL_FILE, RECIPES, RUN_FILES, SNAPSHOT_DIR, STATE_FILE,
+    BiddingRecipe, TrainingDiverged, evaluate_competitive_snapshot, table_card_player)
 from bridgerl.training.loop import Loop, run_loop
-from bridgerl.training.state import COMPETITIVE_ENV_ID, UNCONTESTED_ENV_ID, check_run_kind, load_state, read_state
+from bridgerl.training.state import (COMPETITIVE_ENV_ID, UNCONTESTED_ENV_ID, check_run_kind, read_state,
+                                     resume_state)
 
 if TYPE_CHECKING:
     from bridgerl.training.demonstrations import PretrainConfig
@@ -127,40 +127,21 @@ def train_competitive(out: str | Path, preset: str = "small", steps: int | None 
                            devices=devices, env_options=env_options, pretrain_data=pretrain_data))
 
 
-def _table_card_player(data):
-    """The learned card player that made the training data's played tables (``data.played_by``: its path and
-    checkpoint hash), loaded for PPO's ``playout``; refused in one line without played tables or when the file at
-    that path is no longer the one that made them (`bridgerl.core.dataset.check_played_by`)."""
-    from bridgerl.agents.learned.card_player import CardPlayer
-    from bridgerl.core.dataset import check_played_by
-
-    if getattr(data, "played_by", None) is None or getattr(data, "tricks", "dd") != "played":
-        raise ValueError("playout plays contracts out with the card player of the played tables: train with "
-                         "--tricks played (par comes from those tables)")
-    path = data.played_by["player"]
-    check_played_by(data, path)
-    return CardPlayer.load(path)
-
-
 def _data_name(data) -> str:
     """How a run records its data: the path or split name as given, a Dataset's source."""
     return data.source if hasattr(data, "source") and hasattr(data, "owner") else str(data)
 
 
 def _algorithm(run: RunConfig):
-    """The algorithm's module, presets, default steps and config class; the run's config and steps."""
+    """The run's recipe class (`RECIPES`), its config class, config and steps; settings that do not go together are
+    refused here, before any file is touched."""
     if run.env_id not in (ENV_ID, COMPETITIVE_ENV_ID):
         raise ValueError(f"unknown env id {run.env_id!r}; expected {ENV_ID!r} or {COMPETITIVE_ENV_ID!r}")
-    if run.algo not in ("dqn", "ppo"):
-        raise ValueError(f"unknown algorithm {run.algo!r}; expected 'dqn' or 'ppo'")
-    if run.algo == "ppo" and run.env_id != COMPETITIVE_ENV_ID:
-        raise ValueError("PPO trains competitive bidding (self-play over the four seats): use train competitive")
-    if run.algo == "ppo":
-        from bridgerl.training import ppo
-
-        presets, default_steps, config_class = ppo.PRESETS, ppo.DEFAULT_STEPS, ppo.PPOConfig
-    else:
-        presets, default_steps, config_class = PRESETS, DEFAULT_STEPS, DQNConfig
+    if run.algo not in RECIPES:
+        raise ValueError(f"unknown algorithm {run.algo!r}; expected {' or '.join(map(repr, RECIPES))}")
+    recipe = RECIPES[run.algo]
+    recipe.check_env(run)
+    presets, default_steps, config_class = recipe.settings()
     if run.preset not in presets:
         raise ValueError(f"unknown {run.algo} preset {run.preset!r}; choose one of {sorted(presets)}")
     unknown = sorted(set(run.overrides or {}) - {f.name for f in dataclasses.fields(config_class)})
@@ -168,11 +149,6 @@ def _algorithm(run: RunConfig):
         raise ValueError(f"{', '.join(unknown)}: not a setting of {run.algo} training ({config_class.__name__})")
     config = presets[run.preset].replace(**dict(run.overrides or {}))
     steps = int(run.steps if run.steps is not None else default_steps[run.preset])
-    return config_class, config, steps
-
-
-def _check_settings(run: RunConfig, config) -> None:
-    """Settings that do not go together, refused before any file is touched."""
     competitive = run.env_id == COMPETITIVE_ENV_ID
     if competitive and run.evaluate_agent is None:
         raise ValueError("competitive training scores every snapshot with evaluate_agent(agent) -> dict; pass one "
@@ -183,16 +159,10 @@ def _check_settings(run: RunConfig, config) -> None:
         raise ValueError("pretraining from rule demonstrations is for the competitive env")
     if run.constructive is not None and not competitive:
         raise ValueError("a constructive bidder serves the competitive env")
-    if run.algo == "ppo" and run.constructive is not None and run.pretrain is None:
-        raise ValueError("with --algo ppo, --constructive is the teacher's constructive system: it needs "
-                         "--pretrain-deals (PPO's own network makes every call)")
-    if run.algo == "dqn" and config.demo_weight and run.pretrain is None:
-        raise ValueError("demo_weight > 0 needs the rule demonstrations: pass a pretraining config (--pretrain-deals)")
-    if run.algo == "ppo" and config.bc_weight and run.pretrain is None:
-        raise ValueError("bc_weight > 0 needs the teacher's demonstrations: pass a pretraining config "
-                         "(--pretrain-deals)")
+    recipe.check(run, config)
     if run.resume and run.force:
         raise ValueError("--resume continues the run in --out and --force replaces it: give one of them")
+    return recipe, config_class, config, steps
 
 
 def _claim_out(run: RunConfig) -> dict | None:
@@ -228,12 +198,12 @@ class _Data:
     fresh_player: Any = None  # the card player that plays fresh deals' contracts out
 
 
-def _datasets(run: RunConfig, env_options: dict) -> _Data:
+def _datasets(run: RunConfig, recipe, env_options: dict) -> _Data:
     data, eval_data = run.data, run.eval_data
     data_name, eval_name = _data_name(data), _data_name(eval_data)
     played_by, fresh_player = None, None
     if isinstance(data, str) and data == "fresh":  # deals drawn inside jit; evaluations read eval_data's tables
-        if run.algo != "ppo" or run.env_id != COMPETITIVE_ENV_ID:
+        if not recipe.fresh_deals or run.env_id != COMPETITIVE_ENV_ID:
             raise ValueError("--data fresh trains PPO on competitive bidding (train competitive --algo ppo): its "
                              "duplicate reward is played out after each rollout")
         if env_options.get("tricks") != "played":
@@ -241,7 +211,7 @@ def _datasets(run: RunConfig, env_options: dict) -> _Data:
                              "evaluations read the played tables of --eval-data)")
         eval_data = load_dataset(eval_data, tricks="played")
         played_by = eval_data.played_by
-        fresh_player = _table_card_player(eval_data)
+        fresh_player = table_card_player(eval_data)
         data = load_dataset(run.pretrain_data or "train", tricks="played") if run.pretrain is not None else None
         data_name = ("fresh: deals drawn inside jit from the run's key stream (jax.random.PRNGKey(seed), split "
                      "once per call and auction slot); no deal repeats except by chance; played out by "
@@ -277,7 +247,7 @@ def _envs(run: RunConfig, data: _Data, env_options: dict):
     return env, eval_env, eval_rows
 
 
-def _teacher(run: RunConfig, config, data: _Data, env_options: dict, resuming: bool):
+def _teacher(run: RunConfig, recipe, config, data: _Data, env_options: dict, resuming: bool):
     """The constructive DQN (saved beside a DQN's networks) and the teacher's demonstrations, where asked for."""
     out, constructive = Path(run.out), run.constructive
     constructive_agent, teacher_constructive = None, None
@@ -285,13 +255,12 @@ def _teacher(run: RunConfig, config, data: _Data, env_options: dict, resuming: b
         from bridgerl.agents.learned.dqn import DQNAgent
 
         teacher_constructive = DQNAgent.load(constructive, env_id="uncontested_bidding")
-        if run.algo == "dqn":  # the DQN's calls while the opponents pass: saved beside every network
+        if recipe.saves_constructive:  # the DQN's calls while the opponents pass: saved beside every network
             constructive_agent = teacher_constructive
             for directory in (out, out / SNAPSHOT_DIR):
                 atomic_write_bytes(directory / CONSTRUCTIVE_FILE, checkpoint_file(constructive).read_bytes())
-    keeps_demos = config.bc_weight if run.algo == "ppo" else config.demo_weight
     demos = None
-    if run.pretrain is not None and (not resuming or keeps_demos):
+    if run.pretrain is not None and (not resuming or recipe.keeps_demonstrations(config)):
         from bridgerl.training.demonstrations import rule_demonstrations
 
         teacher = None
@@ -307,52 +276,29 @@ def _teacher(run: RunConfig, config, data: _Data, env_options: dict, resuming: b
     return constructive_agent, demos
 
 
-def _trainer(run: RunConfig, config, steps: int, env, data: _Data, demos, mesh, resuming: bool):
+def _trainer(run: RunConfig, recipe, config, steps: int, env, data: _Data, demos, mesh, resuming: bool):
     """The trainer and its starting state (pretrained on the demonstrations in a new run), with the pretraining's
     statistics (None when there was none)."""
-    pretrain, competitive = run.pretrain, run.env_id == COMPETITIVE_ENV_ID
-    if run.algo == "ppo":
-        from bridgerl.training import ppo
-
-        card_player = data.fresh_player  # fresh deals: the held-out tables' card player plays contracts out
-        if card_player is None and config.playout:  # the card player that made the played tables
-            card_player = _table_card_player(data.train)
-        trainer = ppo.PPOTrainer(env, config, seed=run.seed, total_steps=steps, demonstrations=demos, mesh=mesh,
-                                 card_player=card_player)
-    else:
-        trainer = DQNTrainer(env, config, seed=run.seed, total_steps=steps, demonstrations=demos,
-                             self_play=competitive, mesh=mesh)
-    if pretrain is None or resuming:
+    trainer = recipe.make_trainer(run, config, steps, env, data, demos, mesh)
+    if run.pretrain is None or resuming:
         return trainer, trainer.init(env), None
-    if run.algo == "ppo":
-        params, stats = ppo.pretrain_policy(trainer.graphdef, trainer.init(env).params, demos, pretrain.updates,
-                                            pretrain.batch_size, pretrain.learning_rate, pretrain.seed,
-                                            run.progress, config.reward_scale)
-    else:
-        from bridgerl.training.demonstrations import pretrain_on
-
-        params, stats = pretrain_on(trainer.graphdef, trainer.init(env).params, demos, pretrain, config.huber_delta,
-                                    run.progress)
+    params, stats = recipe.pretrained(trainer, env, demos, run, config)
     return trainer, trainer.init(env, params), stats
 
 
-def _model_meta(run: RunConfig, config, env, data: _Data, env_options: dict, devices: int, constructive_agent,
-                command: str) -> dict:
+def _model_meta(run: RunConfig, recipe, config, env, data: _Data, env_options: dict, devices: int,
+                constructive_agent, command: str) -> dict:
     """What every saved network of the run records (its steps, updates and evaluation are added when saved)."""
-    algo, pretrain, constructive = run.algo, run.pretrain, run.constructive
-    return {"env_id": run.env_id, **({"algo": algo} if algo != "dqn" else {}),
+    after_id, after_hidden, tail = recipe.model_fields(run, config, constructive_agent)
+    return {"env_id": run.env_id, **after_id,
             "observation_size": env.observation_size, "num_actions": env.num_actions,
-            "hidden": list(config.hidden), **({"dueling": config.dueling} if algo == "dqn" else {}),
+            "hidden": list(config.hidden), **after_hidden,
             "preset": run.preset,
             "config": dataclasses.asdict(config), "seed": run.seed, "data": data.name, "env_options": env_options,
             **({"played_by": data.played_by} if data.played_by else {}),
             "env_steps": 0, "updates": 0, "command": command,
             "evaluation": None, "device": jax.devices()[0].device_kind,
-            **({"devices": devices} if devices > 1 else {}),
-            **({"constructive": CONSTRUCTIVE_FILE} if constructive_agent is not None else {}),
-            **({"teacher": {"pretrain": dataclasses.asdict(pretrain) if pretrain else None,
-                            "constructive": str(constructive) if constructive else None}}
-               if algo == "ppo" else {})}
+            **({"devices": devices} if devices > 1 else {}), **tail}
 
 
 def train(run: RunConfig) -> dict:
@@ -361,26 +307,27 @@ def train(run: RunConfig) -> dict:
     A NaN or infinite loss stops it with `TrainingDiverged` before anything of that state is saved."""
     from bridgerl.training.sharding import data_mesh, resolve_devices
 
-    config_class, config, steps = _algorithm(run)
-    _check_settings(run, config)
+    recipe_class, config_class, config, steps = _algorithm(run)
     saved_state = _claim_out(run)
     out, resuming = Path(run.out), run.resume
     devices = resolve_devices(run.devices)
     mesh = data_mesh(devices)
     env_options = dict(run.env_options or {})
-    data = _datasets(run, env_options)
+    data = _datasets(run, recipe_class, env_options)
     env, eval_env, eval_rows = _envs(run, data, env_options)
     out.mkdir(parents=True, exist_ok=True)
     meta = {"env_id": run.env_id, "config": dataclasses.asdict(config), "seed": run.seed, "data": data.name,
             "preset": run.preset, "steps": steps, "env_options": env_options,
             "pretrain": dataclasses.asdict(run.pretrain) if run.pretrain else None,
             "constructive": str(run.constructive) if run.constructive else None,
-            **({"algo": run.algo} if run.algo != "dqn" else {}),
+            **recipe_class.run_fields(),
             **({"devices": devices} if devices > 1 else {})}  # a resumed run is bit-identical on as many devices
-    constructive_agent, demos = _teacher(run, config, data, env_options, resuming)
-    trainer, ts, pretrain_stats = _trainer(run, config, steps, env, data, demos, mesh, resuming)
+    constructive_agent, demos = _teacher(run, recipe_class, config, data, env_options, resuming)
+    trainer, ts, pretrain_stats = _trainer(run, recipe_class, config, steps, env, data, demos, mesh, resuming)
     if resuming:
-        ts = load_state(out / STATE_FILE, ts, meta, config_class, payload=saved_state)
+        ts = resume_state(out / STATE_FILE, ts, meta, config_class, saved_state, out / LOG_FILE, "env_steps",
+                          lambda carry: int(carry.env_steps))
+    del saved_state  # every leaf of the saved state, the replay buffer included: not kept for the whole run
     ts = trainer.place(ts)
     per_iteration = trainer.steps_per_iteration
     iterations = math.ceil(steps / per_iteration)
@@ -389,9 +336,9 @@ def train(run: RunConfig) -> dict:
         eval_every = max(1, run.eval_every_steps // per_iteration)
     eval_every = eval_every or max(run.chunk, iterations // 10)
     command = run.command or " ".join(shlex.quote(a) for a in ["bridgerl", *sys.argv[1:]])
-    recipe = BiddingRecipe(run, trainer, env, eval_env, eval_rows,
-                           _model_meta(run, config, env, data, env_options, devices, constructive_agent, command),
-                           constructive_agent, int(ts.env_steps) if resuming else None)
+    recipe = recipe_class(run, trainer, env, eval_env, eval_rows,
+                          _model_meta(run, recipe_class, config, env, data, env_options, devices, constructive_agent,
+                                      command), constructive_agent, int(ts.env_steps) if resuming else None)
     if pretrain_stats is not None:
         with open(out / LOG_FILE, "a") as handle:
             handle.write(json.dumps({"env_steps": 0, "updates": 0, "pretrain": pretrain_stats}) + "\n")
@@ -406,5 +353,3 @@ def train(run: RunConfig) -> dict:
     recipe.write_model(ts, final)
     return {**final, "env_steps": int(ts.env_steps), "updates": int(ts.updates), "model": str(out / MODEL_FILE)}
 
-
-DEFAULT_STEPS = {"small": 2_000_000, "thesis": 4_000_000, "critic": 300_000}

@@ -112,6 +112,15 @@ def load_state(path: str | Path, template, meta: dict, config_class=None, payloa
     return jax.tree.unflatten(treedef, restored)
 
 
+def resume_state(path: str | Path, template, meta: dict, config_class, payload: dict | None, log: str | Path,
+                 key: str, done_of) -> object:
+    """How every trainer resumes (one place): the saved state restored into ``template`` (`load_state`), then the
+    lines of the log past it dropped (`trim_log`: the log lines' ``key`` against ``done_of(state)``)."""
+    state = load_state(path, template, meta, config_class, payload)
+    trim_log(log, key, done_of(state))
+    return state
+
+
 def trim_log(path: str | Path, key: str, done: int) -> None:
     """Drop the lines of the JSON-lines log at ``path`` whose ``key`` is past ``done`` (written after the saved state
     by a run cut short), so a resumed run's log has each unit once."""

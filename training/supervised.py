@@ -24,7 +24,7 @@ from bridgerl.agents.learned.checkpoint import load_weights, save_weights
 from bridgerl.core.files import atomic_write_text
 from bridgerl.core.positions import load_positions
 from bridgerl.training.loop import Loop, run_loop
-from bridgerl.training.state import load_state, trim_log
+from bridgerl.training.state import resume_state
 
 MODEL_FILE, STATE_FILE, LOG_FILE = "model.msgpack", "train_state.msgpack", "log.jsonl"
 
@@ -205,8 +205,8 @@ def train_supervised(task: Task, out, train, valid, config: SupervisedConfig = S
     carry = {"params": params, "opt_state": opt_state, "key": jax.random.PRNGKey(seed),
              "epoch": jax.numpy.int32(0), "best": jax.numpy.float32(np.inf)}
     if resume:
-        carry = load_state(state_path, carry, meta, config_class=SupervisedConfig)
-        trim_log(out / LOG_FILE, "epoch", int(carry["epoch"]))
+        carry = resume_state(state_path, carry, meta, SupervisedConfig, None, out / LOG_FILE, "epoch",
+                             lambda c: int(c["epoch"]))
     recipe = _SupervisedRecipe(task, graphdef, optimizer, config, data, valid_data, out, seed,
                                [*map(str, train), str(valid)], command)
     loop = Loop(out=out, state_file=state_path, meta=meta, total=config.epochs, unit="epoch",
