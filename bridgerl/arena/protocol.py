@@ -13,8 +13,9 @@ import re
 from dataclasses import dataclass, field
 
 from bridgerl.core.board import parse_vul
-from bridgerl.core.calls import BID_OFFSET
-from bridgerl.core.cards import RANKS, SEAT_NAMES, STRAINS, SUITS
+from bridgerl.core.bridge import action_name
+from bridgerl.core.calls import BID_OFFSET, parse_call
+from bridgerl.core.cards import RANKS, SEAT_NAMES, SUITS
 
 PROTOCOL_VERSION = 18
 VULNERABLE_WORDS = {"none": "Neither", "NS": "N/S", "EW": "E/W", "both": "Both"}
@@ -89,8 +90,7 @@ def call_words(call: int) -> str:
     """What follows the seat in a call message: ``passes``, ``doubles``, ``redoubles``, ``bids 1NT``."""
     if call < BID_OFFSET:
         return ("passes", "doubles", "redoubles")[call]
-    bid = call - BID_OFFSET
-    return f"bids {bid // 5 + 1}{STRAINS[bid % 5]}"
+    return f"bids {action_name(call)}"
 
 
 # the messages, by who sends them (M: the table manager, S: a seat)
@@ -240,8 +240,7 @@ def _decoded(kind: str, groups: dict) -> dict:
         if "word" in out:
             out["call"] = ("passes", "doubles", "redoubles").index(out.pop("word").lower())
         else:
-            bid = out.pop("bid").upper()
-            out["call"] = BID_OFFSET + (int(bid[0]) - 1) * 5 + STRAINS.index(bid[1:])
+            out["call"] = parse_call(out.pop("bid"))
     return out
 
 
