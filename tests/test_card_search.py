@@ -30,7 +30,7 @@ def _choices(states):
     return [s for s in states if s.phase == "play" and len(s.view().equivalent_groups()) > 1]
 
 
-@pytest.mark.parametrize("how", ["values=playout,worlds=4,depth=-1", "worlds=4,first=1,prior=0.5,gate=0.5"])
+@pytest.mark.parametrize("how", ["values=playout,worlds=4,depth=-1", "worlds=4,first=2,prior=0.5,gate=0.5,auction=none"])
 def test_the_spec_and_the_same_card_for_the_same_seed(valued, how):
     agent = load_play_agent(f"cardsearch:model={valued},{how}", seed=3)
     assert isinstance(agent, CardSearch) and agent.worlds == 4
@@ -45,14 +45,14 @@ def test_the_spec_and_the_same_card_for_the_same_seed(valued, how):
 def test_the_spec_defaults_and_bad_settings(valued):
     agent = load_play_agent("cardsearch")  # the released recipe
     assert (agent.values, agent.worlds, agent.first, agent.prior, agent.gate, agent.auction) == (
-        "dds", 4, 2, 0.3, 0.0, "none")
+        "dds", 6, 1, 0.3, 0.0, "rules")
     assert load_play_agent(f"cardsearch:model={valued},values=playout,depth=-1").depth == 0  # values: after the trick
     assert load_play_agent(f"cardsearch:model={valued},values=playout").depth == 13  # play-outs to the end
     with pytest.raises(ValueError, match="has no card values"):
         load_play_agent("cardsearch:values=playout,depth=0")  # the released player has none
     for spec, message in (("worlds=0", "worlds must be at least 1"), ("values=mcts", "values must be one of"),
                           ("first=0", "first must be 1 .. worlds"),
-                          ("worlds=1", "first must be 1 .. worlds \\(1\\), got 2"),
+                          ("worlds=2,first=3", "first must be 1 .. worlds \\(2\\), got 3"),
                           ("values=playout,gate=0.5", "gate set but not used by values=playout"),
                           ("depth=3", "depth set but not used by values=dds"), ("prior=-1", "prior must be a finite"),
                           ("gate=-0.5", "gate must be a finite"), ("auction=bayes", "auction must be one of")):
@@ -70,7 +70,7 @@ def test_dds_keeps_the_players_card_when_the_worlds_agree_and_overrules_it_when_
     for state in _choices(_play_states(range(6)))[:30]:
         view = state.view()
         owner = np.asarray(state.deal.owner, np.uint8)
-        agent.sample = lambda view: np.repeat(owner[None], 2, 0)
+        agent.sample = lambda view, n=None: np.repeat(owner[None], n or 2, 0)
         dd = solve_worlds(view, owner[None])[0]
         own, searched = agent.player.act(view), agent.searched
         card = agent.act(view)
@@ -136,7 +136,7 @@ def _median_entropy(model) -> float:
     for state in _choices(_play_states(range(6)))[:30]:
         view = state.view()
         features = play_features(view, auction=False)[None].astype(np.float32)
-        values.append(_entropy(agent.player.outputs(features)[0], view.legal_mask()))
+        values.append(_entropy(agent.player.outputs(features)[0], view.legal_mask(), view.equivalent_groups()))
     return float(np.median(values))
 
 
@@ -157,16 +157,15 @@ def test_the_prior_keeps_the_players_card_on_a_near_tie(valued, monkeypatch, pri
     scores = np.where(np.isin(np.arange(52), list(view.legal)), 3, -1).astype(np.int8)
     calls = []
 
-    def solve(view, worlds):  # first world: the other card 1 trick better; second: both equal
-        calls.append(len(worlds))
+    def solve(view, worlds, best=False):  # first world: the other card 1 trick better; second: both equal
+        calls.append((len(worlds), best))
         rows = np.repeat(scores[None], len(worlds), 0)
-        if len(calls) == 1:
-            rows[:, other] = 4
-        else:
-            rows[:, other] = 3
+        rows[0, other] = 4
+        if best:  # DDS's best cards only: -1 for the others
+            rows = np.where(rows == rows.max(1, keepdims=True), rows, -1).astype(np.int8)
         return rows
 
     monkeypatch.setattr(module, "solve_worlds", solve)
     card = agent._dds_choice(view, groups, own, logits, view.legal_mask(), np.zeros((2, 52), np.uint8))
-    assert calls == [1, 1] and agent.searched == 1
+    assert calls == [(1, True), (2, False)] and agent.searched == 1
     assert card == (own if kept else other)

@@ -11,12 +11,13 @@ from bridgerl.cli import main
 from bridgerl.core.models import released_folder, released_models, resolve_model_path
 
 ROOT = Path(__file__).resolve().parent.parent
-KINDS = {"card-location": "card-location", "card-player": "card-player", "competitive-dqn": "DQN",
+KINDS = {"card-location": "card-location", "card-player": "card-player", "card-player-1": "card-player",
+         "competitive-dqn": "DQN",
          "competitive-played": "PPO", "competitive-ppo": "PPO", "issn": "ISSN", "ssn": "SSN",
          "uncontested-critic": "DQN", "uncontested-dqn": "DQN"}
 
 
-def test_released_models_lists_the_nine_with_their_kinds():
+def test_released_models_lists_the_ten_with_their_kinds():
     models = released_models()
     assert {m["name"]: m["kind"] for m in models} == KINDS
     for m in models:

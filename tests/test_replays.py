@@ -5,7 +5,11 @@ equal to what the code made before the change (`tests/data/replays.json`).
 The pins were written by the code of the commit before issue #52's moves and are rewritten only on purpose, for a
 change that is meant to change play:
 
-    python3 tests/test_replays.py --write      # from the repository root; the test names the first board that differs
+    python3 tests/test_replays.py --write [NAME ...]   # from the repository root: those pins (all by default)
+
+The test names the first board that differs. Issue #50 released a new `models/card-player` on purpose: the first
+player's pins moved to `card-player-1` (its checkpoint, unchanged, with `competitive-played`'s match, which was
+played with it), and `card-player`'s pin was written for the new checkpoint.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PINS = ROOT / "tests" / "data" / "replays.json"
 CP = "models/card-player"
+CP1 = "models/card-player-1"  # the first release (issue #37), the player of competitive-played's tables
 # name -> (kind, arguments, boards): the documented match of each released model (docs/results.md, its README),
 # cut to its first boards of the test split; the searches' matches are cut shortest (they cost seconds a board)
 REPLAYS = {
@@ -27,9 +32,10 @@ REPLAYS = {
     "uncontested-critic": ("uncontested", "models/uncontested-critic", 200),
     "competitive-dqn": ("competitive", ["--ns", "dqn:models/competitive-dqn", "--ew", "rules"], 200),
     "competitive-ppo": ("competitive", ["--ns", "models/competitive-ppo", "--ew", "rules"], 200),
-    "competitive-played": ("game", ["--ns", f"bid=models/competitive-played,play={CP}", "--ew", f"bid=rules,play={CP}"],
-                           100),
+    "competitive-played": ("game", ["--ns", f"bid=models/competitive-played,play={CP1}", "--ew",
+                                    f"bid=rules,play={CP1}"], 100),
     "card-player": ("game", ["--ns", f"bid=rules,play={CP}", "--ew", "bid=rules,play=pimc:worlds=20"], 6),
+    "card-player-1": ("game", ["--ns", f"bid=rules,play={CP1}", "--ew", "bid=rules,play=pimc:worlds=20"], 6),
     "issn": ("game", ["--ns", "bid=rules,play=issn", "--ew", "bid=rules,play=dd"], 20),
     "ssn": ("game", ["--ns", "bid=rules,play=pimc:worlds=8,solver=ssn", "--ew", "bid=rules,play=dd"], 6),
     "card-location": ("game", ["--ns", "bid=rules,play=pimc:worlds=8,sampler=network,model=models/card-location",
@@ -89,13 +95,14 @@ def test_released_models_replay_board_for_board(name, monkeypatch):
 
 
 if __name__ == "__main__":
-    if sys.argv[1:] != ["--write"]:
-        sys.exit("usage: python3 tests/test_replays.py --write   (rewrites tests/data/replays.json)")
+    if sys.argv[1:2] != ["--write"] or not set(sys.argv[2:]) <= set(REPLAYS):
+        sys.exit(f"usage: python3 tests/test_replays.py --write [NAME ...]   (rewrites those pins in "
+                 f"tests/data/replays.json, all by default; names: {', '.join(sorted(REPLAYS))})")
     import os
 
     os.chdir(ROOT)
-    pins = {}
-    for key in sorted(REPLAYS):
+    pins = json.loads(PINS.read_text()) if PINS.exists() else {}
+    for key in sorted(sys.argv[2:] or REPLAYS):
         pins[key] = replay(key)
         print(key, len(pins[key]), file=sys.stderr)
-    PINS.write_text(json.dumps(pins, indent=0) + "\n")
+    PINS.write_text(json.dumps(dict(sorted(pins.items())), indent=0) + "\n")

@@ -5,10 +5,11 @@ layouts of the cards it cannot see, consistent with its view (PIMC's sampler: un
 ``auction``), and values each candidate card (one per group) in them. Two ways (``values``):
 
 - ``dds`` (the default, the released recipe): the card player proposes and DDS checks it in a few worlds. A
-  decision where the card player is sure (the entropy of its distribution over the legal cards below ``gate``
-  nats) is left to it. Otherwise the first ``first`` worlds are solved double dummy; if the card player's own card
-  is among the best by their mean, it is played (most decisions stop here). Otherwise the remaining worlds are
-  solved too and the card with the most of (mean DD tricks over the worlds + ``prior`` x log of the card player's
+  decision where the card player is sure (the entropy of its distribution over the groups of equal legal cards
+  below ``gate`` nats) is left to it. Otherwise ``first`` worlds are drawn and DDS finds their best cards (best
+  cards only: the cheaper search); if the card player's own card is among them in each, it is played (most
+  decisions stop here: 90% with the released player). Otherwise the other worlds are drawn, every world is solved
+  for every card and the card with the most of (mean DD tricks over the worlds + ``prior`` x log of the card player's
   probability of its group) is played: the player's policy is the prior that breaks the near-ties a handful of
   worlds leave, and keeps the search from the random swings of a small sample. Like PIMC it values each world
   double dummy (strategy fusion inside a world), with at most ``worlds`` DDS positions a decision against
@@ -29,12 +30,11 @@ cost and gained on `valid` positions: `docs/results.md`, "The card player, secon
 
 from __future__ import annotations
 
-import functools
 from typing import Mapping
 
 import numpy as np
 
-from bridgerl.agents.learned.card_player import DEFAULT_MODEL, CardPlayerAgent
+from bridgerl.agents.learned.card_player import DEFAULT_MODEL, CardPlayerAgent, one_blas_thread
 from bridgerl.agents.play.pimc import SeededAgent, draw_worlds, holdings_of, solve_worlds
 from bridgerl.core.card_play import PlayerView, view_of
 from bridgerl.core.play import PlayState
@@ -54,29 +54,30 @@ class CardSearch(SeededAgent):
     module docstring's search.
 
     ``model``: the card player searched with (default ``models/card-player``); ``values``: ``dds`` (default) or
-    ``playout``; ``worlds``: layouts per decision at most (default 4); ``first`` (dds): worlds solved before the card
-    player's card may be kept (default 2, at most ``worlds``); ``prior`` (dds): weight of the card player's
+    ``playout``; ``worlds``: layouts per decision at most (default 6); ``first`` (dds): worlds solved before the card
+    player's card may be kept (default 1, at most ``worlds``); ``prior`` (dds): weight of the card player's
     log-probability beside the mean DD tricks (default 0.3); ``gate`` (dds): the card player's entropy (nats) below
     which it plays without a search (default 0: always search); ``depth`` (playout): tricks played after the trick in
     progress before the card values judge the rest (13: to the end; fewer need a player with card values; -1: 0 for
-    such a player, else 13); ``auction``: how worlds are drawn (none: uniform among the layouts consistent with the
-    view; rules, sayc, policy: as PIMC's ``auction``)."""
+    such a player, else 13); ``auction``: how worlds are drawn (rules, the default: under the rule system's agreements
+    read from the calls, uniform where none hold; none: uniform among the layouts consistent with the view; sayc,
+    policy: as PIMC's ``auction``). The defaults are the released recipe, chosen on valid positions
+    (`docs/results.md`, "The card player, second step")."""
 
-    def __init__(self, model: str = DEFAULT_MODEL, values: str = "dds", worlds: int = 4, first: int = 2,
-                 prior: float = 0.3, gate: float = 0.0, depth: int = FULL, auction: str = "none", seed=None):
+    def __init__(self, model: str = DEFAULT_MODEL, values: str = "dds", worlds: int = 6, first: int = 1,
+                 prior: float = 0.3, gate: float = 0.0, depth: int = FULL, auction: str = "rules", seed=None):
         super().__init__(seed)
         if values not in VALUES:
             raise ValueError(f"values must be one of {', '.join(VALUES)}, got {values!r}")
         if worlds < 1:
             raise ValueError(f"worlds must be at least 1, got {worlds}")
         if not 1 <= first <= (worlds if values == "dds" else first):
-            raise ValueError(f"first must be 1 .. worlds ({worlds}), got {first}"
-                             + (" (the default 2: give first too)" if first == 2 and worlds < 2 else ""))
+            raise ValueError(f"first must be 1 .. worlds ({worlds}), got {first}")
         if not np.isfinite(prior) or prior < 0:
             raise ValueError(f"prior must be a finite number >= 0, got {prior}")
         if not np.isfinite(gate) or gate < 0:
             raise ValueError(f"gate must be a finite number of nats >= 0, got {gate}")
-        other = ([name for name, given, default in (("first", first, 2), ("prior", prior, 0.3), ("gate", gate, 0.0))
+        other = ([name for name, given, default in (("first", first, 1), ("prior", prior, 0.3), ("gate", gate, 0.0))
                   if given != default] if values == "playout" else ["depth"] if depth != FULL else [])
         if other:
             raise ValueError(f"{', '.join(other)} set but not used by values={values} (first, prior and gate go with "
@@ -106,16 +107,18 @@ class CardSearch(SeededAgent):
         """The seats' bidders (for ``auction=policy``: worlds kept when they would have made the calls seen)."""
         self.bidders = dict(bidders)
 
-    def sample(self, view: PlayerView) -> np.ndarray:
-        """uint8[W, 52]: the decision's worlds, layouts consistent with ``view`` (and the auction, by ``auction``)."""
-        return draw_worlds(view, self.worlds, self.rng, auction=self.auction, bidders=self.bidders)
+    def sample(self, view: PlayerView, n: int | None = None) -> np.ndarray:
+        """uint8[n, 52] (n = ``worlds`` by default): worlds of the decision, layouts consistent with ``view`` (and
+        the auction, by ``auction``)."""
+        return draw_worlds(view, self.worlds if n is None else n, self.rng, auction=self.auction,
+                           bidders=self.bidders)
 
     def network_rows(self) -> int:
         return self.rows + self.player.network_rows()
 
     # -- the search ---------------------------------------------------------------------------------------------
     def act(self, view: PlayerView) -> int:
-        with _blas_controller().limit(limits=1, user_api="blas"):  # small products: BLAS threads only thrash
+        with one_blas_thread():  # small products: BLAS threads only thrash
             return self._act(view)
 
     def _act(self, view: PlayerView) -> int:
@@ -128,12 +131,12 @@ class CardSearch(SeededAgent):
         self.rows += 1
         legal = view.legal_mask()
         own = int(np.argmax(np.where(legal, logits, _NEG)))
-        if self.values == "dds" and self.gate > 0 and _entropy(logits, legal) < self.gate:
+        if self.values == "dds" and self.gate > 0 and _entropy(logits, legal, groups) < self.gate:
             return own  # the card player is sure: no search
+        if self.values == "dds":
+            return self._dds_choice(view, groups, own, logits, legal)
         worlds = self.sample(view)
         candidates = [group[0] for group in groups]
-        if self.values == "dds":
-            return self._dds_choice(view, groups, own, logits, legal, worlds)
         values = self.candidate_values(view, candidates, worlds)
         best = values.max()
         tied = [c for c, v in zip(candidates, values) if v >= best - 1e-9]
@@ -142,20 +145,22 @@ class CardSearch(SeededAgent):
         return int(max(tied, key=lambda c: (logits[c], -c)))
 
     def _dds_choice(self, view: PlayerView, groups, own: int, logits: np.ndarray, legal: np.ndarray,
-                    worlds: np.ndarray) -> int:
+                    worlds: np.ndarray | None = None) -> int:
         """``values=dds``: the card player's card if it is among the best in the first worlds, else the best of
-        mean DD tricks + prior x log-probability over every world drawn."""
-        first = solve_worlds(view, worlds[: self.first])  # int8[k, 52], -1 for illegal cards
+        mean DD tricks + prior x log-probability over every world. The worlds are drawn as they are needed (the
+        first ``first``, then the rest: most decisions stop at the first), unless given."""
+        if worlds is None:
+            worlds = self.sample(view, self.first)
+        # DDS asked for the best cards only (solutions=2, a faster search): -1 for every other card
+        first = solve_worlds(view, worlds[: self.first], best=True)
         self.solved += 1
         group_of = {card: g for g, group in enumerate(groups) for card in group}
-        means = first.astype(np.float64).mean(0)
-        best = max(means[group[0]] for group in groups)
-        if means[own] >= best - 1e-9:
-            return own
+        if (first[:, own] >= 0).all():
+            return own  # best in each of the first worlds
         self.searched += 1
-        scores = first
-        if len(worlds) > self.first:
-            scores = np.concatenate([first, solve_worlds(view, worlds[self.first:])])
+        if len(worlds) < self.worlds:
+            worlds = np.concatenate([worlds, self.sample(view, self.worlds - len(worlds))])
+        scores = solve_worlds(view, worlds)  # every card's tricks in every world (the first ones again)
         means = scores.astype(np.float64).mean(0)
         probability = _probabilities(logits, legal)
         mass = np.array([probability[list(group)].sum() for group in groups])  # equal cards share their mass
@@ -216,14 +221,6 @@ class CardSearch(SeededAgent):
                 f"auction={self.auction!r})")
 
 
-@functools.cache
-def _blas_controller():
-    """threadpoolctl's view of the loaded libraries, found once (finding them costs about a millisecond)."""
-    from threadpoolctl import ThreadpoolController
-
-    return ThreadpoolController()
-
-
 def _probabilities(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
     """The card player's distribution over the legal cards (softmax of its outputs; 0 elsewhere)."""
     shifted = np.where(legal, logits - logits[legal].max(), _NEG)
@@ -231,9 +228,12 @@ def _probabilities(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
     return probability / probability.sum()
 
 
-def _entropy(logits: np.ndarray, legal: np.ndarray) -> float:
+def _entropy(logits: np.ndarray, legal: np.ndarray, groups) -> float:
+    """The entropy (nats) of the card player's distribution over the groups of equal cards (equal cards share
+    their mass: a choice among equals is no doubt)."""
     probability = _probabilities(logits, legal)
-    return float(-(probability * np.log(np.maximum(probability, 1e-30))).sum())
+    mass = np.array([probability[list(group)].sum() for group in groups])
+    return float(-(mass * np.log(np.maximum(mass, 1e-30))).sum())
 
 
 def _side_tricks(state: PlayState, side: int) -> int:
