@@ -157,7 +157,10 @@ def _bid_by_the_table(view: PlayerView, n: int, owners: np.ndarray, read, rng, m
         count += int(ok.sum())
         if count >= n or drawn >= max_candidates or len(owners) < n:
             break
-        owners = draw(view, n, read, rng, max_tries)
+        try:
+            owners = draw(view, n, read, rng, max_tries)
+        except WorldSamplingError:  # the ranges met once but are rare: keep what was found, fill up below
+            break
     stats.table_candidates += drawn
     out = np.concatenate(kept)[:n]
     if len(out) < n:
