@@ -448,8 +448,17 @@ def test_a_played_table_of_another_player_is_named_and_can_be_refused(tmp_path, 
     assert "ffffffffffff" in note[0]
     code, printed, err = run([*argv, "--same-player"], capsys)
     assert code == 2 and "--same-player refuses it" in one_line_error(err)
-    code, printed, err = run([*argv[:-2], "--data", "test"], capsys)  # the table it was trained on: no note
-    assert code == 0 and err == "" and "played tricks of models/card-player" in printed
+    # the bundled tables are issue #50's player's; competitive-played was trained on the first release's
+    code, printed, err = run([*argv[:-2], "--data", "test"], capsys)
+    assert code == 0 and "played tricks of models/card-player, checkpoint " in printed
+    assert "bridgerl: note: models/competitive-played was trained on the played table of" in err
+    import hashlib
+
+    first = hashlib.sha256((ROOT / "models" / "card-player-1" / "model.msgpack").read_bytes()).hexdigest()
+    arrays["played_hash"], arrays["played_player"] = np.asarray(first), np.asarray("models/card-player")
+    np.savez(tmp_path / "first.npz", **arrays)  # the table it was trained on: no note
+    code, printed, err = run([*argv[:-2], "--data", tmp_path / "first.npz"], capsys)
+    assert code == 0 and err == "" and "played tricks of models/card-player, checkpoint d0a82375cd2c" in printed
 
 
 # ---------------------------------------------------------------- workers
