@@ -30,7 +30,8 @@ def _choices(states):
     return [s for s in states if s.phase == "play" and len(s.view().equivalent_groups()) > 1]
 
 
-@pytest.mark.parametrize("how", ["values=playout,worlds=4,depth=-1", "worlds=4,first=2,prior=0.5,gate=0.5,auction=none"])
+@pytest.mark.parametrize("how", ["values=playout,worlds=4,depth=-1",
+                                 "worlds=4,first=2,prior=0.5,gate=0.5,auction=none"])
 def test_the_spec_and_the_same_card_for_the_same_seed(valued, how):
     agent = load_play_agent(f"cardsearch:model={valued},{how}", seed=3)
     assert isinstance(agent, CardSearch) and agent.worlds == 4

@@ -31,7 +31,6 @@ DEFAULT_MODEL = "models/card-player"
 _NEG = -1e9
 
 
-
 @functools.cache
 def _blas_controller():
     """threadpoolctl's view of the loaded libraries, found once (finding them costs about a millisecond)."""

@@ -154,16 +154,15 @@ class CardSearch(SeededAgent):
         # DDS asked for the best cards only (solutions=2, a faster search): -1 for every other card
         first = solve_worlds(view, worlds[: self.first], best=True)
         self.solved += 1
-        group_of = {card: g for g, group in enumerate(groups) for card in group}
         if (first[:, own] >= 0).all():
             return own  # best in each of the first worlds
         self.searched += 1
+        group_of = {card: g for g, group in enumerate(groups) for card in group}
         if len(worlds) < self.worlds:
             worlds = np.concatenate([worlds, self.sample(view, self.worlds - len(worlds))])
         scores = solve_worlds(view, worlds)  # every card's tricks in every world (the first ones again)
         means = scores.astype(np.float64).mean(0)
-        probability = _probabilities(logits, legal)
-        mass = np.array([probability[list(group)].sum() for group in groups])  # equal cards share their mass
+        mass = _group_mass(logits, legal, groups)
         score = np.array([means[group[0]] for group in groups]) + self.prior * np.log(np.maximum(mass, 1e-12))
         top = score.max()
         tied = [g for g in range(len(groups)) if score[g] >= top - 1e-9]
@@ -228,11 +227,16 @@ def _probabilities(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
     return probability / probability.sum()
 
 
-def _entropy(logits: np.ndarray, legal: np.ndarray, groups) -> float:
-    """The entropy (nats) of the card player's distribution over the groups of equal cards (equal cards share
-    their mass: a choice among equals is no doubt)."""
+def _group_mass(logits: np.ndarray, legal: np.ndarray, groups) -> np.ndarray:
+    """float[G]: the card player's probability of each group of equal cards (equal cards share their mass)."""
     probability = _probabilities(logits, legal)
-    mass = np.array([probability[list(group)].sum() for group in groups])
+    return np.array([probability[list(group)].sum() for group in groups])
+
+
+def _entropy(logits: np.ndarray, legal: np.ndarray, groups) -> float:
+    """The entropy (nats) of the card player's distribution over the groups of equal cards (a choice among equals
+    is no doubt)."""
+    mass = _group_mass(logits, legal, groups)
     return float(-(mass * np.log(np.maximum(mass, 1e-30))).sum())
 
 
