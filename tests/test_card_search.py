@@ -31,7 +31,8 @@ def _choices(states):
 
 
 @pytest.mark.parametrize("how", ["values=playout,worlds=4,depth=-1",
-                                 "worlds=4,first=2,prior=0.5,gate=0.5,auction=none"])
+                                 "worlds=4,first=2,prior=0.5,gate=0.5,auction=none",
+                                 "worlds=4"])  # the released defaults otherwise (values=dds, auction=rules)
 def test_the_spec_and_the_same_card_for_the_same_seed(valued, how):
     agent = load_play_agent(f"cardsearch:model={valued},{how}", seed=3)
     assert isinstance(agent, CardSearch) and agent.worlds == 4
@@ -99,11 +100,16 @@ def test_it_reads_its_own_view_only(valued, values):
     """The hidden cards dealt again between the hidden hands: the same worlds are drawn, the same card played."""
     agent = CardSearch(valued, values=values, worlds=3, seed=0)
     rng = np.random.default_rng(1)
-    for state in _choices(_play_states(range(3)))[:8]:
+    states = _choices(_play_states(range(3)))[:8]
+    changed = 0
+    for state in states:
+        swapped = _swap_hidden(state, rng)
+        changed += not (swapped.deal.owner == state.deal.owner).all()
         agent.reseed(7)
         card = agent.act(state.view())
         agent.reseed(7)
-        assert agent.act(_swap_hidden(state, rng).view()) == card
+        assert agent.act(swapped.view()) == card
+    assert changed > len(states) // 2  # the swaps did move hidden cards
 
 
 @settings(max_examples=12, deadline=None)
