@@ -232,10 +232,23 @@ def test_a_seated_board_flips_and_a_narrow_window(url):
             browser.close()
 
 
-def _settled(page, timeout=60_000):
-    """Wait until the person can act at the table or the board is over (the agents done, the new cards shown)."""
-    page.wait_for_function("table && !busy && !table.thinking && (table.your_turn || table.phase === 'over')",
-                           timeout=timeout)
+def _settled(page, timeout=120_000):
+    """Wait until the person can act at the table or the board is over (the agents done, the new cards shown); on a
+    timeout, fail with what the page and the server had (the page's table, ``busy``, its message, the server's view
+    of the same table), so that a slow agent and a page that stopped asking can be told apart."""
+    try:
+        page.wait_for_function("table && !busy && !table.thinking && (table.your_turn || table.phase === 'over')",
+                               timeout=timeout)
+    except sync_api.TimeoutError:
+        seen = page.evaluate("""async () => {
+            const mine = table && {id: table.id, phase: table.phase, to_act: table.to_act, your_turn: table.your_turn,
+                                   thinking: table.thinking, moves: table.log.length};
+            const server = table ? await (await fetch(`/api/tables/${table.id}`)).json() : null;
+            return {page: mine, busy, message: document.getElementById('message').textContent,
+                    server: server && {phase: server.phase, to_act: server.to_act, your_turn: server.your_turn,
+                                       thinking: server.thinking, moves: server.log.length, notice: server.notice}};
+        }""")
+        pytest.fail(f"the table did not settle in {timeout / 1000:.0f} s: {seen}", pytrace=False)
 
 
 def _own_moves(page) -> int:
