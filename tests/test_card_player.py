@@ -385,3 +385,32 @@ def test_selfplay_fine_tuning_is_seeded_and_resumes(positions_file, valid_file, 
         train_selfplay(tmp_path / "v", player.model, [valid_file], valid_file, SelfPlayConfig(tables=4))
     with pytest.raises(ValueError, match="minibatches"):
         SelfPlayConfig(tables=3, minibatches=5)
+
+
+def test_equal_outputs_go_to_the_lowest_card_on_both_paths(tmp_path):
+    """The documented tie rule (`card_player.masked_choice`): among legal cards of exactly equal output, the lowest
+    card, on the numpy path and the JAX path alike. Constructed ties: the head's weights zeroed, so the outputs are
+    its bias exactly; first every card equal, then the honours (J, Q, K, A of every suit) equal above the rest."""
+    network = build(feature_size(False), (16,), seed=1)
+    network.head.kernel[...] = jnp.zeros_like(network.head.kernel[...])
+    states = _play_states(range(6))[:40]
+    env = jaxenv.make("bridge", dataset="valid")
+    step = jax.jit(env.step)
+
+    def jax_state(state: BridgeState):
+        js = env.init(jax.random.key(0), state.deal.index)
+        for action in list(state.auction.calls) + [CARD_OFFSET + c for c in state.play.history]:
+            js = step(js, action)
+        return js
+
+    batch = jax.tree.map(lambda *leaves: jnp.stack(leaves), *[jax_state(state) for state in states])
+    honours = np.arange(52) % 13 >= 9
+    expected = {"all equal": [min(s.view().legal) for s in states],
+                "honours": [min([c for c in s.view().legal if honours[c]] or s.view().legal) for s in states]}
+    for case, bias in (("all equal", np.zeros(52)), ("honours", honours * 0.75)):
+        network.head.bias[...] = jnp.asarray(bias, jnp.float32)
+        save(tmp_path / f"{case}.msgpack", network, {"auction": False, "hidden": [16]})
+        player = CardPlayer.load(tmp_path / f"{case}.msgpack")
+        assert [player.act(s.view()) for s in states] == expected[case]
+        assert np.asarray(player.jax_cards(batch)).tolist() == expected[case]
+    assert len(set(expected["honours"])) > 8 and expected["honours"] != expected["all equal"]

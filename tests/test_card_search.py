@@ -112,15 +112,19 @@ def test_it_reads_its_own_view_only(valued, values):
     assert changed > len(states) // 2  # the swaps did move hidden cards
 
 
-@settings(max_examples=12, deadline=None)
-@given(st.integers(0, 400), st.integers(0, 2**16))
-@example(92, 0)  # worlds under the auction: a seat's range met once, then not again (the table's draws fell back)
-def test_never_an_illegal_card(valued, row, seed):
-    for agent in (CardSearch(valued, values="playout", worlds=2, depth=1, seed=seed),
-                  CardSearch(valued, worlds=3, first=1, seed=seed)):
-        for state in _play_states([row], cards_played=(0, 9, 30, 49)):
-            view = state.view()
-            assert agent.act(view) in view.legal
+@pytest.mark.parametrize("examples", [5, pytest.param(12, marks=pytest.mark.slow)])  # the slow tier: as before
+def test_never_an_illegal_card(valued, examples):
+    @settings(max_examples=examples, deadline=None)
+    @given(st.integers(0, 400), st.integers(0, 2**16))
+    @example(92, 0)  # worlds under the auction: a seat's range met once, then not again (the table's draws fell back)
+    def check(row, seed):
+        for agent in (CardSearch(valued, values="playout", worlds=2, depth=1, seed=seed),
+                      CardSearch(valued, worlds=3, first=1, seed=seed)):
+            for state in _play_states([row], cards_played=(0, 9, 30, 49)):
+                view = state.view()
+                assert agent.act(view) in view.legal
+
+    check()
 
 
 def test_candidate_values_are_the_searchers_tricks(valued):

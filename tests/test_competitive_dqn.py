@@ -167,8 +167,8 @@ def test_double_and_redouble_masking(env, prefix, double, redouble):
     batch = jax.tree.map(lambda a: jnp.broadcast_to(a, (64,) + a.shape), state)
     # push the network's Q-values for X and XX far above every other call
     params = jax.tree.map(lambda a: a, ts.params)
-    bias = params["head"]["bias"].value
-    params["head"]["bias"].value = bias.at[DOUBLE].set(1e6).at[REDOUBLE].set(1e6)
+    bias = params["head"]["bias"][...]
+    params["head"]["bias"][...] = bias.at[DOUBLE].set(1e6).at[REDOUBLE].set(1e6)
     ts = ts.replace(params=params)
     for epsilon in (0.0, 1.0):
         actions = np.asarray(trainer._act(ts, batch, jax.random.PRNGKey(1), epsilon))

@@ -59,3 +59,33 @@ def test_arrays_and_subsets_pickle_whole_and_a_changed_file_is_refused(tmp_path)
     save_dataset(path, full.subset(np.arange(1, len(full))))  # other deals under the same name
     with pytest.raises(DatasetError, match="its deals changed since this env was copied or pickled"):
         pickle.loads(blob)
+
+
+@pytest.mark.parametrize("split", ["train", "test"])
+def test_bundled_arrays_are_read_only_so_envs_on_one_split_cannot_change_each_others_deals(split):
+    """An env's copies share its arrays (a copy is a reference, `SharedSource`): a write into `owner`, `dd` or
+    `board` raises, through the dataset, an env's source, a copy or a pickled subset; a copy of one's own can be
+    written, and the shared deals stay as they were."""
+    first = _make("bridgerl/UncontestedBidding-v0", split)
+    second = copy.deepcopy(first)
+    dataset = first.source.dataset
+    assert second.source.dataset is dataset
+    twin = pickle.loads(pickle.dumps(dataset.subset(np.arange(3))))
+    played = load_dataset(split, tricks="played")
+    for array in (dataset.owner, dataset.dd, dataset.boards, played.dd, played.tables["dd"], played.tables["played"],
+                  twin.owner, second.source.thesis_sides, second.source.makeable_rows, second.source.vuls):
+        with pytest.raises(ValueError, match="read-only"):
+            array[0] = 1
+    before = dataset.owner[0].copy()
+    mine = np.array(dataset.owner)  # a copy of one's own is writeable
+    mine[0] = 3 - mine[0]
+    second.reset(seed=0)
+    assert np.array_equal(first.source.dataset.owner[0], before)
+    assert np.array_equal(load_dataset(split).owner[0], before)
+
+
+def test_a_users_own_arrays_keep_their_flags():
+    subset = load_dataset("test").subset(np.arange(2))
+    owner, dd = np.array(subset.owner), np.array(subset.dd)
+    made = load_dataset({"owner": owner, "dd": dd})
+    assert owner.flags.writeable and dd.flags.writeable and not made.owner.flags.writeable

@@ -142,3 +142,29 @@ def test_small_rollouts_anchor_reference_and_pool_statistics(player_path):  # no
     assert rollout.done.sum() >= 4
     for t, b, _, swing in _replayed(rollout, rewards, trainer, anchor, player):
         assert rewards[t, b, 0] == swing
+
+
+def test_the_teacher_clone_is_the_same_whatever_bids_the_second_table(played_file, tmp_path):  # noqa: F811
+    """The run's starting network (the teacher cloned from its demonstrations) is built exactly as `train` builds
+    it, once with ``fresh_reference="self"`` and once with ``"anchor"``: bit-identical (the setting only says who
+    bids the second table once the RL starts), and moved away from the untrained network by the cloning."""
+    from bridgerl.training import run as runs
+    from test_ppo import TINY_PRETRAIN
+
+    clones = []
+    for reference in ("self", "anchor"):
+        run = runs.RunConfig(out=tmp_path / reference, env_id=runs.COMPETITIVE_ENV_ID, algo="ppo", seed=3,
+                             data="fresh", eval_data=played_file, pretrain_data=played_file, pretrain=TINY_PRETRAIN,
+                             env_options={"tricks": "played"}, evaluate_agent=lambda agent: {},
+                             overrides={**TINY, "pool_size": 2, "pool_anchor": True, "fresh_reference": reference})
+        recipe, _, config, steps = runs._algorithm(run)
+        options = dict(run.env_options)
+        data = runs._datasets(run, recipe, options)
+        env, _, _ = runs._envs(run, data, options)
+        _, demos = runs._teacher(run, recipe, config, data, options, resuming=False)
+        trainer, ts, stats = runs._trainer(run, recipe, config, steps, env, data, demos, None, resuming=False)
+        assert stats["demonstration_calls"] == len(demos.action) > 0
+        clones.append([np.asarray(leaf) for leaf in jax.tree.leaves(ts.params)])
+        untrained = [np.asarray(leaf) for leaf in jax.tree.leaves(trainer.init(env).params)]
+    assert all(np.array_equal(a, b) for a, b in zip(*clones))
+    assert any(not np.array_equal(a, b) for a, b in zip(clones[1], untrained))

@@ -1,7 +1,8 @@
 """The JAX envs equal the Python envs: every observation, mask and reward, on random legal episodes.
 
-BRIDGERL_PARITY_EPISODES sets the episodes per env and seed (default 2,000 x 2 seeds here; the 10,000-episode run
-is `BRIDGERL_PARITY_EPISODES=10000 pytest tests/test_jax_parity.py`)."""
+Each env and seed runs 500 episodes in the default tier and 2,000 in the slow tier (`pytest -m slow`, which CI runs
+too); BRIDGERL_PARITY_EPISODES sets both (the 10,000-episode run is `BRIDGERL_PARITY_EPISODES=10000 pytest -m ""
+tests/test_jax_parity.py`)."""
 
 import os
 
@@ -15,7 +16,8 @@ import bridgerl  # noqa: F401
 from bridgerl.core import load_dataset
 from bridgerl.envs import jaxenv
 
-EPISODES = int(os.environ.get("BRIDGERL_PARITY_EPISODES", "2000"))
+EPISODES = [int(os.environ.get("BRIDGERL_PARITY_EPISODES", "500")),
+            pytest.param(int(os.environ.get("BRIDGERL_PARITY_EPISODES", "2000")), marks=pytest.mark.slow)]
 
 
 def _parity(env_id, gym_id, jax_options, gym_options, seed, episodes, dataset="test"):
@@ -68,18 +70,20 @@ def _parity(env_id, gym_id, jax_options, gym_options, seed, episodes, dataset="t
     return steps
 
 
+@pytest.mark.parametrize("episodes", EPISODES)
 @pytest.mark.parametrize("seed", [0, 1])
 @pytest.mark.parametrize("options", [{}, {"opening_rules": False, "side": "NS", "reward": "points"}, {"side": "EW"}])
-def test_uncontested_parity(seed, options):
-    assert _parity("uncontested_bidding", "bridgerl/UncontestedBidding-v0", options, options, seed, EPISODES) > 0
+def test_uncontested_parity(seed, options, episodes):
+    assert _parity("uncontested_bidding", "bridgerl/UncontestedBidding-v0", options, options, seed, episodes) > 0
 
 
+@pytest.mark.parametrize("episodes", EPISODES)
 @pytest.mark.parametrize("seed", [0, 1])
 @pytest.mark.parametrize("reward", ["par_imps", "points"])
-def test_competitive_parity(seed, reward):
+def test_competitive_parity(seed, reward, episodes):
     options = {"reward": reward}
     assert _parity("competitive_bidding", "bridgerl/CompetitiveBidding-v0", options, options, seed,
-                   EPISODES // 2) > 0
+                   episodes // 2) > 0
 
 
 def test_sampling_skips_like_python():

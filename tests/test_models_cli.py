@@ -34,8 +34,12 @@ def test_released_models_lists_the_ten_with_their_kinds():
 def test_bridgerl_models_prints_one_line_each_and_writes_json(tmp_path, capsys):
     out = tmp_path / "models.json"
     assert main(["models", "--json", str(out)]) == 0
-    lines = capsys.readouterr().out.splitlines()
-    assert len(lines) == len(KINDS)
+    printed = capsys.readouterr().out.splitlines()
+    lines = [line for line in printed if not line.startswith(" ")]
+    notes = [line.strip() for line in printed if line.startswith(" ")]  # a command that read unshipped files
+    assert len(lines) == len(KINDS) and notes
+    assert all(note.startswith("(it read ") and "README.md says how they were made" in note for note in notes)
+    assert any("runs/cp2/pos_pimc3_0.npz" in note and "models/card-player/README.md" in note for note in notes)
     for line, (name, kind) in zip(lines, sorted(KINDS.items())):
         words = line.split()
         assert words[:2] == [name, kind] and words[3] == "MB" and len(words[4]) == 12, line

@@ -13,7 +13,7 @@ from bridgerl.core.generate import RayChunkError, generate, partial_path
 
 ray = pytest.importorskip("ray", reason="Ray is not installed: pip install -e '.[ray]' (it is in the dev extra)")
 
-DEALS, SEED, CHUNK = 80, 3, 20
+DEALS, SEED, CHUNK = 24, 3, 6  # four chunks: the fault tests hit the third and the last
 
 
 def _sha256(path):
@@ -50,13 +50,13 @@ def test_two_ray_workers_write_the_single_machine_file(tmp_path, reference, clus
 
 def test_a_failed_chunk_keeps_the_others_and_the_rerun_writes_the_same_file(tmp_path, reference, cluster):
     out = tmp_path / "ray.npz"
-    with pytest.raises(RayChunkError, match=r"deals 60-79 failed on the Ray cluster .*run the same command again"):
+    with pytest.raises(RayChunkError, match=r"deals 18-23 failed on the Ray cluster .*run the same command again"):
         generate(out, DEALS, SEED, ray=cluster.address, workers=2, chunk=CHUNK, progress=False,
-                 _fault=("raise", 60))
+                 _fault=("raise", 18))
     assert not out.exists()
     with np.load(partial_path(out)) as partial:
         solved = partial["solved"]
-    assert 0 < solved.sum() < DEALS and not solved[60:].any()
+    assert 0 < solved.sum() < DEALS and not solved[18:].any()
     local_copy = tmp_path / "local-resume.npz"
     partial_path(local_copy).write_bytes(partial_path(out).read_bytes())
 
@@ -70,8 +70,8 @@ def test_a_failed_chunk_keeps_the_others_and_the_rerun_writes_the_same_file(tmp_
 def test_a_killed_worker_costs_one_retried_chunk(tmp_path, reference, cluster):
     out, marker = tmp_path / "ray.npz", tmp_path / "killed"
     generate(out, DEALS, SEED, ray=cluster.address, workers=2, chunk=CHUNK, progress=False,
-             _fault=("exit", 40, str(marker)))
-    assert marker.exists()  # the worker process solving deals 40-59 died (os._exit) and Ray ran the chunk again
+             _fault=("exit", 12, str(marker)))
+    assert marker.exists()  # the worker process solving deals 12-17 died (os._exit) and Ray ran the chunk again
     assert _sha256(out) == _sha256(reference)
 
 

@@ -19,6 +19,7 @@ from bridgerl.arena.specs import load_pair
 from bridgerl.arena.table_manager import TableManager
 from bridgerl.cli import main
 from bridgerl.core import load_dataset
+from bridgerl.core.imps import imps
 from bridgerl.core.records import read_records
 from helper_table import SEATS, RawManager, RawSeat
 
@@ -225,6 +226,11 @@ def test_an_interrupted_session_resumes_after_its_boards(tmp_path):
     assert [outcome(b["tables"][0]) for b in again["board_results"]] == \
         [outcome(b["tables"][0]) for b in once["board_results"]]
     assert [r.board for r in read_records(out)] == [1, 2]
+    summary = again["summary"]  # one room: N/S against par, and the points they scored
+    vs_par = [imps(b["tables"][0]["score_ns"] - b["par_ns"]) for b in again["board_results"]]
+    assert summary["boards"] == 2 and summary["vs_par_imps_per_board"] == pytest.approx(np.mean(vs_par))
+    assert summary["score_ns_per_board"] == pytest.approx(np.mean([b["tables"][0]["score_ns"]
+                                                                   for b in again["board_results"]]))
 
 
 def test_a_foreign_file_is_not_replaced(tmp_path, capsys):

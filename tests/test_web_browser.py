@@ -410,3 +410,39 @@ def test_seated_controls_in_chromium(url):
             assert not errors, errors
         finally:
             browser.close()
+
+
+def test_a_failed_poll_is_asked_again(url):
+    """While the agents move, the page asks for the table again; a poll that fails (here the next two are cut off)
+    says so and is asked again, slower, until the table comes: the page never stays "thinking". (The quick agents
+    of this server often finish before the move's answer is written: that answer is marked "thinking" here, so that
+    the page has to ask.)"""
+    with sync_api.sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        try:
+            page = browser.new_page(viewport={"width": 1400, "height": 900})
+            errors, cut = [], []
+            page.on("pageerror", lambda error: errors.append(str(error)))
+            page.goto(url + "#board=48&seat=S")
+            _settled(page)
+            moves = _own_moves(page)
+
+            def thinking(route):  # the move's answer, as if the agents were still moving
+                response = route.fetch()
+                route.fulfill(response=response, json={**response.json(), "thinking": True})
+
+            def flaky(route):  # the table's GET: the next two cut off
+                if route.request.method == "GET" and len(cut) < 2:
+                    cut.append(route.request.url)
+                    return route.abort()
+                return route.continue_()
+
+            page.route("**/api/tables/*/call*", thinking)
+            page.route("**/api/tables/*", flaky)
+            page.click("#bidbox button[data-call='Pass']")
+            page.wait_for_function("document.getElementById('message').textContent.includes('asking again')")
+            _settled(page)
+            assert len(cut) == 2 and _own_moves(page) == moves + 1
+            assert "asking again" not in page.inner_text("#message") and not errors, errors
+        finally:
+            browser.close()

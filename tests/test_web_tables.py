@@ -218,3 +218,28 @@ def test_claims_by_a_defender_and_by_dummy(client, server):
     assert not client.get(f"/api/tables/{held.id}").json()["can_claim"]
     assert "dummy cannot claim" in _one_line(client.post(f"/api/tables/{held.id}/claim", json={}), 409)
     assert "dummy cannot concede" in _one_line(client.post(f"/api/tables/{held.id}/concede"), 409)
+
+
+def test_a_tables_agents_never_wait_behind_a_boards_computation(client, server):
+    """The agents' boards hold the server's board lock through their whole search; a seated table moves under its
+    own lock, so it bids and plays on while a board is being computed (here: the board lock held throughout)."""
+    import threading
+
+    held, release = threading.Event(), threading.Event()
+
+    def long_board():  # stands for a board's PIMC run: the board lock held until released
+        with server.board_lock:
+            held.set()
+            release.wait(120)
+
+    holder = threading.Thread(target=long_board, daemon=True)
+    holder.start()
+    try:
+        assert held.wait(30)
+        # board 4: West deals, and the agents at W, N and E call before the person at S
+        table = client.post("/api/tables", json={"index": 3, "seats": "S"}).json()
+        assert table["your_turn"] and [x["seat"] for x in table["log"]] == ["W", "N", "E"]
+        assert holder.is_alive() and not release.is_set()  # the board's computation never let go meanwhile
+    finally:
+        release.set()
+        holder.join(30)

@@ -248,7 +248,7 @@ def build_network(hidden: tuple[int, ...], seed: int = 0):
     from bridgerl.agents.learned.networks import QNetwork
 
     network = QNetwork(FEATURES, tuple(hidden), 52 * HIDDEN, seed=seed)
-    network.head.kernel.value = jnp.zeros_like(network.head.kernel.value)  # starts as the uniform prior exactly
+    network.head.kernel[...] = jnp.zeros_like(network.head.kernel[...])  # starts as the uniform prior exactly
     return network
 
 

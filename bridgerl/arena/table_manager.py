@@ -448,5 +448,12 @@ class TableManager:
         if self.rooms == 2 and boards:
             a, b = names.get(0, ("a", "b"))
             out["summary"] = summarize_game(boards, a, b)
+        elif boards:  # one room: N/S's result against par (no second table to compare with)
+            from bridgerl.core.stats import mean_ci
+
+            a, b = names.get(0, ("a", "b"))
+            mean, ci = mean_ci([imps(item["tables"][0]["score_ns"] - item["par_ns"]) for item in boards])
+            out["summary"] = {"a": a, "b": b, "boards": len(boards), "vs_par_imps_per_board": mean, "ci95": ci,
+                              "score_ns_per_board": float(np.mean([item["tables"][0]["score_ns"] for item in boards]))}
         out["board_results"] = boards
         return out

@@ -6,6 +6,8 @@ output file without ``--force``; ``--json`` and ``--report`` files are written a
 from __future__ import annotations
 
 import argparse
+import functools
+import re
 import shlex
 import sys
 from pathlib import Path
@@ -13,8 +15,12 @@ from pathlib import Path
 from .. import __version__
 from .argtypes import OneLineParser
 from ..core.dataset import DatasetError
-from ..core.files import check_output
+from ..core.files import check_output, is_stdout, stdout_output
 from . import data, evaluate, models, serve, show, table, train
+
+
+STDOUT_FLAGS = "--json, --pbn and data to-pbn's OUT"
+"""The outputs that may be ``-``, standard output: the text ones."""
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -46,8 +52,33 @@ def _resume_hint(args, argv: list[str]) -> str:
     return ""
 
 
+_ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+
+
+@functools.cache
+def _our_folders() -> tuple[str, ...]:
+    """The folders of bridgerl's own modules (the package and the folders pyproject maps into it), found without
+    importing them."""
+    import importlib.util
+
+    folders = []
+    for name in ("bridgerl", "bridgerl.envs", "bridgerl.agents", "bridgerl.training", "bridgerl.evaluation"):
+        spec = importlib.util.find_spec(name)
+        folders += [str(Path(p).resolve()) for p in (spec.submodule_search_locations or [])] if spec else []
+    return tuple(folders)
+
+
 def _one_line_warning(message, category, filename, lineno, line=None) -> str:
-    return f"bridgerl: note: {message}\n"
+    """Our own notes ("fewer boards than asked") as ``bridgerl: note: ...``; another library's warning named as its
+    own, in one line without colour codes (``bridgerl: warning from jax: ...``)."""
+    text = " ".join(_ANSI.sub("", str(message)).split()) or category.__name__
+    path = str(Path(filename).resolve())
+    if any(path.startswith(folder + "/") for folder in _our_folders()):
+        return f"bridgerl: note: {text}\n"
+    library = next((part for part in Path(path).parts[::-1] if part.endswith("-packages")), None)
+    parts = Path(path).parts
+    name = parts[parts.index(library) + 1] if library else Path(path).stem
+    return f"bridgerl: warning from {name.removesuffix('.py')} ({category.__name__}): {text}\n"
 
 
 def _stdout_closed() -> bool:
@@ -73,23 +104,48 @@ def _quiet_stdout() -> None:
         pass
 
 
+def _check_outputs(args) -> list[str]:
+    """Every output path checked before any work (a directory where a file goes, a folder that is a file, a place
+    nothing can be written); returns the outputs that are standard output (``-``, text outputs only). The commands
+    still refuse to replace a file without --force."""
+    to_stdout = []
+    for flag, kind in (("json", "file"), ("pbn", "file"), ("report", "directory"), ("boards_dir", "directory"),
+                       ("out", "directory" if args.command == "train" else "file"), ("log", "file")):
+        positional = flag == "out" and getattr(args, "data_command", None) in ("to-pbn", "from-pbn")
+        name = "OUT" if positional else "--" + flag.replace("_", "-")
+        value = getattr(args, flag, None)
+        if is_stdout(value):
+            if flag not in ("json", "pbn") and not (positional and args.data_command == "to-pbn"):
+                raise ValueError(f"{name} -: standard output takes only the text outputs ({STDOUT_FLAGS})")
+            to_stdout.append(name)
+        check_output(value, kind, name)
+    if len(to_stdout) > 1:
+        raise ValueError(f"{' and '.join(to_stdout)} both ask for standard output (-); give one of them a file")
+    return to_stdout
+
+
 def main(argv: list[str] | None = None) -> int:
     import warnings
 
     warnings.formatwarning = _one_line_warning  # notes such as "fewer boards than asked" in one line
-    argv = list(sys.argv[1:] if argv is None else argv)
+    with warnings.catch_warnings():
+        for category in (DeprecationWarning, PendingDeprecationWarning):  # for the libraries' developers
+            warnings.filterwarnings("ignore", category=category)
+        return _main(list(sys.argv[1:] if argv is None else argv))
+
+
+def _main(argv: list[str]) -> int:
     try:
         args = build_parser().parse_args(argv)
         if getattr(args, "devices", None) is not None:  # before JAX starts its backend
             from ..devices import request_host_devices
 
             request_host_devices(args.devices)
-        # output paths are checked before any work: a directory where a file goes, a folder that is a file, no
-        # permission (the commands still refuse to replace a file without --force)
-        for flag, kind in (("json", "file"), ("pbn", "file"), ("report", "directory"), ("boards_dir", "directory"),
-                           ("out", "directory" if args.command == "train" else "file")):
-            check_output(getattr(args, flag, None), kind, "--" + flag.replace("_", "-"))
-        code = args.func(args)
+        if _check_outputs(args):  # the output alone on standard output, the command's own lines on standard error
+            with stdout_output():
+                code = args.func(args)
+        else:
+            code = args.func(args)
         sys.stdout.flush()  # a closed pipe shows here, not at exit
         return code
     except BrokenPipeError as exc:  # the reader went away (`bridgerl ... | head`): stop quietly, as `yes | head` does

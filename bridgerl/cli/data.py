@@ -230,7 +230,7 @@ def add_parser(commands) -> None:
 
     to_pbn = data_commands.add_parser("to-pbn", help="write a dataset as PBN")
     to_pbn.add_argument("dataset", type=dataset_arg, help=data_help)
-    to_pbn.add_argument("out", help="output .pbn")
+    to_pbn.add_argument("out", help="output .pbn ('-': standard output)")
     to_pbn.add_argument("--force", action="store_true", help=force_help)
     to_pbn.set_defaults(func=_data_to_pbn)
 

@@ -5,6 +5,21 @@ from __future__ import annotations
 from .common import write_json
 
 
+def _unshipped(command: str) -> list[str]:
+    """The files a recorded training command read that are not here (its runs/ data): not its outputs, not the
+    released models, not the bundled splits."""
+    import shlex
+    from pathlib import Path
+
+    try:
+        words = shlex.split(command)
+    except ValueError:
+        return []
+    return [word for before, word in zip([""] + words, words)
+            if before != "--out" and not word.startswith(("-", "models/")) and ("/" in word or word.endswith(".npz"))
+            and not Path(word).exists()]
+
+
 def _models(args) -> int:
     from ..core.models import released_models
 
@@ -16,6 +31,10 @@ def _models(args) -> int:
     for m in models:
         print(f"{m['name']:<{width}}  {m['kind']:<{kinds}}  {m['bytes'] / 1e6:5.1f} MB  {m['sha256'][:12]}  "
               f"{m['command'] or '(command unknown)'}")
+        missing = _unshipped(m["command"] or "")
+        if missing:
+            print(f"{'':<{width}}  (it read {len(missing)} file(s) not shipped with the package, such as "
+                  f"{missing[0]}: models/{m['name']}/README.md says how they were made)")
     if args.json:
         write_json(args.json, models)
     return 0

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 
 from .argtypes import dataset_arg, int_range, non_negative_int, positive_int
@@ -23,7 +22,7 @@ def _positive_seconds(text: str) -> float:
 
 def _serve(args) -> int:
     from ..arena.table_manager import TableManager
-    from ..core.files import atomic_write_text
+    from .common import write_json
 
     manager = TableManager(args.data, args.out, args.port, args.start, args.deals, args.rooms, args.host,
                            args.board_seconds, args.log, force=args.force)
@@ -34,13 +33,17 @@ def _serve(args) -> int:
           f"{args.data}; {len(manager.done)} already in {args.out}", flush=True)
     results = manager.serve()
     if args.json:
-        atomic_write_text(args.json, json.dumps(results, indent=1) + "\n")
+        write_json(args.json, results)
     summary = results.get("summary")
     print(f"bridgerl: {results['boards_played']} of {len(manager.rows)} boards played in every room, written to "
           f"{args.out}")
-    if summary:
+    if summary and "imps_per_board" in summary:
         print(f"{summary['a']} (room 1 N/S) vs {summary['b']}: {summary['imps_per_board']:+.2f} IMPs/board "
               f"(95% CI +/- {summary['ci95']:.2f}) over {summary['boards']} boards")
+    elif summary:  # one room: against par
+        print(f"{summary['a']} (N/S) vs {summary['b']}: {summary['vs_par_imps_per_board']:+.2f} IMPs/board against "
+              f"par for N/S (95% CI +/- {summary['ci95']:.2f}), {summary['score_ns_per_board']:+.0f} points a board, "
+              f"over {summary['boards']} boards (one room: no second table to compare with)")
     if results["failure"]:
         print(f"bridgerl: error: {results['failure']}; run the same command again to resume", file=sys.stderr)
         return 1

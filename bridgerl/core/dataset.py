@@ -72,6 +72,13 @@ class Dataset:
 
     def __post_init__(self):
         validate_arrays(self.owner, self.dd, self.board, self.source)
+        # read-only views: every env, copy and pickle of a dataset shares its arrays, so a write into one (a
+        # user's or an agent's) raises instead of changing the deals under the others; a copy that must write
+        # takes its own (``np.array(dataset.owner)``). The caller's own arrays keep their flags.
+        for name in ("owner", "dd", "board"):
+            object.__setattr__(self, name, read_only(getattr(self, name)))
+        if self.tables is not None:
+            object.__setattr__(self, "tables", {k: read_only(v) if k in TRICKS else v for k, v in self.tables.items()})
 
     def __len__(self) -> int:
         return len(self.owner)
@@ -81,7 +88,7 @@ class Dataset:
         """int32[N]: the ``board`` array when present, else row index + 1."""
         if self.board is not None:
             return self.board
-        return np.arange(1, len(self) + 1, dtype=np.int32)
+        return read_only(np.arange(1, len(self) + 1, dtype=np.int32))
 
     def subset(self, rows) -> "Dataset":
         board = self.boards[rows]
@@ -109,6 +116,15 @@ class Dataset:
         if tricks == "played" and player is not None:
             check_played_by(self, player)
         return Dataset(self.owner, self.tables[tricks], self.board, self.source, tricks, self.tables, self.file)
+
+
+def read_only(array):
+    """A read-only view of ``array`` (None stays None; the array itself keeps its flags)."""
+    if array is None:
+        return None
+    view = np.asarray(array).view()
+    view.flags.writeable = False
+    return view
 
 
 def _integer_array(name: str, value, source: str) -> np.ndarray:
@@ -161,12 +177,15 @@ def load_dataset(data, tricks: str | None = None, player=None) -> Dataset:
     (a model path) checks that the played table is that checkpoint's."""
     if isinstance(data, Dataset):
         return data if tricks is None else data.with_tricks(tricks, player)
-    if isinstance(data, str) and data in BUNDLED_SPLITS:
+    split = data if isinstance(data, str) and data in BUNDLED_SPLITS else None
+    if split is not None:
         data = bundled_path(data)
     if isinstance(data, (str, os.PathLike)):
         path = Path(data)
         dataset = _from_mapping(read_npz(path, "dataset", DatasetError), str(path))
         object.__setattr__(dataset, "file", str(path.resolve()))  # just made, not yet shared: no second validation
+        if split is not None:  # named as the user named it, not by where the package happens to be installed
+            object.__setattr__(dataset, "source", split)
     elif hasattr(data, "keys"):
         dataset = _from_mapping(dict(data), "<arrays>")
     else:
@@ -240,6 +259,7 @@ def _source_from_state(cls, state: dict):
 def _dataset_from_state(state: dict) -> Dataset:
     dataset = Dataset.__new__(Dataset)
     dataset.__dict__.update(state)
+    dataset.__post_init__()  # validated again, and read-only as every dataset is
     return dataset
 
 

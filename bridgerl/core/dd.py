@@ -7,6 +7,8 @@ Our DD table: uint8[4 declarer seats, 5 strains C, D, H, S, NT] of tricks for th
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 
 from .board import parse_vul
@@ -14,6 +16,10 @@ from .cards import owner_to_pbn
 
 DDS_MAX_TABLES = 40
 """Deals per DDS ``CalcAllTables`` call with all five strains (DDS's MAXNOOFTABLES)."""
+DDS_LOCK = threading.Lock()
+"""One DDS search at a time in a process: DDS keeps one set of per-thread search memory, which two Python threads
+(ctypes lets go of the GIL) would share; the web server's boards and tables, and the table manager's seats, run
+agents in threads. Held for each batch call (a few ms to a second), so callers take turns batch by batch."""
 
 
 def strain_to_endplay(strain: int) -> int:
@@ -96,7 +102,9 @@ def solve_dd_tables(owners: np.ndarray) -> np.ndarray:
     result = np.empty((len(owners), 4, 5), dtype=np.uint8)
     for start in range(0, len(owners), DDS_MAX_TABLES):
         deals = [owner_to_deal(o) for o in owners[start:start + DDS_MAX_TABLES]]
-        for i, table in enumerate(calc_all_tables(deals)):
+        with DDS_LOCK:
+            tables = calc_all_tables(deals)
+        for i, table in enumerate(tables):
             result[start + i] = dd_from_endplay(table)
     return result
 
@@ -105,7 +113,8 @@ def set_dds_threads(threads: int) -> None:
     """Number of threads DDS uses in this process (0 = all cores)."""
     import endplay._dds as _dds
 
-    _dds.SetMaxThreads(int(threads))
+    with DDS_LOCK:
+        _dds.SetMaxThreads(int(threads))
 
 
 def solve_dd_table(owner: np.ndarray) -> np.ndarray:
@@ -216,7 +225,8 @@ def solve_positions(holdings: np.ndarray, strain: int, first, trick=None, best_o
         buf = _boards_buffer(holdings[start:stop], strain, first[start:stop], trick[start:stop],
                              solutions=1 if best_only else 2 if best_cards else 3)
         result = np.zeros(1 + DDS_MAX_BOARDS * _FUTURE_INTS, dtype=np.int32)
-        code = _dds._dll.SolveAllBoardsBin(ctypes.c_void_p(buf.ctypes.data), ctypes.c_void_p(result.ctypes.data))
+        with DDS_LOCK:
+            code = _dds._dll.SolveAllBoardsBin(ctypes.c_void_p(buf.ctypes.data), ctypes.c_void_p(result.ctypes.data))
         if code != 1:
             raise _dds.DDSError.from_code(code)
         solved = result[1:].reshape(DDS_MAX_BOARDS, _FUTURE_INTS)[:stop - start]

@@ -1,22 +1,107 @@
 """Writing files safely: one atomic write for every output (datasets, checkpoints, JSON reports), and the
-"never overwrite without --force" check every command uses."""
+"never overwrite without --force" check every command uses.
+
+An output path is one of three things, and nothing ever replaces a link or a special file:
+
+- a regular file (or a new name): written to a temporary file beside it, then renamed over it (atomic);
+- a symbolic link: written through, the link kept: its target is replaced atomically as above;
+- a special file (``/dev/null``, ``/dev/stdout``, a pipe, a terminal): written through, in place (nothing to
+  rename over), and no ``--force`` is needed since nothing is replaced;
+- ``-``: standard output, where a command's format allows it (`STDOUT`).
+
+`check_output` tells, before any work, whether a path can be written at all (it tries: root passes every
+permission check, and ``/proc`` takes no new files), in one line naming the flag."""
 
 from __future__ import annotations
 
 import contextlib
 import os
+import stat
+import sys
 import tempfile
 from pathlib import Path
 from typing import BinaryIO, Callable, Iterator
+
+STDOUT = "-"
+"""The output path that means standard output."""
+_STDOUT: list = []  # the stream `-` writes to while a command's own lines go elsewhere (`stdout_output`)
+
+
+@contextlib.contextmanager
+def stdout_output() -> Iterator[None]:
+    """While a command writes an output to ``-``: that output goes to standard output as it was, and everything
+    else the command prints goes to standard error, so the output stays whole for a pipe."""
+    _STDOUT.append(sys.stdout)
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        _STDOUT.pop()
+
+
+def is_stdout(path) -> bool:
+    return path is not None and str(path) == STDOUT
+
+
+def is_special(path: str | os.PathLike) -> bool:
+    """Whether ``path``, followed through links, exists and is neither a regular file nor a directory (a device
+    such as ``/dev/null``, a pipe, a socket, a terminal): written in place, never replaced."""
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):
+        return False
+    return not (stat.S_ISREG(mode) or stat.S_ISDIR(mode))
+
+
+def _write_target(path: Path) -> Path:
+    """The file an atomic write replaces: ``path`` itself, or the end of its chain of links (the links stay)."""
+    return Path(os.path.realpath(path)) if path.is_symlink() else path
+
+
+class _TextStdout:
+    """Standard output as bytes where it has no binary buffer (a captured stream): decoded when the write ends."""
+
+    def __init__(self):
+        self.parts: list[bytes] = []
+
+    def write(self, data) -> int:
+        self.parts.append(bytes(data))
+        return len(data)
+
+    def flush(self) -> None:
+        pass
 
 
 @contextlib.contextmanager
 def atomic_open(path: str | os.PathLike) -> Iterator[BinaryIO]:
     """A binary handle to a temporary file beside ``path`` that replaces ``path`` only when the block ends without
-    an error, so readers see either the old file or the complete new one (never a half-written file)."""
+    an error, so readers see either the old file or the complete new one (never a half-written file). A link is
+    written through (its target replaced, the link kept), a special file in place, ``-`` to standard output."""
+    if is_stdout(path):
+        stream = _STDOUT[-1] if _STDOUT else sys.stdout
+        stream.flush()
+        buffer = getattr(stream, "buffer", None)
+        handle = buffer if buffer is not None else _TextStdout()
+        yield handle
+        if buffer is None:
+            stream.write(b"".join(handle.parts).decode("utf-8"))
+        stream.flush()
+        return
     path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    if is_special(path):
+        try:
+            handle = open(path, "wb")
+        except OSError as exc:
+            raise OSError(f"{path}: cannot be written ({exc.strerror})") from None
+        with handle:
+            yield handle
+        return
+    path = _write_target(path)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=path.name + ".", suffix=".tmp", dir=path.parent)
+    except OSError as exc:
+        raise OSError(f"{path}: cannot be written ({exc.strerror})") from None
     try:
         with os.fdopen(fd, "wb") as handle:
             yield handle
@@ -49,31 +134,67 @@ def atomic_write_with(path: str | os.PathLike, write: Callable[[BinaryIO], None]
         write(handle)
 
 
+def _probe_folder(folder: Path) -> str | None:
+    """Why a new file cannot be made in ``folder`` (the error's words), or None when one can (tried, then
+    removed)."""
+    try:
+        fd, name = tempfile.mkstemp(prefix=".bridgerl-probe.", dir=folder)
+    except OSError as exc:
+        return exc.strerror or str(exc)
+    os.close(fd)
+    os.unlink(name)
+    return None
+
+
 def check_output(path: str | os.PathLike | None, kind: str = "file", flag: str = "output") -> None:
-    """Before a long job: refuse (ValueError naming ``flag``) an output ``path`` of the wrong kind, a directory where
-    a file is written or a file where a directory of reports goes."""
+    """Before a long job: refuse (ValueError naming ``flag``) an output ``path`` of the wrong kind (a directory
+    where a file is written or a file where a directory of reports goes) or one that cannot be written (tried: a
+    new file in the folder that would hold it; a special file opened for writing)."""
     if path is None:
         return
+    if is_stdout(path):
+        if kind == "directory":
+            raise ValueError(f"{flag} -: standard output takes a file's content, not a directory of files")
+        return
     path = Path(path)
-    if kind == "file" and path.is_dir():
+    if kind == "file" and is_special(path):
+        if stat.S_ISFIFO(os.stat(path).st_mode):
+            return  # opening a pipe for writing waits for its reader: it is written when the work is done
+        try:
+            os.close(os.open(path, os.O_WRONLY | os.O_NONBLOCK))
+        except OSError as exc:
+            raise ValueError(f"{flag} {path}: cannot be written ({exc.strerror})") from None
+        return
+    if is_special(path):
+        raise ValueError(f"{flag} {path} is a special file, not a directory; give a directory")
+    target = _write_target(path)
+    if kind == "file" and target.is_dir():
         raise ValueError(f"{flag} {path} is a directory; give a file name")
-    if kind == "directory" and path.exists() and not path.is_dir():
+    if kind == "directory" and target.exists() and not target.is_dir():
         raise ValueError(f"{flag} {path} is a file; give a directory")
-    folder = path if kind == "directory" else path.parent
+    folder = target if kind == "directory" else target.parent
     while not folder.exists() and folder != folder.parent:  # the nearest folder that exists is written into
         folder = folder.parent
     if folder.exists() and not folder.is_dir():
         raise ValueError(f"{flag} {path}: {folder} is a file, not a folder")
-    if not os.access(folder, os.W_OK | os.X_OK) or (path.is_file() and not os.access(path, os.W_OK)):
-        raise ValueError(f"{flag} {path}: cannot be written (no permission)")
+    reason = _probe_folder(folder)
+    if reason is None and target.is_file() and not os.access(target, os.W_OK):
+        reason = "Permission denied"
+    if reason is not None:
+        raise ValueError(f"{flag} {path}: cannot be written ({reason})")
 
 
 def refuse_overwrite(path: str | os.PathLike, force: bool = False, what: str = "output") -> None:
-    """Raise FileExistsError naming ``path`` when it exists and ``force`` is not set (ValueError for a directory)."""
+    """Raise FileExistsError naming ``path`` when it exists and ``force`` is not set (ValueError for a directory).
+    Standard output and special files (``/dev/null``) are written through, never replaced: no --force needed."""
+    if is_stdout(path) or is_special(path):
+        return
     if Path(path).is_dir():
         raise ValueError(f"{path} is a directory; the {what} is written to a file")
     if not force and Path(path).exists():
-        raise FileExistsError(f"{path}: the {what} exists; pass --force to replace it")
+        link = f" (a link to {os.path.realpath(path)}, which --force replaces; the link stays)" \
+            if Path(path).is_symlink() else ""
+        raise FileExistsError(f"{path}: the {what} exists{link}; pass --force to replace it")
 
 
 def claim_job_folder(parts: Path, job: dict, flag: str = "--out") -> None:

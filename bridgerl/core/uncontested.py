@@ -18,7 +18,7 @@ from .board import is_vulnerable, parse_vul, vul_codes_for_boards, vul_for_board
 from .calls import BID_OFFSET, NUM_UNCONTESTED_ACTIONS, PASS, bid_name, call_name, uncontested_to_call
 from .cards import SEATS, hand_text
 from .contract import DOUBLED, UNDOUBLED, Contract
-from .dataset import Dataset, SharedSource
+from .dataset import Dataset, SharedSource, read_only
 from .dd import solve_dd_table
 from .deals import check_nonempty, check_reset_options, check_row
 from .hand import hcp, is_balanced_lengths, suit_lengths
@@ -241,9 +241,10 @@ class UncontestedDealSource(SharedSource):
         self.opening_rules = bool(opening_rules)
         self._args = (self.side, self.opening_rules)  # what a pickle rebuilds it with (`SharedSource`)
         self._boards = dataset.boards.tolist()
-        self.vuls = vul_codes_for_boards(dataset.boards)
-        self.thesis_sides = np.asarray(thesis_side(dataset.dd), dtype=np.int8).reshape(len(dataset))
-        self.makeable_rows = np.flatnonzero(np.asarray(can_make_anything(dataset.dd)).reshape(len(dataset)))
+        # read-only, as the dataset's own arrays: every copy of an env shares its source
+        self.vuls = read_only(vul_codes_for_boards(dataset.boards))
+        self.thesis_sides = read_only(np.asarray(thesis_side(dataset.dd), dtype=np.int8).reshape(len(dataset)))
+        self.makeable_rows = read_only(np.flatnonzero(np.asarray(can_make_anything(dataset.dd)).reshape(len(dataset))))
         # constructive par of each side with its board's vulnerability, for every row at once
         self._par = [np.asarray(constructive_par(dataset.dd, np.full(len(dataset), side), (self.vuls >> side) & 1 == 1))
                      .reshape(len(dataset)).tolist() for side in (0, 1)]

@@ -24,7 +24,9 @@ everything from the JSON API below; scripts can use the API too (docs/web.md):
 Specs in requests accept built-in agents and model paths under ``models/`` only (never ``module:attr``); a bidder
 given alone is played by the server's card player (the released learned one, ``models/card-player``, when it is
 there: boards then load in seconds; else ``pimc:worlds=20``). Bad input gets a 4xx with a one-line ``detail``;
-agents and explanations are computed under one lock (a local, single-user server) and cached. A seated table's
+the agents' boards are computed one at a time (``board_lock``) and cached, while each seated table moves under its own
+lock, so a table's agents never wait behind a board's search (DDS itself takes one search at a time in a process:
+`bridgerl.core.dd.DDS_LOCK`). A seated table's
 responses show only what its seats may see until the board is over (the deal, the DD table and par come with the
 end).
 
@@ -86,7 +88,9 @@ class Server(BoardViews, HumanTables):
         self._latest: dict[str, int] = {}   # client -> the newest seq it sent
         self.explainer = AuctionExplainer(explain_data, explain_deals)
         self.explain_data, self.explain_deals = str(explain_data), self.explainer.deals
-        self.lock = threading.RLock()
+        self.lock = threading.RLock()        # the server's dictionaries (agents loaded, tables): held briefly
+        self.board_lock = threading.RLock()  # the agents' boards: one computed at a time, then cached
+        self.explain_lock = threading.RLock()  # the explainer and its bidders, shared by the boards and tables
         self._seq_lock = threading.Lock()
         self._pairs: dict = {}
         self._auctions: dict = {}

@@ -1,6 +1,6 @@
 """The boards of the web view (`BoardViews`, a part of `bridgerl.web.app.Server`): a board of the dataset or one
 posted (PBN or LIN, with its own record when it has an auction), and the agents' auction and play of it, each call and
-card with its explanation, computed once per board and pair of agents under the server's lock and cached.
+card with its explanation, computed once per board and pair of agents under the server's board lock and cached.
 
 ``GET /api/boards/{index}``, ``POST /api/boards``, ``GET /api/boards/{index}/record``, ``.../auction`` and
 ``.../play`` answer with these methods.
@@ -27,7 +27,7 @@ from .state import _record_state, actions_log, result_text
 
 class BoardViews:
     """The board-viewing part of `bridgerl.web.app.Server` (a mixin: `Server.__init__` sets the dataset, its
-    ``source``, the lock, the caches and posted boards; `Server` has ``pair``, ``check_current``, ``_reseed`` and
+    ``source``, the locks, the caches and posted boards; `Server` has ``pair``, ``check_current``, ``_reseed`` and
     ``_explaining_bidder``)."""
 
     # -- inputs -----------------------------------------------------------------------------------------------------
@@ -137,7 +137,7 @@ class BoardViews:
         deal = self.deal(index)
         pairs = (self.pair(ns, 0), self.pair(ew, 1))
         key = (index, pairs[0].name, pairs[1].name)
-        with self.lock:
+        with self.board_lock:
             if key not in self._auctions:
                 self.check_current(client, seq)
                 self.computed.append({"index": index, "ns": pairs[0].name, "ew": pairs[1].name, "what": "auction"})
@@ -149,10 +149,11 @@ class BoardViews:
                     self.progress = {**self.progress, "calls": len(calls)}
                     seat = state.auction.to_act
                     pair = pairs[seat % 2]
-                    bidder = self._explaining_bidder(pair, seat % 2)
+                    with self.explain_lock:
+                        bidder = self._explaining_bidder(pair, seat % 2)
+                        explanation = self.explainer.explain(pair.name, bidder, state, call)
                     calls.append({"seat": SEATS[seat], "call": call_name(call), "action": int(call),
-                                  "explanation": {"agent": pair.name,
-                                                  **self.explainer.explain(pair.name, bidder, state, call)}})
+                                  "explanation": {"agent": pair.name, **explanation}})
                     state = state.apply(call)
                 self._auctions[key] = {"ns": pairs[0].name, "ew": pairs[1].name, "calls": calls}
                 self.progress = {}
@@ -163,7 +164,7 @@ class BoardViews:
         deal = self.deal(index)
         pairs = (self.pair(ns, 0), self.pair(ew, 1))
         key = (index, pairs[0].name, pairs[1].name)
-        with self.lock:
+        with self.board_lock:
             if key not in self._plays:
                 self.check_current(client, seq)
                 self.computed.append({"index": index, "ns": pairs[0].name, "ew": pairs[1].name, "what": "play"})

@@ -28,7 +28,7 @@ class SpecError(ValueError):
 
 REQUEST_LIMITS = {"worlds": 500, "max_moves": 5, "max_tries": 1_000_000, "max_candidates": 10_000,
                   "info_budget": 1_000_000, "T": 10}
-"""The largest search sizes a request may ask of a card player (the server computes under one lock)."""
+"""The largest search sizes a request may ask of a card player (a board is computed under the server's board lock)."""
 
 
 def check_request_spec(spec: str, models: Path) -> str:

@@ -46,6 +46,9 @@ class HumanTable:
     thinking: bool = False          # the agents are moving (in the background: the page asks again)
     run: int = 0                    # the latest run of the agents: only it clears ``thinking``
     notice: str | None = None       # what the last claim came to, for the page
+    lock: threading.RLock = field(default_factory=threading.RLock, repr=False, compare=False)
+    """The table's own lock: its agents' moves and the person's take turns under it, never behind another
+    table's or a board's computation (the server's boards hold ``board_lock``)."""
 
     @property
     def over(self) -> bool:
@@ -66,9 +69,9 @@ class HumanTables:
         if seats not in ("N", "E", "S", "W", "NS", "SN", "EW", "WE"):
             raise HTTPException(422, f"seats {request.seats!r}: one seat (N, E, S or W) or a pair (NS or EW)")
         pairs = (self.pair(request.ns, 0), self.pair(request.ew, 1))
+        fresh = tuple(self._load(pair.name, side) for side, pair in enumerate(pairs))  # the table's own agents
+        self._reseed(fresh, request.index)
         with self.lock:
-            fresh = tuple(self._load(pair.name, side) for side, pair in enumerate(pairs))  # the table's own agents
-            self._reseed(fresh, request.index)
             table = HumanTable(next(self._ids), request.index, frozenset(parse_seat(s) for s in seats),
                                pairs[0].name, pairs[1].name, fresh, BridgeState.start(deal))
             self.tables[table.id] = table
@@ -83,7 +86,7 @@ class HumanTables:
         """One move of the agent to act, under the lock; False when it is the person's turn, the board is over or
         the table moved on (an undo or an end since ``generation``). An agent's illegal action raises GameError,
         the server's fault."""
-        with self.lock:
+        with table.lock:
             state = table.state
             if table.generation != generation or table.over or state.player in table.seats:
                 return False
@@ -100,14 +103,14 @@ class HumanTables:
     def _agents_then_view(self, table: HumanTable, wait: bool) -> dict:
         """Let the agents move until the person's turn: now (``wait``), or in a background thread while the page
         shows their cards as they come."""
-        with self.lock:
+        with table.lock:
             generation = table.generation
             table.run += 1
             token = table.run
             table.thinking = True
 
         def done() -> None:
-            with self.lock:
+            with table.lock:
                 if table.run == token:  # a later run (after a move or an undo) clears it itself
                     table.thinking = False
 
@@ -142,8 +145,8 @@ class HumanTables:
         return state
 
     def human_move(self, table_id: int, text: str, kind: str, wait: bool = True) -> dict:
-        with self.lock:
-            table = self.table(table_id)
+        table = self.table(table_id)
+        with table.lock:
             state = self._persons_turn(table)
             if kind == "call":
                 if state.phase != "auction":
@@ -170,8 +173,8 @@ class HumanTables:
     def undo(self, table_id: int, wait: bool = True) -> dict:
         """Take back the person's last call or card, and the agents' moves since: the table goes back to the
         person's turn before it (409 with none to take back or the board over)."""
-        with self.lock:
-            table = self.table(table_id)
+        table = self.table(table_id)
+        with table.lock:
             if table.over:
                 raise HTTPException(409, "the board is over: nothing to undo")
             if not table.mine:
@@ -190,7 +193,7 @@ class HumanTables:
         """The person claims ``tricks`` of the tricks still to play for their side (None: all of them), at any
         point of the play; the agents accept when double-dummy play from here gives the side at least that many
         (one DDS search), and the board ends with the tricks claimed; else the play goes on (``notice`` says so)."""
-        with self.lock:
+        with self.table(table_id).lock:
             table, play = self._playing(table_id, "claim")
             left = 13 - len(play.tricks)
             tricks = left if tricks is None else tricks
@@ -211,7 +214,7 @@ class HumanTables:
 
     def concede(self, table_id: int) -> dict:
         """The person's side gives the opponents every trick still to play: the board ends."""
-        with self.lock:
+        with self.table(table_id).lock:
             table, play = self._playing(table_id, "concede")
             declaring = min(table.seats) % 2 == play.declarer % 2
             self._end(table, "concede", play.declarer_tricks + (0 if declaring else 13 - len(play.tricks)))
@@ -241,8 +244,8 @@ class HumanTables:
         """What the ``position``-th call of a seated table's auction shows, measured from the agent that made it on
         held-out deals (as the agents' auction explains it), without the agent's own view of its decision (its
         values would tell its hand); the person's own calls are not explained."""
-        with self.lock:
-            table = self.table(table_id)
+        table = self.table(table_id)
+        with table.lock:
             calls = table.state.auction.calls
             if not 0 <= position < len(calls):
                 raise HTTPException(404, f"no call {position}: the auction has {len(calls)} calls so far")
@@ -255,8 +258,9 @@ class HumanTables:
             for call in calls[:position]:
                 state = state.apply(call)
             pair = table.pairs[seat % 2]
-            bidder = self._explaining_bidder(pair, seat % 2)
-            explanation = self.explainer.explain(pair.name, bidder, state, calls[position])
+            with self.explain_lock:
+                bidder = self._explaining_bidder(pair, seat % 2)
+                explanation = self.explainer.explain(pair.name, bidder, state, calls[position])
             return {"seat": SEATS[seat], "call": call_name(calls[position]), "action": int(calls[position]),
                     "explanation": {"agent": pair.name,
                                     **{k: v for k, v in explanation.items() if k != "considered"}}}

@@ -119,7 +119,7 @@ def write_played(data, out, player_spec: str = "models/card-player", level="dd",
     player, model = load_table_player(player_spec)
     digest = file_hash(model)
     dataset = load_dataset(data)
-    arrays = read_npz(Path(dataset.source), "dataset", ValueError)  # extra arrays (seed, ...) are kept
+    arrays = read_npz(Path(dataset.file or dataset.source), "dataset", ValueError)  # extra arrays (seed, ...) kept
     out = Path(out)
     parts = Path(str(out) + ".partial")
     job = played_job(data, dataset, model, digest, level, chunk)

@@ -40,7 +40,9 @@ async function api(path, options) {
   const body = await response.json().catch(() => ({}));
   if (!response.ok) {
     const detail = typeof body.detail === "string" ? body.detail : `${response.status} ${response.statusText}`;
-    throw new Error(detail);
+    const error = new Error(detail);
+    error.status = response.status;
+    throw error;
   }
   return body;
 }
@@ -475,17 +477,31 @@ async function follow(answer, before) {
   renderTable();
   if (answer.notice) say(answer.notice, true);
   if (answer.thinking) {
-    pollTimer = setTimeout(async () => {
-      try {
-        const next = await api(`/api/tables/${answer.id}`);
-        if (mine === request && table === answer) await follow(next, cardCount(answer));
-      } catch (error) {
-        if (mine === request) { say(error.message); busy = false; $("thinking").classList.remove("shown"); }
-      }
-    }, 250);
+    pollTable(answer, mine, 250, 0);
   } else {
     focusNext();
   }
+}
+
+// ask for a thinking table again; a failed ask (the server busy or restarting, the network) is retried, slower
+// each time, with the reason shown, so the page never stays "thinking" until it is reloaded
+function pollTable(answer, mine, delay, failures) {
+  pollTimer = setTimeout(async () => {
+    try {
+      const next = await api(`/api/tables/${answer.id}`);
+      if (failures) say("");
+      if (mine === request && table === answer) await follow(next, cardCount(answer));
+    } catch (error) {
+      if (mine !== request || table !== answer) return;
+      if (error.status === 404) {  // the table is gone (the server restarted): nothing to wait for
+        say(error.message);
+        stopPolling();
+        return;
+      }
+      say(`${error.message}: asking again`);
+      pollTable(answer, mine, Math.min(4000, 500 * 2 ** failures), failures + 1);
+    }
+  }, delay);
 }
 
 function stopPolling() {
