@@ -15,6 +15,8 @@ from bridgerl.training.sharding import resolve_devices
 HELPER = Path(__file__).with_name("helper_devices.py")
 
 
+# the slow tier (CI runs it; docs/conventions.md): the command's test below trains on 2 devices in the default tier
+@pytest.mark.slow
 def test_four_forced_host_devices_train_dqn_and_ppo(tmp_path):
     done = subprocess.run([sys.executable, str(HELPER), str(tmp_path)], capture_output=True, text=True, timeout=900)
     assert done.returncode == 0, done.stderr[-3000:]

@@ -119,6 +119,8 @@ def player_path_of(played_file) -> str:
         return str(npz["played_player"])
 
 
+# the slow tier (CI runs it; docs/conventions.md): the fresh rewards' replay stays in the default tier
+@pytest.mark.slow
 def test_small_rollouts_anchor_reference_and_pool_statistics(player_path):  # noqa: F811
     """A rollout of fewer rows than a chunk works (the second-table deals are padded by a whole chunk); with
     ``fresh_reference="anchor"`` the second table is bid by the pool's slot 0 (the starting network), not by the

@@ -7,6 +7,7 @@ import sys
 import time
 
 import numpy as np
+import pytest
 
 from bridgerl.core.generate import _load_partial, deal_owners, partial_path
 from bridgerl.core.dd import solve_dd_table
@@ -19,6 +20,8 @@ def _arrays(path):
         return {key: npz[key] for key in npz.files}
 
 
+# the slow tier (CI runs it; docs/conventions.md): a checkpoint's resume is in test_ray_generate's default tier
+@pytest.mark.slow
 def test_interrupted_run_resumes_to_identical_arrays(tmp_path):
     whole = tmp_path / "whole.npz"
     done = subprocess.run(CLI + ["--out", str(whole)], capture_output=True, text=True, timeout=600)

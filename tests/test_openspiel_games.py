@@ -146,7 +146,9 @@ def test_card_play_rotate_turns_the_table():
     assert "turned 3" in start.action_to_string(pyspiel.PlayerId.CHANCE, 3)
 
 
-@pytest.mark.parametrize("params", [{"dataset": "test"}, {"dataset": "test", "index": 0, "played": "PREFIX"}],
+# the whole default game in the slow tier (CI runs it; docs/conventions.md): its short endings stay here
+@pytest.mark.parametrize("params", [pytest.param({"dataset": "test"}, marks=pytest.mark.slow),
+                                    {"dataset": "test", "index": 0, "played": "PREFIX"}],
                          ids=["default_game", "short_endings"])
 def test_open_spiel_jax_dqn_runs_on_card_play(params):
     """The standard loop of OpenSpiel's examples: one DQN a player, only the player to act steps during the game,

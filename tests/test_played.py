@@ -433,6 +433,8 @@ def test_ppo_playout_rewards_are_the_card_players_games(played_file, player_path
         PPOTrainer(env, config.replace(playout=False), card_player=player)
 
 
+# the slow tier (CI runs it; docs/conventions.md): the play-out rewards themselves are checked in the default tier
+@pytest.mark.slow
 def test_train_competitive_reward_playout(played_file, tmp_path, capsys):
     """`train competitive --reward playout`: a short run records the option in its config; it needs --algo ppo
     and --tricks played (one line)."""

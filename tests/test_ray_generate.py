@@ -48,6 +48,8 @@ def test_two_ray_workers_write_the_single_machine_file(tmp_path, reference, clus
     assert not ray.is_initialized()  # the generator leaves the cluster it joined
 
 
+# the slow tier (CI runs it; docs/conventions.md): a killed worker's retry is in the default tier
+@pytest.mark.slow
 def test_a_failed_chunk_keeps_the_others_and_the_rerun_writes_the_same_file(tmp_path, reference, cluster):
     out = tmp_path / "ray.npz"
     with pytest.raises(RayChunkError, match=r"deals 18-23 failed on the Ray cluster .*run the same command again"):
@@ -75,6 +77,8 @@ def test_a_killed_worker_costs_one_retried_chunk(tmp_path, reference, cluster):
     assert _sha256(out) == _sha256(reference)
 
 
+# the slow tier (CI runs it; docs/conventions.md): the cluster route is in the default tier
+@pytest.mark.slow
 def test_the_command_on_a_local_ray_instance(tmp_path, reference):
     out = tmp_path / "cli.npz"
     done = subprocess.run([sys.executable, "-m", "bridgerl.cli", "data", "generate", "--deals", str(DEALS), "--seed",

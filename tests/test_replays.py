@@ -84,7 +84,9 @@ def replay(name: str) -> list[str]:
     return [f"{r['row']} {' || '.join(_table(t) for t in r['tables'])} | {r['imps']}" for r in results]
 
 
-@pytest.mark.parametrize("name", sorted(REPLAYS))
+# the first card player's pins in the slow tier (CI runs it; docs/conventions.md): the released player's stay here
+@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.slow) if name == "card-player-1" else name
+                                  for name in sorted(REPLAYS)])
 def test_released_models_replay_board_for_board(name, monkeypatch):
     monkeypatch.chdir(ROOT)  # the models' paths are the repository's
     expected = json.loads(PINS.read_text())[name]
