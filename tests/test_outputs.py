@@ -50,6 +50,21 @@ def test_special_files_are_written_in_place(capsys):
         check_output("/dev/null", "directory", "--report")
 
 
+def test_dev_stdout_redirected_to_a_file_is_written_in_place(tmp_path):
+    """``/dev/stdout`` when standard output is a file: that file is written through the open descriptor (the shell's
+    file keeps the output and the command's own line after it), not replaced by a rename."""
+    import subprocess
+    import sys
+
+    out = tmp_path / "out.pbn"
+    with open(out, "w") as handle:
+        done = subprocess.run([sys.executable, "-m", "bridgerl.cli", "data", "to-pbn", "test", "/dev/stdout"],
+                              stdout=handle, stderr=subprocess.PIPE, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr
+    text = out.read_text()
+    assert text.startswith("% PBN") and text.count("[Deal ") == 5000 and "wrote 5000 boards to /dev/stdout" in text
+
+
 def test_standard_output_takes_the_text_outputs_alone(capsys):
     assert main(["data", "to-pbn", "test", "-"]) == 0
     out, err = capsys.readouterr()

@@ -43,9 +43,24 @@ def is_stdout(path) -> bool:
     return path is not None and str(path) == STDOUT
 
 
+def descriptor(path) -> int | None:
+    """The open file descriptor a path names (``/dev/stdout``, ``/dev/stderr``, ``/dev/fd/N``,
+    ``/proc/self/fd/N``), or None: such a path is written through the descriptor, whatever file it is."""
+    import re
+
+    text = str(path)
+    if text in ("/dev/stdout", "/dev/stderr"):
+        return 1 if text.endswith("out") else 2
+    found = re.fullmatch(r"/(?:dev/fd|proc/self/fd)/(\d+)", text)
+    return int(found.group(1)) if found else None
+
+
 def is_special(path: str | os.PathLike) -> bool:
-    """Whether ``path``, followed through links, exists and is neither a regular file nor a directory (a device
-    such as ``/dev/null``, a pipe, a socket, a terminal): written in place, never replaced."""
+    """Whether ``path`` names an open descriptor (`descriptor`) or, followed through links, exists and is neither
+    a regular file nor a directory (a device such as ``/dev/null``, a pipe, a socket, a terminal): written in
+    place, never replaced."""
+    if descriptor(path) is not None:
+        return True
     try:
         mode = os.stat(path).st_mode
     except (OSError, ValueError):
@@ -77,8 +92,9 @@ def atomic_open(path: str | os.PathLike) -> Iterator[BinaryIO]:
     """A binary handle to a temporary file beside ``path`` that replaces ``path`` only when the block ends without
     an error, so readers see either the old file or the complete new one (never a half-written file). A link is
     written through (its target replaced, the link kept), a special file in place, ``-`` to standard output."""
-    if is_stdout(path):
-        stream = _STDOUT[-1] if _STDOUT else sys.stdout
+    fd = descriptor(path)
+    if is_stdout(path) or fd in (1, 2):  # the stream itself, so that its lines and the output keep their order
+        stream = (_STDOUT[-1] if _STDOUT else sys.stdout) if fd != 2 else sys.stderr
         stream.flush()
         buffer = getattr(stream, "buffer", None)
         handle = buffer if buffer is not None else _TextStdout()
@@ -88,6 +104,10 @@ def atomic_open(path: str | os.PathLike) -> Iterator[BinaryIO]:
         stream.flush()
         return
     path = Path(path)
+    if fd is not None:  # another open descriptor: written through a copy of it, at its offset
+        with os.fdopen(os.dup(fd), "wb") as handle:
+            yield handle
+        return
     if is_special(path):
         try:
             handle = open(path, "wb")
@@ -157,6 +177,14 @@ def check_output(path: str | os.PathLike | None, kind: str = "file", flag: str =
             raise ValueError(f"{flag} -: standard output takes a file's content, not a directory of files")
         return
     path = Path(path)
+    if descriptor(path) is not None:
+        try:
+            os.fstat(descriptor(path))
+        except OSError:
+            raise ValueError(f"{flag} {path}: no such open file descriptor") from None
+        if kind == "directory":
+            raise ValueError(f"{flag} {path} is an open file, not a directory; give a directory")
+        return
     if kind == "file" and is_special(path):
         if stat.S_ISFIFO(os.stat(path).st_mode):
             return  # opening a pipe for writing waits for its reader: it is written when the work is done
