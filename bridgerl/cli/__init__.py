@@ -75,9 +75,9 @@ def _one_line_warning(message, category, filename, lineno, line=None) -> str:
     path = str(Path(filename).resolve())
     if any(path.startswith(folder + "/") for folder in _our_folders()):
         return f"bridgerl: note: {text}\n"
-    library = next((part for part in Path(path).parts[::-1] if part.endswith("-packages")), None)
     parts = Path(path).parts
-    name = parts[parts.index(library) + 1] if library else Path(path).stem
+    installed = [k for k, part in enumerate(parts[:-1]) if part.endswith("-packages")]  # site- or dist-packages
+    name = parts[installed[-1] + 1] if installed else Path(path).stem
     return f"bridgerl: warning from {name.removesuffix('.py')} ({category.__name__}): {text}\n"
 
 

@@ -1,12 +1,14 @@
 """Writing files safely: one atomic write for every output (datasets, checkpoints, JSON reports), and the
 "never overwrite without --force" check every command uses.
 
-An output path is one of three things, and nothing ever replaces a link or a special file:
+Nothing ever replaces a link or a special file. An output path is one of:
 
 - a regular file (or a new name): written to a temporary file beside it, then renamed over it (atomic);
 - a symbolic link: written through, the link kept: its target is replaced atomically as above;
-- a special file (``/dev/null``, ``/dev/stdout``, a pipe, a terminal): written through, in place (nothing to
-  rename over), and no ``--force`` is needed since nothing is replaced;
+- an open descriptor named by path (``/dev/stdout``, ``/dev/stderr``, ``/dev/fd/N``): written through that
+  descriptor, so a redirected standard output keeps the output and the command's lines in order;
+- a special file (``/dev/null``, a pipe, a terminal): written in place (nothing to rename over); these last two
+  need no ``--force``, since nothing is replaced;
 - ``-``: standard output, where a command's format allows it (`STDOUT`).
 
 `check_output` tells, before any work, whether a path can be written at all (it tries: root passes every
@@ -16,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -46,8 +49,6 @@ def is_stdout(path) -> bool:
 def descriptor(path) -> int | None:
     """The open file descriptor a path names (``/dev/stdout``, ``/dev/stderr``, ``/dev/fd/N``,
     ``/proc/self/fd/N``), or None: such a path is written through the descriptor, whatever file it is."""
-    import re
-
     text = str(path)
     if text in ("/dev/stdout", "/dev/stderr"):
         return 1 if text.endswith("out") else 2

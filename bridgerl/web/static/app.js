@@ -489,8 +489,9 @@ function pollTable(answer, mine, delay, failures) {
   pollTimer = setTimeout(async () => {
     try {
       const next = await api(`/api/tables/${answer.id}`);
+      if (mine !== request || table !== answer) return;  // the page moved on meanwhile
       if (failures) say("");
-      if (mine === request && table === answer) await follow(next, cardCount(answer));
+      await follow(next, cardCount(answer));
     } catch (error) {
       if (mine !== request || table !== answer) return;
       if (error.status === 404) {  // the table is gone (the server restarted): nothing to wait for
