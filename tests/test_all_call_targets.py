@@ -163,6 +163,9 @@ def test_all_call_settings_are_checked():
         DQNTrainer(competitive, DQNConfig(hidden=(8,), targets="all"), self_play=True)
 
 
+# the slow tier (CI runs it; docs/conventions.md): the targets' own tests above, the other trainers' resumes, the
+# search's and the curve's own tests stay in the default tier
+@pytest.mark.slow
 def test_all_call_training_resumes_bit_identically(tmp_path):
     overrides = {"hidden": (16,), "num_envs": 16, "min_replay": 64, "replay_size": 4000, "targets": "all",
                  "critic": True, "batch_size": 32}

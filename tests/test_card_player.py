@@ -93,7 +93,7 @@ def test_the_player_reads_its_own_view_only(player):
     """Unseen cards dealt again between the hidden hands, all the view shows kept: the same card, on the numpy path
     and on the JAX path (the whole deal in JAX, replayed to the same point)."""
     rng = np.random.default_rng(0)
-    states = _play_states(range(12))
+    states = _play_states(range(6))
     env = jaxenv.make("bridge", dataset="valid")
     step = jax.jit(env.step)
 

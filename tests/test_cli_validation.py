@@ -334,3 +334,52 @@ def test_paths_and_renamed_options_are_named(argv, message, capsys):
     assert main(argv) == 2
     err = capsys.readouterr().err.strip().splitlines()
     assert len(err) == 1 and message in err[0], err
+
+
+REFUSALS_BEFORE_JAX = r'''
+import contextlib, io, json, sys
+from bridgerl.cli import main
+cases = json.loads(sys.argv[1])
+for argv, expected in cases:
+    err = io.StringIO()
+    try:
+        with contextlib.redirect_stderr(err):
+            code = main(argv)
+    except SystemExit as exc:  # an argument error: not what this test is for
+        code = ("argparse", exc.code)
+    line = err.getvalue().strip()
+    assert code == 2 and expected in line and len(line.splitlines()) == 1, (argv, code, line)
+    loaded = [name for name in ("jax", "flax") if name in sys.modules]
+    assert not loaded, (argv, "refused only after importing", loaded)
+print("refused", len(cases))
+'''
+
+
+def test_a_wrong_model_file_is_refused_before_jax_loads(tmp_path):
+    """A spec or --model naming a missing file or a model of another kind is refused before the imports of its
+    agent (JAX, flax: seconds), whatever the kind of spec: bidders, card players, the card-location model."""
+    import subprocess
+    import sys
+
+    missing = str(tmp_path / "nothing")
+    cases = [
+        (["evaluate", "competitive", "--ns", "nosuch/path", "--ew", "rules"], "no such model file or directory"),
+        (["evaluate", "competitive", "--ns", f"dqn:{missing}", "--ew", "rules"], "no DQN checkpoint there"),
+        (["evaluate", "competitive", "--ns", "ppo:models/card-player", "--ew", "rules"], "not a PPO one"),
+        (["evaluate", "uncontested", "--agent", f"search:{missing}"], "no DQN checkpoint there"),
+        (["evaluate", "competitive", "--ns", "rules+dqn:models/card-location", "--ew", "rules"], "not a DQN one"),
+        (["evaluate", "competitive", "--ns", f"brl:{missing}", "--ew", "rules"], "cannot read it"),
+        (["evaluate", "competitive", "--ns", "models/card-player", "--ew", "rules"], "plays cards, it does not bid"),
+        (["evaluate", "play", "--declarer", f"pimc:sampler=network,model={missing}", "--defenders", "dd",
+          "--contract", "3NT"], "no card-location checkpoint there"),
+        (["evaluate", "play", "--declarer", "pimc:sampler=network,model=models/card-player", "--defenders", "dd",
+          "--contract", "3NT"], "not a card-location one"),
+        (["evaluate", "trick-loss", "--agent", f"cardsearch:model={missing}", "--positions", missing],
+         "no card-player checkpoint there"),
+        (["evaluate", "game", "--ns", "bid=rules,play=cardnet:model=models/issn", "--ew", "rules"],
+         "not a card-player one"),
+        (["evaluate", "inference", "--model", "pimc", "--positions", missing], "pimc: no card-location checkpoint"),
+    ]
+    done = subprocess.run([sys.executable, "-c", REFUSALS_BEFORE_JAX, json.dumps(cases)], capture_output=True,
+                          text=True, cwd=ROOT, timeout=120)
+    assert done.returncode == 0 and f"refused {len(cases)}" in done.stdout, done.stderr[-2000:]

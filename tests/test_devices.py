@@ -15,7 +15,8 @@ from bridgerl.training.sharding import resolve_devices
 HELPER = Path(__file__).with_name("helper_devices.py")
 
 
-# the slow tier (CI runs it; docs/conventions.md): the command's test below trains on 2 devices in the default tier
+# the slow tier (CI runs it; docs/conventions.md), as the command's 2-device training below: the default tier checks
+# that the command asks XLA for its devices (a refusal that only 2 visible devices give) and the helper's own tests
 @pytest.mark.slow
 def test_four_forced_host_devices_train_dqn_and_ppo(tmp_path):
     done = subprocess.run([sys.executable, str(HELPER), str(tmp_path)], capture_output=True, text=True, timeout=900)
@@ -34,7 +35,9 @@ def test_four_forced_host_devices_train_dqn_and_ppo(tmp_path):
     assert result["indivisible"] == "num_envs (6) must divide over the 4 devices: choose a multiple of 4"
 
 
-def test_the_command_asks_xla_for_the_devices(tmp_path):
+# the slow tier (CI runs it; docs/conventions.md): the refusal below and the helper's own tests stay in the default
+@pytest.mark.slow
+def test_the_command_trains_on_the_devices_it_asks_xla_for(tmp_path):
     env = {key: value for key, value in os.environ.items() if key != "XLA_FLAGS"}
     out = tmp_path / "run"
     done = subprocess.run([sys.executable, "-m", "bridgerl.cli", "train", "uncontested", "--devices", "2", "--steps",
@@ -43,6 +46,12 @@ def test_the_command_asks_xla_for_the_devices(tmp_path):
                           capture_output=True, text=True, timeout=600, env=env)
     assert done.returncode == 0, done.stderr
     assert "held-out IMPs/deal" in done.stdout
+
+
+def test_the_command_asks_xla_for_the_devices(tmp_path):
+    """The command sets XLA's host device count before JAX starts: two devices are seen, so nine envs are refused
+    for not dividing over them (the training itself: the slow tier)."""
+    env = {key: value for key, value in os.environ.items() if key != "XLA_FLAGS"}
     bad = subprocess.run([sys.executable, "-m", "bridgerl.cli", "train", "uncontested", "--devices", "2", "--out",
                           str(tmp_path / "bad"), "--num-envs", "9", "--quiet"],
                          capture_output=True, text=True, timeout=600, env=env)

@@ -169,7 +169,7 @@ def test_eval_every_sets_the_held_out_evaluations(tmp_path):
     assert [r["env_steps"] for r in records if "eval" in r] == [800, 1600, 2400, 3200]
 
 
-@pytest.mark.parametrize("command", ["uncontested", "competitive"])
+@pytest.mark.parametrize("command", ["uncontested", pytest.param("competitive", marks=pytest.mark.slow)])
 def test_train_command_line_parses_its_flags(command, tmp_path, capsys):
     """The README's main job goes through `bridgerl train uncontested`: every flag of each train command is read
     (a flag of one command missing from the other once broke the uncontested command)."""

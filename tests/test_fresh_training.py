@@ -90,6 +90,9 @@ def test_fresh_settings_are_checked(player_path):  # noqa: F811
         PPOTrainer(fresh, PPOConfig(**TINY))
 
 
+# the slow tier (CI runs it; docs/conventions.md): the fresh rewards' replay and the trainer's checks above, and the
+# command's refusals below, stay in the default tier
+@pytest.mark.slow
 def test_train_competitive_on_fresh_deals_is_seeded_and_resumable(played_file, tmp_path, capsys):  # noqa: F811
     common = ["train", "competitive", "--algo", "ppo", "--data", "fresh", "--tricks", "played", "--eval-data",
               str(played_file), "--eval-deals", str(ROWS), "--num-envs", "8", "--rollout", "8", "--minibatches", "2",
@@ -106,7 +109,9 @@ def test_train_competitive_on_fresh_deals_is_seeded_and_resumable(played_file, t
                for x, y in zip(jax.tree.leaves(start._params), jax.tree.leaves(a._params)))
     assert a.metadata["data"].startswith("fresh: deals drawn inside jit") and a.metadata["seed"] == 3
     assert a.metadata["played_by"]["player"] == str(player_path_of(played_file))
-    capsys.readouterr()
+
+
+def test_fresh_deals_need_ppo_and_played_tricks(played_file, tmp_path, capsys):  # noqa: F811
     bare = ["train", "competitive", "--data", "fresh", "--eval-data", str(played_file), "--eval-deals", "4",
             "--steps", "64", "--quiet", "--out", str(tmp_path / "bad")]
     for extra, message in ((["--algo", "ppo"], "give --tricks played"), (["--tricks", "played"], "trains PPO")):

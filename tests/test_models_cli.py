@@ -31,19 +31,23 @@ def test_released_models_lists_the_ten_with_their_kinds():
     assert "--algo ppo" in by_name["competitive-played"]["command"]
 
 
-def test_bridgerl_models_prints_one_line_each_and_writes_json(tmp_path, capsys):
+def test_bridgerl_models_prints_one_line_each_and_writes_json(tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("COLUMNS", "100")
     out = tmp_path / "models.json"
     assert main(["models", "--json", str(out)]) == 0
     printed = capsys.readouterr().out.splitlines()
+    assert max(len(line) for line in printed) <= 100  # long commands wrap at words (the JSON keeps them whole)
     lines = [line for line in printed if not line.startswith(" ")]
-    notes = [line.strip() for line in printed if line.startswith(" ")]  # a command that read unshipped files
-    assert len(lines) == len(KINDS) and notes
-    assert all(note.startswith("(it read ") and "README.md says how they were made" in note for note in notes)
-    assert any("runs/cp2/pos_pimc3_0.npz" in note and "models/card-player/README.md" in note for note in notes)
-    for line, (name, kind) in zip(lines, sorted(KINDS.items())):
+    blocks = " ".join(line.strip() if line.startswith(" ") else "\n" for line in printed).split("\n")[1:]
+    assert len(lines) == len(KINDS) == len(blocks)
+    by_name = {m["name"]: m for m in released_models()}
+    for line, block, (name, kind) in zip(lines, blocks, sorted(KINDS.items())):
         words = line.split()
         assert words[:2] == [name, kind] and words[3] == "MB" and len(words[4]) == 12, line
-        assert "bridgerl train" in line
+        made, _, note = block.strip().partition(" (it read ")
+        assert made == f"made by: {by_name[name]['command']}"  # the whole command, wrapped between words
+        assert not note or "README.md says how they were made)" in note
+    assert any("runs/cp2/pos_pimc3_0.npz: models/card-player/README.md" in block for block in blocks)
     written = json.loads(out.read_text())
     assert [m["name"] for m in written] == sorted(KINDS)
     assert set(written[0]) == {"name", "path", "kind", "bytes", "sha256", "command"}

@@ -281,16 +281,10 @@ def test_table_gap_and_data_info(played_file, tmp_path, capsys):
         table_gap({"owner": dataset.owner, "dd": dataset.dd})
 
 
-def test_ppo_trains_on_played_tricks(played_file, tmp_path):
-    """`train competitive --tricks played`: the env rewards, the demonstrations and the evaluations read the played
-    table (the demonstrations' returns are those of the played-tricks env); the option is saved with the run and
-    the model records the table's player."""
-    from test_ppo import TINY, TINY_PRETRAIN
-
-    from bridgerl.agents.learned.checkpoint import PPO_FORMAT, load_weights
-    from bridgerl.evaluation.bidding.competitive import rule_baseline_evaluator
+def test_the_demonstrations_of_played_tricks_are_scored_with_them(played_file):
+    """The teacher's demonstrations on a played table: the same calls as on the DD table, their returns those of the
+    played-tricks env (the training run that reads them: the slow tier, below)."""
     from bridgerl.training.demonstrations import rule_demonstrations
-    from bridgerl.training.run import train_competitive
 
     played = load_dataset(played_file, tricks="played")
     demos = rule_demonstrations(played, deals=ROWS)
@@ -298,6 +292,21 @@ def test_ppo_trains_on_played_tricks(played_file, tmp_path):
     np.testing.assert_array_equal(demos.action, dd_demos.action)  # the same calls, scored otherwise
     assert not np.array_equal(played.dd, played.tables["dd"])  # an untrained player: far from double dummy
     assert not np.array_equal(demos.ret, dd_demos.ret)
+
+
+# the slow tier (CI runs it; docs/conventions.md): the played rewards in every framework, the demonstrations above
+# and the play-out rewards below stay in the default tier
+@pytest.mark.slow
+def test_ppo_trains_on_played_tricks(played_file, tmp_path):
+    """`train competitive --tricks played`: the env rewards, the demonstrations and the evaluations read the played
+    table; the option is saved with the run and the model records the table's player."""
+    from test_ppo import TINY, TINY_PRETRAIN
+
+    from bridgerl.agents.learned.checkpoint import PPO_FORMAT, load_weights
+    from bridgerl.evaluation.bidding.competitive import rule_baseline_evaluator
+    from bridgerl.training.run import train_competitive
+
+    played = load_dataset(played_file, tricks="played")
     out = tmp_path / "ppo"
     result = train_competitive(out, steps=128, preset="small", data=str(played_file), eval_data=str(played_file),
                                overrides={**TINY, "bc_weight": 0.1}, chunk=2, progress=False, command="pytest",
@@ -409,7 +418,7 @@ def test_ppo_playout_rewards_are_the_card_players_games(played_file, player_path
     played = load_dataset(played_file, tricks="played")
     env = jaxenv.make("competitive_bidding", dataset=played, tricks="played")
     player = CardPlayer.load(player_path)
-    config = PPOConfig(**{**TINY, "pool_size": 0, "rollout": 32}, playout=True)
+    config = PPOConfig(**{**TINY, "pool_size": 0, "rollout": 20}, playout=True)
     trainer = PPOTrainer(env, config, seed=3, card_player=player)
     rollout, _ = collect_rollout(trainer, env, trainer.init(env), jax.random.key(1), config.rollout)
     rewards = np.asarray(jax.jit(trainer._played_rewards)(env, rollout))

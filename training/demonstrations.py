@@ -34,6 +34,10 @@ class PretrainConfig:
     regression_weight: float = 0.1
     random_share: float = 0.05
     seed: int = 0
+    teacher: str | None = None     # None: the rule bidder's auctions of ``deals`` rows of the training data (with
+                                   # ``random_share``); a bidder spec (`rules` too): its labels of ``deals`` fresh
+                                   # deals (`training.bid_labels`, the teacher's own auctions)
+    demos: tuple[str, ...] = ()    # label files of `data bid-labels` to clone from instead (--demos)
 
 
 @struct.dataclass
@@ -43,6 +47,8 @@ class Demonstrations:
     action: np.ndarray     # int32[N]
     ret: np.ndarray        # float32[N]: the caller's side's final return (par IMPs)
     expert: np.ndarray     # bool[N]: the rule bidder's own call (not a random one)
+    target: np.ndarray | None = None  # float32[N, 38]: the teacher's distribution over the legal calls (soft
+                                      # labels of `data bid-labels`; one-hot where it gave none); None: the calls
 
 
 def large_margin_loss(q, mask, action, expert, margin: float, chosen=None):

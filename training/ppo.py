@@ -201,9 +201,14 @@ def ppo_loss(logits, values, mask, action, old_logp, advantages, returns, weight
     return policy + value_coef * value - entropy_coef * entropy, parts
 
 
-def behaviour_cloning_loss(logits, mask, action, expert):
-    """Cross-entropy of the expert's calls (rows with ``expert`` false count zero)."""
-    logp = jnp.take_along_axis(masked_log_softmax(logits, mask), action[:, None], 1)[:, 0]
+def behaviour_cloning_loss(logits, mask, action, expert, target=None):
+    """Cross-entropy of the expert's calls (rows with ``expert`` false count zero); with ``target`` [N, 38], of the
+    teacher's distribution over the legal calls (soft labels)."""
+    logps = masked_log_softmax(logits, mask)
+    if target is None:
+        logp = jnp.take_along_axis(logps, action[:, None], 1)[:, 0]
+    else:
+        logp = jnp.where(mask, target * logps, 0.0).sum(1)
     return -jnp.where(expert, logp, 0.0).sum() / jnp.maximum(expert.sum(), 1)
 
 
@@ -291,7 +296,8 @@ class PPOTrainer:
         self.optimizer = optax.chain(optax.clip_by_global_norm(config.max_grad_norm),
                                      optax.adam(learning_rate, eps=1e-5))
         self._demos = None if not config.bc_weight else jax.tree.map(
-            jnp.asarray, (demonstrations.obs, demonstrations.mask, demonstrations.action, demonstrations.expert))
+            jnp.asarray, (demonstrations.obs, demonstrations.mask, demonstrations.action, demonstrations.expert,
+                          demonstrations.target))
         self._run_steps_jit = jax.jit(self._run, static_argnums=2)
 
     def run_steps(self, env, ts: PPOState, iterations: int):
@@ -390,8 +396,8 @@ class PPOTrainer:
                                self.config.entropy_coef)
         bc = jnp.float32(0)
         if demos_batch is not None:
-            obs, mask, action, expert = demos_batch
-            bc = behaviour_cloning_loss(nnx.merge(self.graphdef, params)(obs), mask, action, expert)
+            obs, mask, action, expert, target = demos_batch
+            bc = behaviour_cloning_loss(nnx.merge(self.graphdef, params)(obs), mask, action, expert, target)
             loss = loss + self.config.bc_weight * bc
         return loss, {**parts, "bc": bc}
 
@@ -475,7 +481,7 @@ def pretrain_policy(graphdef, params, demos, updates: int = 20_000, batch_size: 
 
     def loss_fn(params, batch):
         logits, values = nnx.merge(graphdef, params).policy_value(batch.obs)
-        bc = behaviour_cloning_loss(logits, batch.mask, batch.action, batch.expert)
+        bc = behaviour_cloning_loss(logits, batch.mask, batch.action, batch.expert, batch.target)
         value = 0.5 * ((values - reward_scale * batch.ret) ** 2).mean()
         return bc + value, (bc, value)
 

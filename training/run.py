@@ -260,7 +260,10 @@ def _teacher(run: RunConfig, recipe, config, data: _Data, env_options: dict, res
             for directory in (out, out / SNAPSHOT_DIR):
                 atomic_write_bytes(directory / CONSTRUCTIVE_FILE, checkpoint_file(constructive).read_bytes())
     demos = None
-    if run.pretrain is not None and (not resuming or recipe.keeps_demonstrations(config)):
+    if run.pretrain is not None and (not resuming or recipe.keeps_demonstrations(config)) and \
+            (run.pretrain.demos or run.pretrain.teacher is not None):
+        demos = _labelled_demonstrations(run, out)
+    elif run.pretrain is not None and (not resuming or recipe.keeps_demonstrations(config)):
         from bridgerl.training.demonstrations import rule_demonstrations
 
         teacher = None
@@ -274,6 +277,25 @@ def _teacher(run: RunConfig, recipe, config, data: _Data, env_options: dict, res
         demos = rule_demonstrations(demo_data, run.pretrain.deals, run.pretrain.random_share, run.pretrain.seed,
                                     run.progress, teacher)
     return constructive_agent, demos
+
+
+TEACHER_LABELS = "teacher_labels.npz"  # --teacher SPEC: its labels of fresh deals, in the run's folder (resumable)
+
+
+def _labelled_demonstrations(run: RunConfig, out: Path):
+    """The demonstrations of ``--demos FILE ...``, or of ``--teacher SPEC``: SPEC's labels of --pretrain-deals fresh
+    deals from the run's seed, written to the run's `TEACHER_LABELS` (a resumed run reads them back)."""
+    from bridgerl.training.bid_labels import LabelJob, load_labels, load_teacher, write_labels
+
+    pretrain = run.pretrain
+    if pretrain.demos:
+        return load_labels(pretrain.demos)
+    teacher, identity = load_teacher(pretrain.teacher, seed=pretrain.seed)
+    path = out / TEACHER_LABELS
+    job = LabelJob(pretrain.teacher, "fresh", pretrain.deals, pretrain.seed)
+    write_labels(job, path, teacher, identity, command=f"train competitive --teacher {pretrain.teacher}",
+                 progress=run.progress)
+    return load_labels(path)
 
 
 def _trainer(run: RunConfig, recipe, config, steps: int, env, data: _Data, demos, mesh, resuming: bool):

@@ -125,6 +125,9 @@ def load_brl_params(path: str | Path) -> dict[str, dict[str, np.ndarray]]:
         tree = _plain(tree)
     except BrlFileError as exc:
         raise BrlFileError(f"brl:{path}: {exc}") from None
+    from bridgerl.agents.learned.checkpoint import note_file_read
+
+    note_file_read(path, data)  # its SHA-256 in the results' checkpoints
     layers = {}
     for key, value in tree.items():
         match = re.search(r"(?:^|/)(linear(?:_\d+)?)$", key)

@@ -11,9 +11,8 @@ import os
 from pathlib import Path
 
 import numpy as np
-from flax import serialization
 
-from bridgerl.core.files import MODEL_KINDS, article, atomic_write_bytes
+from bridgerl.core.files import MODEL_KINDS, article, atomic_write_bytes, model_payload
 
 FORMAT = "bridgerl-dqn-1"
 PPO_FORMAT = "bridgerl-ppo-1"  # a PPO actor-critic (`agents.networks.ActorCritic`, training.ppo)
@@ -34,6 +33,7 @@ def save_weights(path: str | os.PathLike, params: dict, metadata: dict, dtype: s
     """Write ``params`` (a pure dict of arrays) in ``dtype`` ('float32', 'float16' or 'bfloat16') with metadata."""
     import jax
     import jax.numpy as jnp
+    from flax import serialization
 
     cast = jax.tree.map(lambda a: np.asarray(jnp.asarray(a, getattr(jnp, dtype))), params)
     payload = {"format": format, "metadata": json.dumps({**metadata, "dtype": dtype}), "params": cast}
@@ -41,6 +41,12 @@ def save_weights(path: str | os.PathLike, params: dict, metadata: dict, dtype: s
 
 
 _RECORDINGS: list[dict] = []  # open `recording_checkpoints` blocks: {file path: sha256}
+
+
+def note_file_read(path: str | os.PathLike, data: bytes) -> None:
+    """Record a model file read (a checkpoint, an ONNX or brl file) with the SHA-256 of its bytes in every open
+    `recording_checkpoints` block: what a results file names as the spec's checkpoints."""
+    _note(Path(path), data)
 
 
 def _note(path: Path, data: bytes) -> None:
@@ -77,25 +83,46 @@ def _shown(given, path: Path) -> str:
     return given if Path(given).name == path.name else f"{given.rstrip('/')}/{path.name}"
 
 
-def _payload(path: Path, what: str, shown: str | None = None, note: bool = True):
-    """The deserialised checkpoint file (one-line errors for a missing or unreadable file, naming what the file is
-    when it can be told)."""
-    shown = shown or str(path)
+def _checked(path: Path, what: str, shown: str) -> tuple[bytes, dict]:
+    """(the file's bytes, its top level) after the checks that need no JAX: one-line errors for a missing or
+    unreadable file, naming what the file is when it can be told."""
     if not path.exists():
         raise FileNotFoundError(f"{shown}: no {what} checkpoint there")
     if path.is_dir():
         raise ValueError(f"{shown}: a directory without model.msgpack, not {article(what)} checkpoint")
     data = path.read_bytes()
+    header = model_payload(data)
+    if header is None or header.get("format") not in KINDS:
+        from bridgerl.core.files import describe_file
+
+        found = describe_file(path) or "an unreadable file"
+        raise ValueError(f"{shown}: {found}, not a readable {what} checkpoint")
+    return data, header
+
+
+def check_checkpoint(path: str | os.PathLike, format: str | None = None, what: str = "DQN") -> Path:
+    """The checkpoint file named by ``path``, checked without loading JAX or the weights (a spec's file is refused
+    at once, before the imports of its agent): it exists, it is a bridgerl model, and of ``format`` when given."""
+    given, file = path, checkpoint_file(path)
+    shown = _shown(given, file)
+    _, header = _checked(file, what, shown)
+    if format is not None and header["format"] != format:
+        raise ValueError(f"{shown}: {article(KINDS[header['format']])} model, not {article(what)} one")
+    return file
+
+
+def _payload(path: Path, what: str, shown: str | None = None, note: bool = True):
+    """The deserialised checkpoint file (the checks of `_checked` first)."""
+    from flax import serialization
+
+    shown = shown or str(path)
+    data, _ = _checked(path, what, shown)
     try:
         payload = serialization.msgpack_restore(data)
     except Exception:
         payload = None
     if not isinstance(payload, dict) or payload.get("format") not in KINDS:
-        from bridgerl.core.files import describe_file
-
-        found = describe_file(path) or "an unreadable file"
-        if not found.endswith(" model"):
-            raise ValueError(f"{shown}: {found}, not a readable {what} checkpoint")
+        raise ValueError(f"{shown}: a damaged model file, not a readable {what} checkpoint")
     if note:
         _note(path, data)
     return payload
@@ -119,6 +146,7 @@ def load_network(path: str | os.PathLike, format: str, what: str, features: int,
     """(network, metadata) of a checkpoint of ``format`` whose metadata names its input ``features`` and
     ``hidden`` sizes; ``build(hidden)`` makes the empty network. A checkpoint of another kind, for other features or
     whose weights do not fit the network is refused in one line."""
+    check_checkpoint(path, format, what)  # before JAX's imports: a wrong file is refused at once
     import jax
     from flax import nnx
 
@@ -166,4 +194,4 @@ def checkpoint_kind(path: str | os.PathLike) -> str:
     its format field;
     a file that is not a bridgerl checkpoint raises ValueError in one line."""
     given, path = path, checkpoint_file(path)
-    return KINDS[_payload(path, "bridgerl model", _shown(given, path), note=False)["format"]]
+    return KINDS[_checked(path, "bridgerl model", _shown(given, path))[1]["format"]]

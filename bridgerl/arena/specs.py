@@ -18,7 +18,8 @@ SPEC_HELP = ("pass | random | rules | sayc (competitive: a SAYC-like natural sys
              "(competitive: a PPO actor-critic's greedy policy) | punisher:SPEC (competitive: SPEC doubling every "
              "failing undoubled contract it could pass out, read from the deal's tricks table: the exploitability "
              "opponent) | brl:PATH (competitive: brl's bidding network, a parameter pickle of its DeepMind MLP, read "
-             "without running code from it) | rules+dqn:PATH "
+             "without running code from it) | ben:DIR[,system=N] (competitive: BEN's bidding network alone, DIR "
+             "holding BEN's bidder.onnx, which you fetch: docs/ben.md; needs onnxruntime) | rules+dqn:PATH "
              "(competitive: the rule baseline with an uncontested DQN as its constructive system) | "
              "search:PATH[,samples=N,min_kept=K] (uncontested: decision-time search with the critic saved beside "
              "the DQN, defaults 1024 and 8) | module:attr (an object, or a class to instantiate, with act(); the "
@@ -56,8 +57,10 @@ def _import_object(module_name: str, attr: str, spec: str, kind: str):
 
 
 def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
-    """An agent with ``act(observation, action_mask)`` for ``env_id`` from a spec string."""
-    from bridgerl.agents import DQNAgent, PassAgent, RandomBidder, RuleBidder
+    """An agent with ``act(observation, action_mask)`` for ``env_id`` from a spec string. A model file is checked
+    before the imports its agent needs (JAX), so that a wrong path is refused at once."""
+    from bridgerl.agents import PassAgent, RandomBidder, RuleBidder
+    from bridgerl.agents.learned.checkpoint import FORMAT, PPO_FORMAT, check_checkpoint
 
     if spec.startswith("punisher:"):  # before module:attr (its SPEC may hold a colon)
         if env_id != "competitive_bidding":
@@ -76,6 +79,15 @@ def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
         if not spec[4:]:
             raise ValueError("agent spec 'brl:' names no file: brl:PATH, a parameter pickle of brl's DeepMind MLP")
         return BrlBidder.load(spec[4:])
+    if spec.startswith("ben:"):  # before module:attr: BEN's bidding network by file (issue #64)
+        if env_id != "competitive_bidding":
+            raise ValueError(f"agent spec {_q(spec)}: BEN's network bids the whole auction (competitive bidding)")
+        from bridgerl.agents.learned.ben import BenBidder
+
+        path, _, options = spec[4:].partition(",")
+        if not path:
+            raise ValueError("agent spec 'ben:' names no folder: ben:DIR, a folder holding BEN's bidder.onnx")
+        return BenBidder.load(path, **_keyword_values(options, spec, BenBidder.load))
     if spec == "pass":
         return PassAgent()
     if spec == "random":
@@ -94,19 +106,27 @@ def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
             raise ValueError(f"agent spec {_q(spec)} is for competitive bidding")
         from bridgerl.agents import CompetitiveRuleBidder
 
+        check_checkpoint(spec[10:], FORMAT, "DQN")
+        from bridgerl.agents import DQNAgent
+
         return CompetitiveRuleBidder(constructive=DQNAgent.load(spec[10:], env_id="uncontested_bidding"))
     if spec.startswith("dqn:"):
+        check_checkpoint(spec[4:], FORMAT, "DQN")
+        from bridgerl.agents import DQNAgent
+
         return DQNAgent.load(spec[4:], env_id=env_id)
     if spec.startswith("ppo:"):
+        check_checkpoint(spec[4:], PPO_FORMAT, "PPO")
         from bridgerl.agents import PPOAgent
 
         return PPOAgent.load(spec[4:], env_id=env_id)
     if spec.startswith("search:"):
         if env_id != "uncontested_bidding":
             raise ValueError(f"agent spec {_q(spec)}: decision-time search is for uncontested bidding")
+        path, _, options = spec[7:].partition(",")
+        check_checkpoint(path, FORMAT, "DQN")
         from bridgerl.agents.learned.search import CriticSearchBidder
 
-        path, _, options = spec[7:].partition(",")
         return CriticSearchBidder.load(path, seed=seed, **_keyword_values(options, spec, CriticSearchBidder.load))
     if _is_model_path(spec):  # a bare model path loads as its explicit spec would, by the kind it holds
         return load_agent(explicit_spec(spec, "bidder"), env_id, seed=seed)
@@ -206,6 +226,15 @@ def load_play_agent(spec: str, seed: int = 0):
     name, _, rest = spec.partition(":")
     if name not in _PLAY_CLASSES:
         _refuse_other_kind(spec, "play agent spec", "card player")
+    if name in ("cardnet", "cardsearch"):  # the card player's file checked before its module loads JAX
+        from bridgerl.agents.learned.checkpoint import KINDS, check_checkpoint
+
+        given = dict(item.strip().partition("=")[::2] for item in rest.split(",") if "=" in item)
+        if given.get("model"):
+            try:
+                check_checkpoint(given["model"], next(f for f, k in KINDS.items() if k == "card-player"), "card-player")
+            except (ValueError, FileNotFoundError) as exc:
+                raise ValueError(f"play agent spec {_q(spec)}: {exc}") from None
     if name in _PLAY_CLASSES:
         cls = getattr(agents, _PLAY_CLASSES[name])
         kwargs = _keyword_values(rest, spec, cls)
@@ -223,10 +252,10 @@ def load_play_agent(spec: str, seed: int = 0):
     raise ValueError(f"unknown play agent spec {_q(spec)}; a card player is expected: {PLAYERS} (--help)")
 
 
-BIDDERS = ("pass, random, rules, sayc, dqn:PATH, ppo:PATH, rules+dqn:PATH, search:PATH, punisher:SPEC, brl:PATH, a model path, "
-           "module:attr")
+BIDDERS = ("pass, random, rules, sayc, dqn:PATH, ppo:PATH, rules+dqn:PATH, search:PATH, punisher:SPEC, brl:PATH, "
+           "ben:DIR, a model path, module:attr")
 PLAYERS = "random, dd, pimc:..., alphamu:..., issn:..., cardnet:..., cardsearch:..., a model path, module:attr"
-_BIDDER_NAMES = ("pass", "rules", "sayc", "dqn", "ppo", "rules+dqn", "search", "punisher", "brl")  # `random` is both
+_BIDDER_NAMES = ("pass", "rules", "sayc", "dqn", "ppo", "rules+dqn", "search", "punisher", "brl", "ben")  # `random` is both
 _PLAYER_NAMES = tuple(name for name in _PLAY_CLASSES if name != "random")
 
 

@@ -87,6 +87,43 @@ def _data_played(args) -> int:
     return 0
 
 
+def _data_bid_labels(args) -> int:
+    import shlex
+    import sys
+    from pathlib import Path
+
+    import numpy as np
+
+    from ..arena.specs import load_agent
+    from ..training.bid_labels import LabelJob, check_resume, load_teacher, write_labels
+
+    spec, share = None, 0.0
+    if args.dagger is not None:
+        spec, _, text = args.dagger.rpartition(",")
+        try:
+            share = float(text)
+        except ValueError:
+            share = -1.0
+        if not spec or not 0.0 < share <= 1.0:
+            raise ValueError(f"--dagger {args.dagger}: expected STUDENT,SHARE with SHARE in (0, 1], e.g. "
+                             "models/competitive-played,0.5")
+    job = LabelJob(args.bidder, str(args.data), args.deals, args.seed, args.start, spec, share)
+    out = Path(args.out)
+    if out.exists() and args.force:
+        out.unlink()
+    elif out.exists():  # the same command resumes it; another run's file is refused before any work
+        check_resume(job, out)
+    teacher, identity = load_teacher(args.bidder, seed=args.seed)
+    student = None if spec is None else load_agent(spec, "competitive_bidding", seed=args.seed)
+    meta = write_labels(job, out, teacher, identity, student, shlex.join(["bridgerl", *sys.argv[1:]]),
+                        progress=not args.quiet)
+    with np.load(out) as data:
+        calls, with_probs = len(data["call"]), int((~np.isnan(data["probs"][:, 0])).sum())
+    print(f"wrote {calls} labelled calls of {meta['deals_done']} deals by {args.bidder} to {out} "
+          f"({with_probs} with the teacher's probabilities; {meta['calls_per_second']:,.0f} calls/s)")
+    return 0
+
+
 def _data_info(args) -> int:
     import numpy as np
 
@@ -227,6 +264,27 @@ def add_parser(commands) -> None:
     played.add_argument("--force", action="store_true", help=force_help)
     played.add_argument("--quiet", action="store_true", help="no progress bar")
     played.set_defaults(func=_data_played)
+
+    labels = data_commands.add_parser(
+        "bid-labels", help="a teacher's calls at every position of its auctions, at all four seats: observations, "
+                           "legal masks, calls and the teacher's 38 call probabilities where it has them (seeded, "
+                           "resumable; for train competitive --demos; the test split is never read)")
+    labels.add_argument("--bidder", required=True, help="the teacher: a competitive bidder spec (sayc and anything "
+                                                        "wrapping it are refused: held out)")
+    labels.add_argument("--data", default="fresh",
+                        help="fresh (deals drawn from --seed; default), train, valid or a dataset path")
+    labels.add_argument("--deals", type=positive_int, required=True, help="deals to bid")
+    labels.add_argument("--start", type=non_negative_int, default=0, help="first row of a dataset (default 0)")
+    labels.add_argument("--seed", type=non_negative_int, default=0,
+                        help="seed of the fresh deals and the DAgger seats (default 0)")
+    labels.add_argument("--dagger", default=None, metavar="STUDENT,SHARE",
+                        help="the student (a bidder spec) bids each seat with probability SHARE; the teacher labels "
+                             "every position all the same")
+    labels.add_argument("--out", required=True, help="output .npz (rewritten after every 1000 deals; the same "
+                                                     "command resumes it)")
+    labels.add_argument("--force", action="store_true", help=force_help)
+    labels.add_argument("--quiet", action="store_true", help="no progress bar")
+    labels.set_defaults(func=_data_bid_labels)
 
     to_pbn = data_commands.add_parser("to-pbn", help="write a dataset as PBN")
     to_pbn.add_argument("dataset", type=dataset_arg, help=data_help)

@@ -26,15 +26,22 @@ def _models(args) -> int:
     models = released_models()
     if not models:
         raise FileNotFoundError("no released models found (neither in the installed package nor beside it)")
+    import functools
+    import shutil
+    import textwrap
+
     width = max(len(m["name"]) for m in models)
     kinds = max(len(m["kind"]) for m in models)
+    columns = max(80, shutil.get_terminal_size((100, 24)).columns)  # long commands wrap at words (--json: whole)
+    wrap = functools.partial(textwrap.fill, width=columns, initial_indent="  ", subsequent_indent="      ",
+                             break_long_words=False, break_on_hyphens=False)
     for m in models:
-        print(f"{m['name']:<{width}}  {m['kind']:<{kinds}}  {m['bytes'] / 1e6:5.1f} MB  {m['sha256'][:12]}  "
-              f"{m['command'] or '(command unknown)'}")
+        print(f"{m['name']:<{width}}  {m['kind']:<{kinds}}  {m['bytes'] / 1e6:5.1f} MB  {m['sha256'][:12]}")
+        print(wrap(f"made by: {m['command'] or '(command unknown)'}"))
         missing = _unshipped(m["command"] or "")
         if missing:
-            print(f"{'':<{width}}  (it read {len(missing)} file(s) not shipped with the package, such as "
-                  f"{missing[0]}: models/{m['name']}/README.md says how they were made)")
+            print(wrap(f"(it read {len(missing)} file(s) not shipped with the package, such as {missing[0]}: "
+                       f"models/{m['name']}/README.md says how they were made)"))
     if args.json:
         write_json(args.json, models)
     return 0

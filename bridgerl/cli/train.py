@@ -66,8 +66,33 @@ def _train_competitive(args) -> int:
     if args.pretrain_data is not None and not args.pretrain_deals:
         raise ValueError("--pretrain-data names the deals of the teacher's demonstrations: it goes with "
                          "--pretrain-deals")
-    if args.pretrain_deals:
-        pretrain = PretrainConfig(deals=args.pretrain_deals, updates=args.pretrain_updates, seed=args.seed)
+    if args.demos and args.teacher:
+        raise ValueError("--teacher SPEC labels fresh deals to clone; --demos FILE clones labels made already: give "
+                         "one of them")
+    labelled = bool(args.demos) or args.teacher is not None  # the labelling route (`data bid-labels`)
+    if labelled and args.algo != "ppo":
+        raise ValueError("--demos and --teacher clone into PPO's policy (--algo ppo): labels carry no returns for "
+                         "the DQN's value pretraining")
+    if labelled and args.pretrain_data is not None:
+        raise ValueError("--pretrain-data names the deals of the rule demonstrations (no --teacher); --teacher labels "
+                         "fresh deals and --demos brings its own")
+    if args.teacher == "rules" and args.constructive:  # the rule teacher with a constructive system: today's route
+        labelled = False
+    elif labelled and args.constructive:
+        raise ValueError("--constructive is the rule teacher's constructive system: it goes only with --teacher rules "
+                         "(or no --teacher)")
+    if args.demos and args.pretrain_deals:
+        raise ValueError("--demos holds its own deals: --pretrain-deals goes with --teacher (the fresh deals it labels)")
+    if args.teacher and not args.pretrain_deals:
+        raise ValueError(f"--teacher {args.teacher}: give --pretrain-deals N, the fresh deals it bids for the labels")
+    if args.demos:
+        from ..training.bid_labels import check_label_files
+
+        check_label_files(args.demos)
+        pretrain = PretrainConfig(deals=0, updates=args.pretrain_updates, seed=args.seed, demos=tuple(args.demos))
+    elif args.pretrain_deals:
+        pretrain = PretrainConfig(deals=args.pretrain_deals, updates=args.pretrain_updates, seed=args.seed,
+                                  teacher=args.teacher if labelled else None)
     result = train_competitive(args.out, preset=args.preset, steps=args.steps, seed=args.seed, data=args.data,
                                eval_data=args.eval_data, resume=args.resume, overrides=overrides,
                                eval_every_steps=args.eval_every, eval_deals=args.eval_deals,
@@ -295,6 +320,15 @@ def add_parser(commands) -> None:
     comp_train.add_argument("--fresh-chunk", type=positive_int, default=None,
                             help="ppo with --data fresh: second-table auctions bid, and games played out, per batch "
                                  "(default 128)")
+    comp_train.add_argument("--teacher", default=None, metavar="SPEC",
+                            help="the bidder cloned before RL: SPEC (e.g. rules, ben:DIR) bids --pretrain-deals fresh "
+                                 "deals whose labels `data bid-labels` writes to the run's teacher_labels.npz, then "
+                                 "cloned (--algo ppo; sayc and its wrappers are refused: held out). Without it: the "
+                                 "rule bidder's auctions of --pretrain-deals deals of --data (5%% random calls), as "
+                                 "before; --constructive keeps that route")
+    comp_train.add_argument("--demos", nargs="+", default=None, metavar="FILE",
+                            help="clone from these label files of `bridgerl data bid-labels` (--algo ppo; the "
+                                 "teacher's probabilities as soft targets where the files hold them)")
     comp_train.add_argument("--pretrain-deals", type=non_negative_int, default=0,
                             help="start from the rule bidder's auctions on this many training deals (dqn: DQfD-style; "
                                  "ppo: the policy cloned from them)")
