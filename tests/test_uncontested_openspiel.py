@@ -6,15 +6,15 @@ import pyspiel
 import pytest
 
 import bridgerl.envs.openspiel  # noqa: F401  (registers the game)
-from bridgerl.core.dd import solve_dd_tables
-from bridgerl.core.generate import deal_owners
+from bridgerl.core.dataset import load_dataset
 
 
 @pytest.fixture(scope="module")
 def dataset_path(tmp_path_factory):
-    owner = deal_owners(21, 40)
+    """A user's dataset file of 40 deals (the first 40 of valid, with their DD tables: none solved here)."""
+    valid = load_dataset("valid")
     path = tmp_path_factory.mktemp("data") / "deals.npz"
-    np.savez(path, owner=owner, dd=solve_dd_tables(owner))
+    np.savez(path, owner=valid.owner[:40], dd=valid.dd[:40])
     return str(path)
 
 

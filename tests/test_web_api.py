@@ -321,3 +321,22 @@ def test_a_pasted_pbn_record_that_breaks_the_rules_is_refused_not_dropped(client
     pbn = records_to_pbn(parse_lin_records(lin)).replace("DK D2 D6 DA", "DK S9 D6 DA")  # dummy revokes
     detail = _one_line(client.post("/api/boards", json={"deal": pbn}), 422)
     assert "revoke" in detail or "follow" in detail
+
+
+def test_bens_network_from_a_folder_under_models(tmp_path, monkeypatch):
+    """`ben:DIR` on the page: a folder under models/ (here a stand-in of BEN's signature) bids; any other path, or
+    an option other than system=N, is refused in one line."""
+    from helper_ben import write_causal_onnx
+    from helper_web import make_client
+
+    write_causal_onnx(tmp_path / "models" / "ben")
+    monkeypatch.chdir(tmp_path)
+    models = Path("models")
+    assert check_request_spec("ben:models/ben", models) == "ben:models/ben"
+    assert check_request_spec("bid=ben:models/ben,system=1,play=dd", models)
+    for spec in ("ben:/tmp", "ben:models/../x", "ben:models/ben,seed=3", "ben:models/none"):
+        with pytest.raises(ValueError):
+            check_request_spec(spec, models)
+    client = make_client(Server(data="test", ns="rules", ew="rules", models=models, explain_deals=20))
+    body = client.get("/api/boards/3/auction", params={"ns": "ben:models/ben", "ew": "rules"}).json()
+    assert body["calls"] and {call["seat"] for call in body["calls"]} >= {"N", "E"}

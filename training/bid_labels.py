@@ -130,13 +130,13 @@ def label_chunk(teacher, owner: np.ndarray, board: np.ndarray, first_deal: int, 
 
 def load_teacher(spec: str, seed: int = 0, what: str = "teacher"):
     """(bidder, identity) of a teacher spec; `sayc`, held out, is refused by what loads: ``sayc`` itself, a punisher
-    or a search over it, any wrapper that holds it or asks it (`bridgerl.agents.bidding.sayc.wraps_sayc`)."""
-    from bridgerl.agents.bidding.sayc import SAYCBidder, wraps_sayc
+    or a search over it, any wrapper that holds it or makes one (`bridgerl.agents.bidding.held_out`)."""
+    from bridgerl.agents.bidding.held_out import watching_sayc, wraps_sayc
     from bridgerl.arena.specs import load_identified
 
-    before = SAYCBidder.decisions
-    bidder, identity = load_identified(spec, "bidder", seed=seed)
-    if wraps_sayc(bidder, before):
+    with watching_sayc() as seen:
+        bidder, identity = load_identified(spec, "bidder", seed=seed)
+    if seen["made"] or wraps_sayc(bidder):
         raise LabelError(f"{what} {spec!r} is or wraps sayc, which is held out: never a teacher (docs/ben.md)")
     return bidder, identity
 
@@ -202,11 +202,11 @@ def write_labels(job: LabelJob, out, teacher, identity: dict, student=None, comm
         if student is not None and hasattr(student, "reseed"):
             student.reseed(int(np.random.SeedSequence([job.seed, chunk, 2]).generate_state(1)[0]))
         tick = time.monotonic()
-        from bridgerl.agents.bidding.sayc import SAYCBidder
+        from bridgerl.agents.bidding.held_out import watching_sayc
 
-        before = SAYCBidder.decisions
-        arrays = label_chunk(teacher, owner, board, chunk * CHUNK, rng, student, job.share)
-        if student is None and SAYCBidder.decisions != before:  # a wrapper that asks sayc only when it bids
+        with watching_sayc() as seen:
+            arrays = label_chunk(teacher, owner, board, chunk * CHUNK, rng, student, job.share)
+        if student is None and seen["decisions"]:  # a wrapper that asks sayc only when it bids
             raise LabelError(f"the teacher {job.bidder!r} asked sayc, which is held out: never a teacher")
         seconds += time.monotonic() - tick
         calls += len(arrays["call"])

@@ -202,13 +202,11 @@ def ppo_loss(logits, values, mask, action, old_logp, advantages, returns, weight
 
 
 def behaviour_cloning_loss(logits, mask, action, expert, target=None):
-    """Cross-entropy of the expert's calls (rows with ``expert`` false count zero); with ``target`` [N, 38], of the
-    teacher's distribution over the legal calls (soft labels)."""
+    """Cross-entropy of the expert's calls, or of ``target`` [N, 38] (the teacher's distribution over the legal calls,
+    soft labels) when given; rows with ``expert`` false count zero."""
     logps = masked_log_softmax(logits, mask)
-    if target is None:
-        logp = jnp.take_along_axis(logps, action[:, None], 1)[:, 0]
-    else:
-        logp = jnp.where(mask, target * logps, 0.0).sum(1)
+    logp = (jnp.take_along_axis(logps, action[:, None], 1)[:, 0] if target is None
+            else jnp.where(mask, target * logps, 0.0).sum(1))
     return -jnp.where(expert, logp, 0.0).sum() / jnp.maximum(expert.sum(), 1)
 
 
@@ -487,9 +485,8 @@ def pretrain_policy(graphdef, params, demos, updates: int = 20_000, batch_size: 
 
     params, parts = fit_demonstrations(loss_fn, params, demos, updates, batch_size, learning_rate, seed, progress,
                                        "cloning the teacher")
-    return params, {"demonstration_calls": int(len(demos.action)), "cross_entropy": float(parts[0]),
-                    "value": float(parts[1]), "agreement": agreement(graphdef, params, demos),
-                    "seconds": time.monotonic() - start}
+    stats = {"demonstration_calls": int(len(demos.action)), "cross_entropy": float(parts[0]), "value": float(parts[1])}
+    return params, {**stats, "agreement": agreement(graphdef, params, demos), "seconds": time.monotonic() - start}
 
 
 def metrics_record(metrics: PPOMetrics) -> dict:

@@ -308,12 +308,7 @@ def sayc_constraints(auction: Auction, seats=None) -> dict[int, HandConstraint]:
 
 
 class SAYCBidder:
-    """The `sayc` system (38 calls, 231-bit observations, or an `AuctionView` through ``act_view``).
-
-    ``SAYCBidder.decisions`` counts the calls every instance has chosen in this process: `sayc` is held out (never a
-    teacher), and `wraps_sayc` finds it behind any wrapper that loads it or asks it."""
-
-    decisions = 0
+    """The `sayc` system (38 calls, 231-bit observations, or an `AuctionView` through ``act_view``)."""
 
     def act(self, observation, action_mask) -> int:
         return self.act_view(AuctionView.from_observation(observation, action_mask))
@@ -326,7 +321,6 @@ class SAYCBidder:
 
     def explain(self, view: AuctionView) -> tuple[int, str]:
         """(call, what it shows in words): the table rule it follows, or the later-round judgement."""
-        SAYCBidder.decisions += 1
         mask = view.legal_mask
         if not mask.any():
             raise ValueError("no legal action in the mask: the auction is over")
@@ -487,30 +481,3 @@ def _partscore(hand: SAYCHand, ctx: Context, partner: Picture, fit, our_bids, le
 
 __all__ = ["Context", "SAYCBidder", "SAYCHand", "call_reading", "picture_of", "resolve", "sayc_constraints",
            "seat_reading", "situation", "table_call"]
-
-
-def wraps_sayc(agent, decisions_before: int | None = None, depth: int = 6) -> bool:
-    """Whether ``agent`` is, holds or has asked a `SAYCBidder`: one among its attributes (a punisher's base, a
-    search's model, a module's wrapper), looked for ``depth`` levels deep, or any SAYC decision made in this process
-    since ``decisions_before`` (a wrapper that makes one only when it is asked)."""
-    if decisions_before is not None and SAYCBidder.decisions != decisions_before:
-        return True
-    seen, frontier = set(), [agent]
-    for _ in range(depth):
-        found = []
-        for item in frontier:
-            if id(item) in seen or isinstance(item, (str, bytes, int, float, bool, np.ndarray)) or item is None:
-                continue
-            seen.add(id(item))
-            if isinstance(item, SAYCBidder):
-                return True
-            if isinstance(item, dict):
-                found.extend(item.values())
-            elif isinstance(item, (list, tuple, set, frozenset)):
-                found.extend(item)
-            else:
-                found.extend(getattr(item, "__dict__", {}).values())
-                found.extend(getattr(item, name) for name in getattr(type(item), "__slots__", ())
-                             if isinstance(name, str) and hasattr(item, name))
-        frontier = found
-    return False

@@ -1,7 +1,8 @@
 """What a web request may ask for: the agent specs it may load and the JSON bodies of the API.
 
 - `check_request_spec` (raising `SpecError`, the 400's one-line detail): a spec a request may load: the built-in
-  bidders (`BIDDERS`, and `MODEL_BIDDERS` with a model path) and card players (`PLAYERS`) with search sizes bounded by
+  bidders (`BIDDERS`, `MODEL_BIDDERS` with a model path, and ``ben:DIR`` for BEN's network in a folder under
+  ``models/``) and card players (`PLAYERS`) with search sizes bounded by
   `REQUEST_LIMITS`, and existing model paths under ``models/`` only (never ``module:attr``);
 - `default_player`: the card player of a bidder given alone (`RELEASED_PLAYER` when it is there);
 - the pydantic bodies of the POST requests: `DealRequest` (``POST /api/boards``), `TableRequest`
@@ -48,7 +49,12 @@ def check_request_spec(spec: str, models: Path) -> str:
             raise SpecError(f"spec {spec!r}: no model at {path!r}")
 
     head = next((prefix for prefix in MODEL_BIDDERS if bid.startswith(prefix)), None)
-    if head is not None:
+    if bid.startswith("ben:"):  # BEN's network, its folder under models/ (docs/ben.md), system=N its one option
+        path, _, options = bid[4:].partition(",")
+        model_path(path)
+        if options and not (options.startswith("system=") and options[7:].isdigit()):
+            raise SpecError(f"spec {spec!r}: ben:DIR takes only system=N")
+    elif head is not None:
         model_path(bid[len(head):])
     elif bid not in BIDDERS:
         if bid.startswith("models/"):
