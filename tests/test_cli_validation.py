@@ -383,3 +383,12 @@ def test_a_wrong_model_file_is_refused_before_jax_loads(tmp_path):
     done = subprocess.run([sys.executable, "-c", REFUSALS_BEFORE_JAX, json.dumps(cases)], capture_output=True,
                           text=True, cwd=ROOT, timeout=120)
     assert done.returncode == 0 and f"refused {len(cases)}" in done.stdout, done.stderr[-2000:]
+
+
+def test_the_command_leaves_a_callers_warning_format_as_it_was(capsys):
+    """`main` formats warnings in one line while it runs, and gives the caller (a test, a notebook) its own back."""
+    import warnings
+
+    before = warnings.formatwarning
+    assert main(["data", "info", "test"]) == 0
+    assert warnings.formatwarning is before

@@ -31,6 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bridgerl.agents.learned.view_bidder import ViewBidder
 from bridgerl.core.calls import NUM_CALLS
 
 BEN_FILE = "bidder.onnx"
@@ -126,7 +127,7 @@ def _session(path: Path):
     return session
 
 
-class BenBidder:
+class BenBidder(ViewBidder):
     """BEN's bidding network alone (no sampling search, no EPBot), greedy over the legal calls: a competitive
     bidder. ``system`` sets both system ids (BEN's onnx.conf: 1)."""
 
@@ -168,18 +169,6 @@ class BenBidder:
     def _choose(self, views) -> np.ndarray:
         masks = np.stack([np.asarray(v.legal_mask, bool) for v in views])
         return choose(self.probabilities(views), masks)
-
-    def act_view(self, view) -> int:
-        return int(self._choose([view])[0])
-
-    def act_batch(self, observations, masks) -> np.ndarray:
-        """Calls for a batch of the competitive env's observations (read back into views), one forward pass."""
-        from bridgerl.envs import AuctionView
-
-        return self._choose([AuctionView.from_observation(o, m) for o, m in zip(observations, masks)])
-
-    def act(self, observation, action_mask) -> int:
-        return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])
 
     def __repr__(self) -> str:
         return f"BenBidder({self.source!r}, sha256={self.sha256[:12]}, system={self.system})"

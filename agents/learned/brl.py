@@ -27,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from bridgerl.agents.learned.view_bidder import ViewBidder
 from bridgerl.core.calls import BID_OFFSET, NUM_CALLS
 
 OBSERVATION_SIZE = 480
@@ -166,7 +167,7 @@ def brl_observation(view) -> np.ndarray:
     return obs
 
 
-class BrlBidder:
+class BrlBidder(ViewBidder):
     """brl's bidding network (`load_brl_params`), greedy over the legal calls: a competitive bidder."""
 
     def __init__(self, layers: dict, source: str = "<brl>"):
@@ -187,14 +188,3 @@ class BrlBidder:
         masks = np.stack([np.asarray(v.legal_mask, bool) for v in views])
         return np.where(masks, logits, -np.inf).argmax(axis=1)
 
-    def act_view(self, view) -> int:
-        return int(self._choose([view])[0])
-
-    def act_batch(self, observations, masks) -> np.ndarray:
-        """Calls for a batch of the competitive env's observations (read back into views), one matrix product."""
-        from bridgerl.envs import AuctionView
-
-        return self._choose([AuctionView.from_observation(o, m) for o, m in zip(observations, masks)])
-
-    def act(self, observation, action_mask) -> int:
-        return int(self.act_batch(np.asarray(observation)[None], np.asarray(action_mask)[None])[0])

@@ -127,11 +127,14 @@ def _check_outputs(args) -> list[str]:
 def main(argv: list[str] | None = None) -> int:
     import warnings
 
-    warnings.formatwarning = _one_line_warning  # notes such as "fewer boards than asked" in one line
-    with warnings.catch_warnings():
-        for category in (DeprecationWarning, PendingDeprecationWarning):  # for the libraries' developers
-            warnings.filterwarnings("ignore", category=category)
-        return _main(list(sys.argv[1:] if argv is None else argv))
+    formatwarning, warnings.formatwarning = warnings.formatwarning, _one_line_warning  # notes in one line
+    try:
+        with warnings.catch_warnings():
+            for category in (DeprecationWarning, PendingDeprecationWarning):  # for the libraries' developers
+                warnings.filterwarnings("ignore", category=category)
+            return _main(list(sys.argv[1:] if argv is None else argv))
+    finally:  # a caller's own warnings (main called in-process) keep their format
+        warnings.formatwarning = formatwarning
 
 
 def _main(argv: list[str]) -> int:
