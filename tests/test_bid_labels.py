@@ -199,3 +199,22 @@ def test_the_rule_teacher_is_cloned_to_80_percent_of_its_calls(tmp_path):
     valid = rule_demonstrations("valid", deals=200, random_share=0.0)
     agree = float((clone.act_batch(valid.obs, valid.mask) == valid.action).mean())
     assert agree >= 0.80, agree
+
+
+def test_the_cross_entropy_to_the_teacher_decays_over_the_run(tmp_path):
+    """--bc-weight W --bc-end E: the weight goes linearly from W at the first update to E at the run's last."""
+    from test_ppo import TINY
+
+    from bridgerl.envs import jaxenv
+    from bridgerl.training.ppo import PPOConfig, PPOTrainer
+
+    _label(tmp_path / "l.npz", 20)
+    demos = load_labels(tmp_path / "l.npz")
+    env = jaxenv.make("competitive_bidding", dataset="test")
+    config = PPOConfig(**{**TINY, "bc_weight": 0.5, "bc_end": 0.1, "bc_batch": 16})
+    trainer = PPOTrainer(env, config, total_steps=config.num_envs * config.rollout * 10, demonstrations=demos)
+    total = 10 * trainer.updates_per_iteration
+    assert [round(float(trainer.bc_weight_at(u)), 6) for u in (0, total // 2, total, 2 * total)] == [0.5, 0.3, 0.1, 0.1]
+    assert PPOTrainer(env, config.replace(bc_end=None), demonstrations=demos).bc_weight_at(7) == 0.5
+    ts, metrics = trainer.run_steps(env, trainer.init(env), 2)
+    assert np.isfinite(np.asarray(metrics.bc_loss)).all() and float(np.asarray(metrics.bc_loss).mean()) > 0

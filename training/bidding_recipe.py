@@ -284,12 +284,12 @@ class PPORecipe(BiddingRecipe):
 
     @classmethod
     def pretrained(cls, trainer, env, demos, run, config):
-        from bridgerl.training import ppo
+        from bridgerl.training.demonstrations import pretrain_policy
 
         pretrain = run.pretrain
-        return ppo.pretrain_policy(trainer.graphdef, trainer.init(env).params, demos, pretrain.updates,
-                                   pretrain.batch_size, pretrain.learning_rate, pretrain.seed, run.progress,
-                                   config.reward_scale)
+        return pretrain_policy(trainer.graphdef, trainer.init(env).params, demos, pretrain.updates,
+                               pretrain.batch_size, pretrain.learning_rate, pretrain.seed, run.progress,
+                               config.reward_scale)
 
     @classmethod
     def run_fields(cls) -> dict:

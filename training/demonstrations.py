@@ -51,6 +51,17 @@ class Demonstrations:
                                       # labels of `data bid-labels`; one-hot where it gave none); None: the calls
 
 
+def behaviour_cloning_loss(logits, mask, action, expert, target=None):
+    """Cross-entropy of the expert's calls, or of ``target`` [N, 38] (the teacher's distribution over the legal calls,
+    soft labels) when given; rows with ``expert`` false count zero."""
+    from bridgerl.agents.learned.networks import masked_log_softmax
+
+    logps = masked_log_softmax(logits, mask)
+    logp = (jnp.take_along_axis(logps, action[:, None], 1)[:, 0] if target is None
+            else jnp.where(mask, target * logps, 0.0).sum(1))
+    return -jnp.where(expert, logp, 0.0).sum() / jnp.maximum(expert.sum(), 1)
+
+
 def large_margin_loss(q, mask, action, expert, margin: float, chosen=None):
     """DQfD's large-margin loss max_a [Q(s, a) + margin 1{a != a_E}] - Q(s, a_E) over legal a (``mask``), averaged
     over the rows whose call is the expert's (``expert``; the random calls count zero). The one copy used by
@@ -103,7 +114,7 @@ def fit_demonstrations(loss_fn, params, demos: Demonstrations, steps: int, batch
                        seed: int = 0, progress: bool = False, desc: str = "pretraining on demonstrations"):
     """Adam on ``loss_fn(params, batch) -> (loss, parts)`` over uniformly drawn batches of the demonstrations, 1000
     updates per compiled chunk (``steps`` rounded down to thousands, at least one chunk); returns (params, the parts
-    averaged over the last chunk). The one fitting loop of `pretrain_q` and PPO's `training.ppo.pretrain_policy`."""
+    averaged over the last chunk). The one fitting loop of `pretrain_q` and PPO's `pretrain_policy`."""
     if len(demos.action) < batch_size:
         raise ValueError(f"{len(demos.action)} demonstration calls are fewer than one batch ({batch_size})")
     optimizer = optax.adam(learning_rate)
@@ -166,3 +177,22 @@ def pretrain_on(graphdef, params, demos: Demonstrations, config: PretrainConfig,
                                 config.margin, huber_delta, config.regression_weight, config.seed, progress)
     return params, {"demonstration_calls": int(len(demos.action)), **losses,
                     "agreement": agreement(graphdef, params, demos), "seconds": time.monotonic() - start}
+
+
+def pretrain_policy(graphdef, params, demos, updates: int = 20_000, batch_size: int = 256,
+                    learning_rate: float = 1e-3, seed: int = 0, progress: bool = False, reward_scale: float = 0.1):
+    """Clone the teacher: the policy head's cross-entropy on the demonstrations' expert calls (the value head
+    learns their Monte-Carlo returns x ``reward_scale`` beside it, the scale PPO's value head uses). Returns
+    (params, statistics)."""
+    start = time.monotonic()
+
+    def loss_fn(params, batch):
+        logits, values = nnx.merge(graphdef, params).policy_value(batch.obs)
+        bc = behaviour_cloning_loss(logits, batch.mask, batch.action, batch.expert, batch.target)
+        value = 0.5 * ((values - reward_scale * batch.ret) ** 2).mean()
+        return bc + value, (bc, value)
+
+    params, parts = fit_demonstrations(loss_fn, params, demos, updates, batch_size, learning_rate, seed, progress,
+                                       "cloning the teacher")
+    stats = {"demonstration_calls": int(len(demos.action)), "cross_entropy": float(parts[0]), "value": float(parts[1])}
+    return params, {**stats, "agreement": agreement(graphdef, params, demos), "seconds": time.monotonic() - start}

@@ -40,7 +40,6 @@ per-seat GAE, and runs ``epochs`` x ``minibatches`` clipped-PPO updates, all ins
 from __future__ import annotations
 
 import dataclasses
-import time
 from dataclasses import dataclass
 
 import jax
@@ -49,12 +48,12 @@ import numpy as np
 import optax
 from flax import nnx, struct
 
-from bridgerl.agents.learned.networks import ActorCritic
+from bridgerl.agents.learned.networks import ActorCritic, masked_log_softmax
+from bridgerl.training.demonstrations import behaviour_cloning_loss
 from bridgerl.training.dqn import starting_point
 from bridgerl.training.played_rewards import REFERENCE_CALLS, fresh_rewards, played_rewards
 from bridgerl.training.sharding import check_divisible, constrain_rows, place, split_rows
 
-_NEG = -1e9  # logits of illegal calls: a probability of exactly 0, finite so that 0 * it is 0
 
 
 @dataclass(frozen=True)
@@ -74,6 +73,7 @@ class PPOConfig:
     max_grad_norm: float = 0.5
     reward_scale: float = 0.1          # IMPs x this are the rewards the value head learns
     bc_weight: float = 0.0             # cross-entropy on the teacher's demonstrations in every update
+    bc_end: float | None = None        # linear decay of bc_weight to this value over the run, when set
     bc_batch: int = 256
     pool_size: int = 0                 # frozen past networks kept as opponents (0: plain self-play)
     pool_every: int = 10               # iterations between snapshots
@@ -174,10 +174,6 @@ def gae(values, seats, dones, rewards, bootstrap, discount: float, lam: float):
     return advantages, advantages + values
 
 
-def masked_log_softmax(logits, mask):
-    return jax.nn.log_softmax(jnp.where(mask, logits, _NEG), axis=-1)
-
-
 def ppo_loss(logits, values, mask, action, old_logp, advantages, returns, weight, clip: float, value_coef: float,
              entropy_coef: float):
     """(loss, parts) of the clipped PPO objective on one minibatch: rows weighted by ``weight`` (1 for the learner's
@@ -199,15 +195,6 @@ def ppo_loss(logits, values, mask, action, old_logp, advantages, returns, weight
              "approx_kl": (((ratio - 1) - log_ratio) * weight).sum() / count,
              "clip_fraction": ((jnp.abs(ratio - 1) > clip) * weight).sum() / count}
     return policy + value_coef * value - entropy_coef * entropy, parts
-
-
-def behaviour_cloning_loss(logits, mask, action, expert, target=None):
-    """Cross-entropy of the expert's calls, or of ``target`` [N, 38] (the teacher's distribution over the legal calls,
-    soft labels) when given; rows with ``expert`` false count zero."""
-    logps = masked_log_softmax(logits, mask)
-    logp = (jnp.take_along_axis(logps, action[:, None], 1)[:, 0] if target is None
-            else jnp.where(mask, target * logps, 0.0).sum(1))
-    return -jnp.where(expert, logp, 0.0).sum() / jnp.maximum(expert.sum(), 1)
 
 
 def update_pool_score(pool_score, opponent, finished, learner_return, rate: float = 0.05):
@@ -286,8 +273,9 @@ class PPOTrainer:
         self.updates_per_iteration = config.epochs * config.minibatches
         network = ActorCritic(env.observation_size, config.hidden, env.num_actions, seed=seed)
         self.graphdef, self._initial_params = nnx.split(network)
+        self._updates_total = max(1, -(-(total_steps or 0) // rows) * self.updates_per_iteration)
         if config.lr_end is not None and total_steps:
-            total = max(1, -(-total_steps // rows) * self.updates_per_iteration)
+            total = self._updates_total
             learning_rate = optax.linear_schedule(config.learning_rate, config.lr_end, total)
         else:
             learning_rate = config.learning_rate
@@ -387,7 +375,14 @@ class PPOTrainer:
             return self.policy_value(params, observations)[1]
         return jnp.stack([seat_value(seat) for seat in range(4)], 1)
 
-    def _loss(self, params, batch, demos_batch):
+    def bc_weight_at(self, updates):
+        """The weight of the cross-entropy to the demonstrations after ``updates`` updates (``bc_end``: linear)."""
+        config = self.config
+        if config.bc_end is None:
+            return config.bc_weight
+        return config.bc_weight + (config.bc_end - config.bc_weight) * jnp.minimum(updates / self._updates_total, 1.0)
+
+    def _loss(self, params, batch, demos_batch, bc_weight=None):
         logits, values = self.policy_value(params, batch["obs"])
         loss, parts = ppo_loss(logits, values, batch["mask"], batch["action"], batch["logp"], batch["advantage"],
                                batch["return"], batch["weight"], self.config.clip, self.config.value_coef,
@@ -396,7 +391,7 @@ class PPOTrainer:
         if demos_batch is not None:
             obs, mask, action, expert, target = demos_batch
             bc = behaviour_cloning_loss(nnx.merge(self.graphdef, params)(obs), mask, action, expert, target)
-            loss = loss + self.config.bc_weight * bc
+            loss = loss + (self.config.bc_weight if bc_weight is None else bc_weight) * bc
         return loss, {**parts, "bc": bc}
 
     def _iteration(self, env, ts: PPOState, demos):
@@ -425,6 +420,8 @@ class PPOTrainer:
         rows = self.steps_per_iteration
         flat = jax.tree.map(lambda a: a.reshape((rows,) + a.shape[2:]), flat)
 
+        bc_weight = self.bc_weight_at(ts.updates)
+
         def minibatch(carry, xs):
             params, opt_state = carry
             batch, bc_key = xs
@@ -433,7 +430,7 @@ class PPOTrainer:
             if demos is not None:
                 index = jax.random.randint(bc_key, (config.bc_batch,), 0, demos[2].shape[0])
                 demos_batch = split_rows(self.mesh, jax.tree.map(lambda a: a[index], demos))
-            (loss, parts), grads = jax.value_and_grad(self._loss, has_aux=True)(params, batch, demos_batch)
+            (loss, parts), grads = jax.value_and_grad(self._loss, has_aux=True)(params, batch, demos_batch, bc_weight)
             updates, opt_state = self.optimizer.update(grads, opt_state, params)
             return (optax.apply_updates(params, updates), opt_state), (loss, parts)
 
@@ -468,27 +465,6 @@ class PPOTrainer:
         return jax.lax.scan(lambda ts, _: self._iteration(env, ts, demos), ts, None, length=iterations)
 
 
-def pretrain_policy(graphdef, params, demos, updates: int = 20_000, batch_size: int = 256,
-                    learning_rate: float = 1e-3, seed: int = 0, progress: bool = False, reward_scale: float = 0.1):
-    """Clone the teacher: the policy head's cross-entropy on the demonstrations' expert calls (the value head
-    learns their Monte-Carlo returns x ``reward_scale`` beside it, the scale PPO's value head uses). Returns
-    (params, statistics)."""
-    from bridgerl.training.demonstrations import agreement, fit_demonstrations
-
-    start = time.monotonic()
-
-    def loss_fn(params, batch):
-        logits, values = nnx.merge(graphdef, params).policy_value(batch.obs)
-        bc = behaviour_cloning_loss(logits, batch.mask, batch.action, batch.expert, batch.target)
-        value = 0.5 * ((values - reward_scale * batch.ret) ** 2).mean()
-        return bc + value, (bc, value)
-
-    params, parts = fit_demonstrations(loss_fn, params, demos, updates, batch_size, learning_rate, seed, progress,
-                                       "cloning the teacher")
-    stats = {"demonstration_calls": int(len(demos.action)), "cross_entropy": float(parts[0]), "value": float(parts[1])}
-    return params, {**stats, "agreement": agreement(graphdef, params, demos), "seconds": time.monotonic() - start}
-
-
 def metrics_record(metrics: PPOMetrics) -> dict:
     """The log fields of a chunk of iterations beyond those every trainer reports."""
     return {name: float(np.asarray(getattr(metrics, name)).mean())
@@ -497,4 +473,4 @@ def metrics_record(metrics: PPOMetrics) -> dict:
 
 __all__ = ["DEFAULT_STEPS", "REFERENCE_CALLS", "PPOConfig", "PPOMetrics", "PPOState", "PPOTrainer", "PRESETS",
            "Rollout", "behaviour_cloning_loss", "draw_opponents", "gae", "masked_log_softmax", "metrics_record",
-           "pretrain_policy", "ppo_loss", "update_pool_score"]
+           "ppo_loss", "update_pool_score"]

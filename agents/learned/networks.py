@@ -77,6 +77,14 @@ class ActorCritic(nnx.Module):
         return self.head(self.torso(observation))
 
 
+NEG = -1e9  # logits of illegal calls: a probability of exactly 0, finite so that 0 * it is 0
+
+
+def masked_log_softmax(logits, mask):
+    """Log-probabilities over the legal calls (``mask``): the illegal ones get logits of -1e9 (probability 0, finite)."""
+    return jax.nn.log_softmax(jnp.where(mask, logits, NEG), axis=-1)
+
+
 def masked_argmax(q: jax.Array, mask: jax.Array) -> jax.Array:
     """Greedy legal action: argmax of ``jnp.where(mask, q, -inf)``."""
     return jnp.argmax(jnp.where(mask, q, -jnp.inf), axis=-1)

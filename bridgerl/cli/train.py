@@ -15,7 +15,7 @@ from .common import DATA_HELP, FORCE_HELP
 _OVERRIDES = ("learning_rate", "batch_size", "num_envs", "updates_per_step", "target_every", "replay_size", "lr_end",
               "transitions", "eps_start", "eps_end", "eps_decay_steps", "min_replay", "huber_delta", "pool_size",
               "pool_every", "pool_prob", "demo_weight", "demo_margin", "targets", "aux_weight", "rollout", "epochs",
-              "minibatches", "clip", "entropy_coef", "value_coef", "gae_lambda", "bc_weight", "pool_priority",
+              "minibatches", "clip", "entropy_coef", "value_coef", "gae_lambda", "bc_weight", "bc_end", "pool_priority",
               "reward_scale", "fresh_reference", "fresh_chunk")
 _FLAGS = ("double_q", "dueling", "pool_anchor", "critic", "collect_targets")  # store_true flags of the train commands
 
@@ -296,7 +296,9 @@ def add_parser(commands) -> None:
                              ("reward-scale", positive_float, "IMPs x this are the value head's rewards"),
                              ("bc-weight", non_negative_float,
                               "weight of the cross-entropy on the teacher's demonstrations in every update (needs "
-                              "--pretrain-deals)"),
+                              "--pretrain-deals, --teacher or --demos; soft targets where the labels hold them)"),
+                             ("bc-end", non_negative_float,
+                              "the --bc-weight reached at the end of the run, decaying linearly (default: constant)"),
                              ("pool-priority", non_negative_float,
                               "0: pool snapshots drawn uniformly; > 0: those the learner scores worst against more "
                               "often")):
