@@ -70,28 +70,28 @@ def hand_features(hand_bits: np.ndarray) -> np.ndarray:
 def encode_view(view, system: tuple[int, int] = (SYSTEM, SYSTEM)) -> np.ndarray:
     """float32[steps, 193]: BEN's input for the player to call in an `AuctionView` (relative seats only: the view
     read back from an observation encodes as the env's own does)."""
-    calls = [call for _, call in view.calls]
-    n = len(calls)
-    steps = n // 4 + 1
-    first = n % 4  # the player's first turn, counted from the dealer's first call
-    x = np.zeros((steps, STEP_SIZE), np.float32)
-    x[:, 0:2] = system
-    x[:, 2:4] = (view.we_vulnerable, view.they_vulnerable)
-    x[:, 4:33] = hand_features(view.hand_bits)
-    for k in range(steps):
-        for j, q in enumerate(range(first + 4 * k - 4, first + 4 * k)):  # own, left, partner, right
-            x[k, 33 + 40 * j + (PAD_START if q < 0 else calls[q] + OFFSET)] = 1
-    return x
+    x, lengths = encode_views([view], system)
+    return x[0, :lengths[0]]
 
 
 def encode_views(views, system: tuple[int, int] = (SYSTEM, SYSTEM)) -> tuple[np.ndarray, np.ndarray]:
     """(float32[batch, steps, 193], int[batch] steps of each): the views' inputs, padded with zeros after each one's
-    steps (the network is causal over steps: padding after a row's last step leaves that step's outputs as they are)."""
-    encoded = [encode_view(view, system) for view in views]
-    lengths = np.array([len(x) for x in encoded], dtype=np.int64)
-    batch = np.zeros((len(encoded), int(lengths.max(initial=1)), STEP_SIZE), np.float32)
-    for row, x in enumerate(encoded):
-        batch[row, :len(x)] = x
+    steps (the network is causal over steps: padding after a row's last step leaves that step's outputs as they are).
+    Step k of a view whose auction holds n calls: the calls at n % 4 + 4k - 4 ... n % 4 + 4k - 1 (own, left, partner,
+    right), PAD_START before the first."""
+    calls = [[call for _, call in view.calls] for view in views]
+    lengths = np.array([len(c) // 4 + 1 for c in calls], dtype=np.int64)
+    batch = np.zeros((len(views), int(lengths.max(initial=1)), STEP_SIZE), np.float32)
+    for row, n in enumerate(lengths):
+        batch[row, :n, 0:2] = system
+        batch[row, :n, 2:4] = (views[row].we_vulnerable, views[row].they_vulnerable)
+    hands = hand_features(np.stack([view.hand_bits for view in views])) if views else np.zeros((0, 29), np.float32)
+    for row, (made, n) in enumerate(zip(calls, lengths)):
+        batch[row, :n, 4:33] = hands[row]
+        first = len(made) % 4  # the player's first turn, counted from the dealer's first call
+        for k in range(n):
+            for j, q in enumerate(range(first + 4 * k - 4, first + 4 * k)):  # own, left, partner, right
+                batch[row, k, 33 + 40 * j + (PAD_START if q < 0 else made[q] + OFFSET)] = 1
     return batch, lengths
 
 
