@@ -170,31 +170,57 @@ def check_resume(job: LabelJob, out) -> tuple[dict, dict]:
     return meta, arrays
 
 
+def check_partial(job: LabelJob, out) -> None:
+    """An interrupted run's chunks (`partial_dir`) are continued only by the same job; one line otherwise."""
+    partial = partial_dir(out)
+    saved = json.loads((partial / "job.json").read_text()) if (partial / "job.json").exists() else None
+    if partial.exists() and saved != job.key():
+        raise LabelError(f"{partial} holds chunks of another labelling run; --force starts afresh")
+
+
+def partial_dir(out) -> Path:
+    """Where a labelling run keeps its finished chunks until the file is whole: ``OUT.partial/``."""
+    out = Path(out)
+    return out.with_name(out.name + ".partial")
+
+
 def write_labels(job: LabelJob, out, teacher, identity: dict, student=None, command: str = "",
                  progress: bool = False, resume: bool = True) -> dict:
-    """Label ``job.deals`` deals into ``out`` (resuming a file of the same job); returns the file's metadata."""
+    """Label ``job.deals`` deals into ``out``; returns the file's metadata. Each chunk is written to `partial_dir`
+    as it ends (atomically), the file itself once all are done; an interrupted run, or a finished file asked for
+    more deals, continues from the whole chunks it has."""
+    import shutil
+
     out = Path(out)
     check_not_test(job.data)
     dataset = None if job.data == "fresh" else load_dataset(job.data)
     if dataset is not None and job.start + job.deals > len(dataset):
         raise LabelError(f"--data {job.data} has {len(dataset)} deals: --start {job.start} with --deals {job.deals} "
                          f"runs past its end")
-    parts, owners, boards, done = {name: [] for name in FIELDS}, [], [], 0
-    if resume and out.exists():
+    partial = partial_dir(out)
+    base = None
+    if resume and out.exists():  # a finished file asked for more deals: its whole chunks are kept
         meta, arrays = check_resume(job, out)
-        done = int(meta["deals_done"])
-        for name in FIELDS:
-            parts[name].append(arrays[name])
-        owners.append(arrays["owner"])
-        boards.append(arrays["board"])
-    chunks = range(done // CHUNK, -(-job.deals // CHUNK))
-    if progress:
-        from tqdm import tqdm
+        if int(meta["deals_done"]) == job.deals:
+            return meta
+        whole = int(meta["deals_done"]) // CHUNK * CHUNK
+        keep = arrays["deal"] < whole
+        base = {**{name: arrays[name][keep] for name in FIELDS}, "owner": arrays["owner"][:whole],
+                "board": arrays["board"][:whole]}
+    if partial.exists() and resume:
+        check_partial(job, out)
+    else:
+        shutil.rmtree(partial, ignore_errors=True)
+    partial.mkdir(parents=True, exist_ok=True)
+    (partial / "job.json").write_text(json.dumps(job.key()))
+    first = 0 if base is None else len(base["owner"]) // CHUNK
+    todo = [c for c in range(first, -(-job.deals // CHUNK))
+            if not (partial / f"chunk-{c:06d}.npz").exists()
+            or int(np.load(partial / f"chunk-{c:06d}.npz")["count"]) != min(CHUNK, job.deals - c * CHUNK)]
+    chunks = tqdm_or(todo, progress, -(-job.deals // CHUNK))
+    started = time.monotonic()
+    from bridgerl.agents.bidding.held_out import watching_sayc
 
-        chunks = tqdm(chunks, desc="bid labels", unit="k deals", initial=done // CHUNK,
-                      total=-(-job.deals // CHUNK))
-    started, seconds, calls = time.monotonic(), 0.0, 0
-    meta = {}
     for chunk in chunks:
         count = min(CHUNK, job.deals - chunk * CHUNK)
         owner, board = _chunk_deals(job, dataset, chunk, count)
@@ -202,27 +228,34 @@ def write_labels(job: LabelJob, out, teacher, identity: dict, student=None, comm
         if student is not None and hasattr(student, "reseed"):
             student.reseed(int(np.random.SeedSequence([job.seed, chunk, 2]).generate_state(1)[0]))
         tick = time.monotonic()
-        from bridgerl.agents.bidding.held_out import watching_sayc
-
         with watching_sayc() as seen:
             arrays = label_chunk(teacher, owner, board, chunk * CHUNK, rng, student, job.share)
         if student is None and seen["decisions"]:  # a wrapper that asks sayc only when it bids
             raise LabelError(f"the teacher {job.bidder!r} asked sayc, which is held out: never a teacher")
-        seconds += time.monotonic() - tick
-        calls += len(arrays["call"])
-        for name in FIELDS:
-            parts[name].append(arrays[name])
-        owners.append(owner)
-        boards.append(board)
-        done = chunk * CHUNK + count
-        meta = {"format": FORMAT, "job": job.key(), "deals_requested": job.deals, "deals_done": done,
-                "teacher": identity, "command": command, "calls_per_second": calls / max(seconds, 1e-9)}
-        atomic_savez(out, meta=np.asarray(json.dumps(meta)), owner=np.concatenate(owners),
-                     board=np.concatenate(boards), **{name: np.concatenate(parts[name]) for name in FIELDS})
-    if not meta:
-        meta, _ = _read(out)
+        atomic_savez(partial / f"chunk-{chunk:06d}.npz", compressed=False, owner=owner, board=board, count=count,
+                     seconds=time.monotonic() - tick, **arrays)
+    parts = [] if base is None else [base]
+    seconds = calls = 0.0
+    for chunk in range(first, -(-job.deals // CHUNK)):
+        with np.load(partial / f"chunk-{chunk:06d}.npz") as data:
+            parts.append({name: data[name] for name in (*FIELDS, "owner", "board")})
+            seconds, calls = seconds + float(data["seconds"]), calls + len(data["call"])
+    meta = {"format": FORMAT, "job": job.key(), "deals_requested": job.deals, "deals_done": job.deals,
+            "teacher": identity, "command": command, "calls_per_second": calls / max(seconds, 1e-9)}
+    atomic_savez(out, meta=np.asarray(json.dumps(meta)),
+                 **{name: np.concatenate([part[name] for part in parts]) for name in (*FIELDS, "owner", "board")})
+    shutil.rmtree(partial, ignore_errors=True)
     meta["seconds"] = time.monotonic() - started
     return meta
+
+
+def tqdm_or(items, progress: bool, total: int):
+    """``items``, with a progress bar of ``total`` chunks when asked."""
+    if not progress:
+        return items
+    from tqdm import tqdm
+
+    return tqdm(items, desc="bid labels", unit="k deals", initial=total - len(items), total=total)
 
 
 def check_label_files(paths) -> None:

@@ -95,7 +95,7 @@ def _data_bid_labels(args) -> int:
     import numpy as np
 
     from ..arena.specs import load_agent
-    from ..training.bid_labels import LabelJob, check_resume, load_teacher, write_labels
+    from ..training.bid_labels import LabelJob, check_partial, check_resume, load_teacher, partial_dir, write_labels
 
     spec, share = None, 0.0
     if args.dagger is not None:
@@ -109,10 +109,15 @@ def _data_bid_labels(args) -> int:
                              "models/competitive-played,0.5")
     job = LabelJob(args.bidder, str(args.data), args.deals, args.seed, args.start, spec, share)
     out = Path(args.out)
-    if out.exists() and args.force:
-        out.unlink()
-    elif out.exists():  # the same command resumes it; another run's file is refused before any work
-        check_resume(job, out)
+    if args.force:
+        import shutil
+
+        out.unlink(missing_ok=True)
+        shutil.rmtree(partial_dir(out), ignore_errors=True)
+    else:  # the same command resumes it; another run's file or chunks are refused before any work
+        if out.exists():
+            check_resume(job, out)
+        check_partial(job, out)
     teacher, identity = load_teacher(args.bidder, seed=args.seed)
     student = None if spec is None else load_agent(spec, "competitive_bidding", seed=args.seed)
     meta = write_labels(job, out, teacher, identity, student, shlex.join(["bridgerl", *sys.argv[1:]]),
@@ -280,8 +285,9 @@ def add_parser(commands) -> None:
     labels.add_argument("--dagger", default=None, metavar="STUDENT,SHARE",
                         help="the student (a bidder spec) bids each seat with probability SHARE; the teacher labels "
                              "every position all the same")
-    labels.add_argument("--out", required=True, help="output .npz (rewritten after every 1000 deals; the same "
-                                                     "command resumes it)")
+    labels.add_argument("--out", required=True, help="output .npz, written when all deals are done (each 1,000 "
+                                                     "deals kept in OUT.partial/ until then: the same command "
+                                                     "resumes; more --deals extends a finished file)")
     labels.add_argument("--force", action="store_true", help=force_help)
     labels.add_argument("--quiet", action="store_true", help="no progress bar")
     labels.set_defaults(func=_data_bid_labels)
