@@ -224,3 +224,16 @@ def test_the_cross_entropy_to_the_teacher_decays_over_the_run(tmp_path):
     assert PPOTrainer(env, config.replace(bc_end=None), demonstrations=demos).bc_weight_at(7) == 0.5
     ts, metrics = trainer.run_steps(env, trainer.init(env), 2)
     assert np.isfinite(np.asarray(metrics.bc_loss)).all() and float(np.asarray(metrics.bc_loss).mean()) > 0
+
+
+def test_a_bidder_repeats_its_own_labels_and_not_anothers(tmp_path, capsys):
+    _label(tmp_path / "rules.npz", 30)
+    out = tmp_path / "a.json"
+    assert main(["evaluate", "agreement", "--bidder", "rules", "--labels", str(tmp_path / "rules.npz"),
+                 "--json", str(out)]) == 0
+    assert "rules repeats 100.00%" in capsys.readouterr().out
+    assert json.loads(out.read_text())["agreement"] == 1.0
+    assert main(["evaluate", "agreement", "--bidder", "pass", "--labels", str(tmp_path / "rules.npz")]) == 0
+    assert "pass repeats 100.00%" not in capsys.readouterr().out
+    assert main(["evaluate", "agreement", "--bidder", "rules", "--labels", str(tmp_path / "none.npz")]) == 2
+    assert "no such file" in capsys.readouterr().err

@@ -258,14 +258,15 @@ def tqdm_or(items, progress: bool, total: int):
     return tqdm(items, desc="bid labels", unit="k deals", initial=total - len(items), total=total)
 
 
-def check_label_files(paths) -> None:
-    """Each of ``paths`` is a label file of `bridgerl data bid-labels` holding calls (one line otherwise)."""
+def check_label_files(paths, flag: str = "--demos") -> None:
+    """Each of ``paths`` (given as ``flag``) is a label file of `bridgerl data bid-labels` holding calls (one line
+    otherwise)."""
     for path in paths:
         if not Path(path).exists():
-            raise LabelError(f"--demos {path}: no such file")
+            raise LabelError(f"{flag} {path}: no such file")
         meta, _ = _read(Path(path))
         if not meta.get("deals_done"):
-            raise LabelError(f"--demos {path}: it holds no labelled deal")
+            raise LabelError(f"{flag} {path}: it holds no labelled deal")
 
 
 def load_labels(paths):

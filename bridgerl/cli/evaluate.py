@@ -111,6 +111,31 @@ def _evaluate_compare(args) -> int:
     return 0
 
 
+def _evaluate_agreement(args) -> int:
+    """`bridgerl evaluate agreement`: how many of a teacher's labelled calls a bidder repeats (a clone's first
+    measure; `data bid-labels` makes the labels)."""
+    import numpy as np
+
+    from ..arena.lockstep import act_batch
+    from ..arena.specs import load_identified
+    from ..training.bid_labels import check_label_files, load_labels
+
+    check_label_files(args.labels, "--labels")
+    bidder, identity = load_identified(args.bidder, "bidder", seed=0)
+    demos = load_labels(args.labels)
+    calls = np.concatenate([act_batch(bidder, demos.obs[i:i + 4096], demos.mask[i:i + 4096].astype(np.int8),
+                                      fixed=True) for i in range(0, len(demos.action), 4096)])
+    same = calls == demos.action
+    share, n = float(same.mean()), len(same)
+    ci = 1.96 * float(np.sqrt(share * (1 - share) / n))
+    print(f"{args.bidder} repeats {share:.2%} (95% CI +/- {ci:.2%}) of the {n} labelled calls of "
+          f"{', '.join(map(str, args.labels))}")
+    if args.json:
+        write_json(args.json, {"bidder": args.bidder, "bidder_checkpoints": identity["checkpoints"],
+                               "labels": [str(f) for f in args.labels], "calls": n, "agreement": share, "ci95": ci})
+    return 0
+
+
 def _evaluate_competitive(args) -> int:
     from ..evaluation.bidding.competitive import duplicate_match
     from ..arena.specs import load_agent
@@ -343,6 +368,12 @@ def add_parser(commands) -> None:
                       help="the tricks table the punisher reads and (without --play) scores with: DD (default) or "
                            "the played-tricks table of a dataset made by `bridgerl data played`")
     expl.set_defaults(func=_evaluate_exploitability, same_player=False)
+    agree = eval_commands.add_parser("agreement", help="the share of a teacher's labelled calls a bidder repeats "
+                                                       "(label files of `bridgerl data bid-labels`)")
+    agree.add_argument("--bidder", required=True, help=SPEC_HELP)
+    agree.add_argument("--labels", nargs="+", required=True, help="label files (.npz)")
+    agree.add_argument("--json", help="write the figure as JSON (atomic)")
+    agree.set_defaults(func=_evaluate_agreement)
     comp = eval_commands.add_parser("competitive", help="duplicate match in competitive bidding")
     comp.add_argument("--ns", required=True, help=SPEC_HELP + " (plays NS at table 1, EW at table 2)")
     comp.add_argument("--ew", required=True, help=SPEC_HELP)
