@@ -9,9 +9,10 @@ and seat: those seats' calls are the student's and the teacher labels the positi
 student will meet (Ross et al. 2011).
 
 Deals come in chunks of `CHUNK`; every chunk draws from ``SeedSequence([seed, chunk])`` (fresh deals, the DAgger
-seats), so a file is the same whether it was written at once or resumed after an interruption: the file is
-rewritten atomically after each chunk, and a run with the same settings continues where it stopped. The test split
-is never read. `load_labels` reads one or more files back as `bridgerl.training.demonstrations.Demonstrations`
+seats), so a file is the same whether it was written at once, resumed after an interruption or extended: each chunk
+is written to `partial_dir` as it ends, the file atomically once all are, and a run with the same settings
+continues from the chunks it has. The test split is never read. `load_labels` reads one or more files back as
+`bridgerl.training.demonstrations.Demonstrations`
 (plus the probabilities) for ``train competitive --demos``.
 """
 
@@ -141,21 +142,22 @@ def load_teacher(spec: str, seed: int = 0, what: str = "teacher"):
     return bidder, identity
 
 
-def _read(path: Path) -> tuple[dict, dict]:
-    """(metadata, arrays) of a label file; one line for a file of another kind."""
+def _read(path: Path, arrays: bool = True) -> tuple[dict, dict]:
+    """(metadata, arrays) of a label file (``arrays`` false: the metadata alone, the arrays left unread); one line
+    for a file of another kind."""
     from bridgerl.core.files import describe_file
 
-    other = LabelError(f"{path}: {describe_file(path) or 'an unreadable file'}, not a label file of `bridgerl data "
-                       "bid-labels`")
     try:
         with np.load(path, allow_pickle=False) as data:
-            arrays = {key: data[key] for key in data.files}
-        meta = json.loads(str(arrays.pop("meta")))
+            meta = json.loads(str(data["meta"]))
+            names = set(data.files)
+            read = {key: data[key] for key in data.files if key != "meta"} if arrays else {}
     except (OSError, ValueError, KeyError, EOFError):
-        raise other from None
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT or set(FIELDS) - set(arrays):
-        raise other
-    return meta, arrays
+        meta, names = None, set()
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT or set(FIELDS) - names:
+        raise LabelError(f"{path}: {describe_file(path) or 'an unreadable file'}, not a label file of `bridgerl data "
+                         "bid-labels`")
+    return meta, read
 
 
 def check_resume(job: LabelJob, out) -> tuple[dict, dict]:
@@ -176,6 +178,15 @@ def check_partial(job: LabelJob, out) -> None:
     saved = json.loads((partial / "job.json").read_text()) if (partial / "job.json").exists() else None
     if partial.exists() and saved != job.key():
         raise LabelError(f"{partial} holds chunks of another labelling run; --force starts afresh")
+
+
+def _chunk_count(partial: Path, chunk: int) -> int | None:
+    """The deals of a chunk written to ``partial`` (None when it is not there)."""
+    path = partial / f"chunk-{chunk:06d}.npz"
+    if not path.exists():
+        return None
+    with np.load(path) as data:
+        return int(data["count"])
 
 
 def partial_dir(out) -> Path:
@@ -215,8 +226,7 @@ def write_labels(job: LabelJob, out, teacher, identity: dict, student=None, comm
     (partial / "job.json").write_text(json.dumps(job.key()))
     first = 0 if base is None else len(base["owner"]) // CHUNK
     todo = [c for c in range(first, -(-job.deals // CHUNK))
-            if not (partial / f"chunk-{c:06d}.npz").exists()
-            or int(np.load(partial / f"chunk-{c:06d}.npz")["count"]) != min(CHUNK, job.deals - c * CHUNK)]
+            if _chunk_count(partial, c) != min(CHUNK, job.deals - c * CHUNK)]
     chunks = tqdm_or(todo, progress, -(-job.deals // CHUNK))
     started = time.monotonic()
     from bridgerl.agents.bidding.held_out import watching_sayc
@@ -264,7 +274,7 @@ def check_label_files(paths, flag: str = "--demos") -> None:
     for path in paths:
         if not Path(path).exists():
             raise LabelError(f"{flag} {path}: no such file")
-        meta, _ = _read(Path(path))
+        meta, _ = _read(Path(path), arrays=False)
         if not meta.get("deals_done"):
             raise LabelError(f"{flag} {path}: it holds no labelled deal")
 

@@ -30,6 +30,7 @@ from flax import nnx
 
 from bridgerl.agents.learned.card_player import FORMAT, WHAT, CardPlayer, build
 from bridgerl.agents.learned.checkpoint import save_weights
+from bridgerl.agents.learned.networks import NEG as _NEG
 from bridgerl.core.bridge import CARD_OFFSET
 from bridgerl.core.files import atomic_write_text
 from bridgerl.core.positions import load_positions
@@ -38,7 +39,6 @@ from bridgerl.training.loop import Loop, run_loop
 from bridgerl.training.state import resume_state
 from bridgerl.training.supervised import LOG_FILE, MODEL_FILE, STATE_FILE, Task, check_run_dir, make_evaluate
 
-_NEG = -1e9
 
 
 @dataclass(frozen=True)

@@ -35,12 +35,10 @@ import optax
 import rlax
 from flax import nnx, struct
 
-from bridgerl.agents.learned.networks import QNetwork, masked_argmax
+from bridgerl.agents.learned.networks import NEG as _NEG, QNetwork, masked_argmax
 from bridgerl.training.demonstrations import large_margin_loss
 from bridgerl.training.replay import (Replay, Transitions, replay_add, replay_init, replay_init_like, replay_sample)
 from bridgerl.training.sharding import check_divisible, constrain_rows, place, split_rows
-
-_NEG = -1e9  # stands for -inf on illegal next actions, finite so that 0 * it is 0 at the end
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,8 @@ from __future__ import annotations
 import jax
 import jax.numpy as jnp
 
-_NEG = -1e9
+from bridgerl.agents.learned.networks import NEG as _NEG
+
 REFERENCE_CALLS = 48
 """Fresh deals: the most calls the reference bids at the second table before its auction is closed with passes."""
 

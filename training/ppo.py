@@ -55,7 +55,6 @@ from bridgerl.training.played_rewards import REFERENCE_CALLS, fresh_rewards, pla
 from bridgerl.training.sharding import check_divisible, constrain_rows, place, split_rows
 
 
-
 @dataclass(frozen=True)
 class PPOConfig:
     hidden: tuple[int, ...] = (256, 256)
@@ -273,6 +272,7 @@ class PPOTrainer:
         self.updates_per_iteration = config.epochs * config.minibatches
         network = ActorCritic(env.observation_size, config.hidden, env.num_actions, seed=seed)
         self.graphdef, self._initial_params = nnx.split(network)
+        self._total_steps = total_steps
         self._updates_total = max(1, -(-(total_steps or 0) // rows) * self.updates_per_iteration)
         if config.lr_end is not None and total_steps:
             total = self._updates_total
@@ -378,7 +378,7 @@ class PPOTrainer:
     def bc_weight_at(self, updates):
         """The weight of the cross-entropy to the demonstrations after ``updates`` updates (``bc_end``: linear)."""
         config = self.config
-        if config.bc_end is None:
+        if config.bc_end is None or not self._total_steps:  # as lr_end: a decay needs the run's length
             return config.bc_weight
         return config.bc_weight + (config.bc_end - config.bc_weight) * jnp.minimum(updates / self._updates_total, 1.0)
 

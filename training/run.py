@@ -260,10 +260,10 @@ def _teacher(run: RunConfig, recipe, config, data: _Data, env_options: dict, res
             for directory in (out, out / SNAPSHOT_DIR):
                 atomic_write_bytes(directory / CONSTRUCTIVE_FILE, checkpoint_file(constructive).read_bytes())
     demos = None
-    if run.pretrain is not None and (not resuming or recipe.keeps_demonstrations(config)) and \
-            (run.pretrain.demos or run.pretrain.teacher is not None):
+    needed = run.pretrain is not None and (not resuming or recipe.keeps_demonstrations(config))
+    if needed and (run.pretrain.demos or run.pretrain.teacher is not None):
         demos = _labelled_demonstrations(run, out)
-    elif run.pretrain is not None and (not resuming or recipe.keeps_demonstrations(config)):
+    elif needed:
         from bridgerl.training.demonstrations import rule_demonstrations
 
         teacher = None

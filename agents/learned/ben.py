@@ -33,6 +33,7 @@ import numpy as np
 
 from bridgerl.agents.learned.view_bidder import ViewBidder
 from bridgerl.core.calls import NUM_CALLS
+from bridgerl.core.hand import HCP_PER_CARD
 
 BEN_FILE = "bidder.onnx"
 BEN_COMMIT = "7c2c558"
@@ -44,8 +45,6 @@ PAD_START, PAD_END, OFFSET = 0, 1, 2  # BEN's output index = our competitive cal
 SYSTEM = 1  # BEN's onnx.conf: the GIB/BBO 2/1 system id of both sides
 _SUITS = (3, 2, 1, 0)  # BEN's suit order S H D C, as our suit indices (C=0 ... S=3)
 _HONOURS = (12, 11, 10, 9, 8)  # A K Q J T as our ranks (2=0 ... A=12)
-_HCP = np.zeros(52, np.float64)
-_HCP[[s * 13 + r for s in range(4) for r in (12, 11, 10, 9)]] = np.tile([4, 3, 2, 1], 4)
 
 
 class BenFileError(ValueError):
@@ -57,7 +56,7 @@ def hand_features(hand_bits: np.ndarray) -> np.ndarray:
     BEN's float16 rounding."""
     bits = np.asarray(hand_bits, np.float64)
     out = np.zeros(bits.shape[:-1] + (29,), np.float16)
-    out[..., 0] = (bits @ _HCP - 10) / 4
+    out[..., 0] = (bits @ HCP_PER_CARD - 10) / 4
     by_suit = bits.reshape(bits.shape[:-1] + (4, 13))
     for k, suit in enumerate(_SUITS):
         cards = by_suit[..., suit, :]

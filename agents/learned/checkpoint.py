@@ -187,6 +187,7 @@ def cached_load(cls, path):
 
 
 KINDS = MODEL_KINDS  # format -> kind (`bridgerl.core.files.MODEL_KINDS`)
+FORMATS = {kind: format for format, kind in KINDS.items()}  # kind -> format
 
 
 def checkpoint_kind(path: str | os.PathLike) -> str:

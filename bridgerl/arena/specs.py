@@ -227,12 +227,12 @@ def load_play_agent(spec: str, seed: int = 0):
     if name not in _PLAY_CLASSES:
         _refuse_other_kind(spec, "play agent spec", "card player")
     if name in ("cardnet", "cardsearch"):  # the card player's file checked before its module loads JAX
-        from bridgerl.agents.learned.checkpoint import KINDS, check_checkpoint
+        from bridgerl.agents.learned.checkpoint import FORMATS, check_checkpoint
 
-        given = dict(item.strip().partition("=")[::2] for item in rest.split(",") if "=" in item)
+        given = {key.strip(): value.strip() for key, _, value in (item.partition("=") for item in rest.split(","))}
         if given.get("model"):
             try:
-                check_checkpoint(given["model"], next(f for f, k in KINDS.items() if k == "card-player"), "card-player")
+                check_checkpoint(given["model"], FORMATS["card-player"], "card-player")
             except (ValueError, FileNotFoundError) as exc:
                 raise ValueError(f"play agent spec {_q(spec)}: {exc}") from None
     if name in _PLAY_CLASSES:
@@ -255,7 +255,8 @@ def load_play_agent(spec: str, seed: int = 0):
 BIDDERS = ("pass, random, rules, sayc, dqn:PATH, ppo:PATH, rules+dqn:PATH, search:PATH, punisher:SPEC, brl:PATH, "
            "ben:DIR, a model path, module:attr")
 PLAYERS = "random, dd, pimc:..., alphamu:..., issn:..., cardnet:..., cardsearch:..., a model path, module:attr"
-_BIDDER_NAMES = ("pass", "rules", "sayc", "dqn", "ppo", "rules+dqn", "search", "punisher", "brl", "ben")  # `random` is both
+# `random` is both a bidder and a player
+_BIDDER_NAMES = ("pass", "rules", "sayc", "dqn", "ppo", "rules+dqn", "search", "punisher", "brl", "ben")
 _PLAYER_NAMES = tuple(name for name in _PLAY_CLASSES if name != "random")
 
 
