@@ -5,6 +5,7 @@ calls."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -145,7 +146,14 @@ def test_train_refuses_what_does_not_go_with_labels(tmp_path, capsys):
                            (["--algo", "ppo", "--teacher", "random", "--pretrain-deals", "9", "--constructive",
                              "models/uncontested-dqn"], "only with --teacher rules"),
                            (["--algo", "ppo", "--demos", str(tmp_path / "nothing.npz")], "no such file"),
-                           (["--algo", "ppo", "--demos", "models/card-player/model.msgpack"], "not a label file")):
+                           (["--algo", "ppo", "--demos", "models/card-player/model.msgpack"], "not a label file"),
+                           (["--algo", "ppo", "--init", "models/competitive-played"], "go with --demos"),
+                           (["--algo", "ppo", "--demos", str(tmp_path / "l.npz"), "--pretrain-updates", "0"],
+                            "goes with --init"),
+                           (["--algo", "ppo", "--demos", str(tmp_path / "l.npz"), "--init",
+                             "models/card-player/model.msgpack"], "not a PPO"),
+                           (["--algo", "ppo", "--demos", str(tmp_path / "l.npz"), "--init",
+                             "models/competitive-played", "--hidden", "64"], "give --hidden to match")):
         assert main(base + extra) == 2, extra
         err = capsys.readouterr().err.strip()
         assert message in err and len(err.splitlines()) == 1, (extra, err)
@@ -182,6 +190,17 @@ def test_a_ppo_student_clones_label_files_and_a_teacher_spec(tmp_path):
     for x, y in zip(np.asarray(start.act_batch(demos.obs[:500], demos.mask[:500])),
                     np.asarray(again.act_batch(demos.obs[:500], demos.mask[:500]))):
         assert x == y  # the same labels and seed: the same clone
+    # --init: the clone as it is (0 updates), then cloned further with a decaying rate; its hash is recorded
+    snapshot = tmp_path / "teacher" / "snapshots" / "model-0000000000.msgpack"
+    for name, updates, end in (("kept", 0, None), ("further", 1000, 0.0)):
+        train_competitive(tmp_path / name, pretrain=PretrainConfig(
+            deals=0, updates=updates, batch_size=64, demos=(str(copied),), init=str(snapshot),
+            learning_rate_end=end), **kwargs)
+        kept = PPOAgent.load(tmp_path / name / "snapshots" / "model-0000000000.msgpack")
+        same = (kept.act_batch(demos.obs, demos.mask) == start.act_batch(demos.obs, demos.mask)).mean()
+        assert same == 1.0 if updates == 0 else same > 0.8, (name, same)
+        first = json.loads((tmp_path / name / "log.jsonl").read_text().splitlines()[0])
+        assert first["pretrain"]["init_sha256"] == hashlib.sha256(snapshot.read_bytes()).hexdigest()
 
 
 # the slow tier (CI runs it; docs/conventions.md): the clone of a teacher spec and of label files stays in the default

@@ -27,6 +27,21 @@ CONSTRUCTIVE_FILE = "constructive.msgpack"
 RUN_FILES = (STATE_FILE, MODEL_FILE, LOG_FILE, SNAPSHOT_DIR, CONSTRUCTIVE_FILE, CRITIC_FILE)
 
 
+def starting_network(path, params: nnx.State, hidden) -> nnx.State:
+    """``params`` (a fresh PPO network of ``hidden`` sizes) with the weights of the PPO checkpoint at ``path``
+    (``--init``: a clone to start from); a checkpoint of another kind or size is refused in one line."""
+    from bridgerl.agents.learned.checkpoint import load_weights
+
+    metadata, weights = load_weights(path, format=PPO_FORMAT, what="PPO")
+    if metadata.get("env_id") != COMPETITIVE_ENV_ID or tuple(metadata.get("hidden", ())) != tuple(hidden):
+        raise ValueError(f"--init {path}: a {metadata.get('env_id')} network of hidden sizes "
+                         f"{' '.join(map(str, metadata.get('hidden', ())))}, this run trains a competitive one of "
+                         f"{' '.join(map(str, hidden))} (give --hidden to match)")
+    params = jax.tree.map(lambda a: a, params)
+    nnx.replace_by_pure_dict(params, weights)
+    return params
+
+
 class TrainingDiverged(ValueError):
     """The training loss became NaN or infinite; the run stopped without saving that state."""
 
@@ -287,9 +302,19 @@ class PPORecipe(BiddingRecipe):
         from bridgerl.training.demonstrations import pretrain_policy
 
         pretrain = run.pretrain
-        return pretrain_policy(trainer.graphdef, trainer.init(env).params, demos, pretrain.updates,
-                               pretrain.batch_size, pretrain.learning_rate, pretrain.seed, run.progress,
-                               config.reward_scale)
+        params, started = trainer.init(env).params, {}
+        if pretrain.init is not None:
+            import hashlib
+
+            from bridgerl.agents.learned.checkpoint import checkpoint_file
+
+            params = starting_network(pretrain.init, params, config.hidden)
+            digest = hashlib.sha256(checkpoint_file(pretrain.init).read_bytes()).hexdigest()
+            started = {"init": str(pretrain.init), "init_sha256": digest}
+        params, stats = pretrain_policy(trainer.graphdef, params, demos, pretrain.updates, pretrain.batch_size,
+                                        pretrain.learning_rate, pretrain.seed, run.progress, config.reward_scale,
+                                        pretrain.learning_rate_end)
+        return params, {**started, **stats}
 
     @classmethod
     def run_fields(cls) -> dict:

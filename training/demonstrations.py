@@ -29,6 +29,7 @@ class PretrainConfig:
     deals: int = 20_000            # training deals whose rule auctions are the demonstrations
     updates: int = 20_000          # gradient updates (batches of ``batch_size`` calls)
     learning_rate: float = 1e-3
+    learning_rate_end: float | None = None  # None: constant; else linear decay to this over the updates (PPO clones)
     batch_size: int = 256
     margin: float = 1.0
     regression_weight: float = 0.1
@@ -38,6 +39,8 @@ class PretrainConfig:
                                    # ``random_share``); a bidder spec (`rules` too): its labels of ``deals`` fresh
                                    # deals (`training.bid_labels`, the teacher's own auctions)
     demos: tuple[str, ...] = ()    # label files of `data bid-labels` to clone from instead (--demos)
+    init: str | None = None        # a PPO checkpoint of the same size to start from (--init): its network replaces
+                                   # the fresh one, and ``updates`` (0: none) go on cloning from it
 
 
 @struct.dataclass
@@ -111,13 +114,19 @@ def rule_demonstrations(data="train", deals: int | None = None, random_share: fl
 
 
 def fit_demonstrations(loss_fn, params, demos: Demonstrations, steps: int, batch_size: int, learning_rate: float,
-                       seed: int = 0, progress: bool = False, desc: str = "pretraining on demonstrations"):
+                       seed: int = 0, progress: bool = False, desc: str = "pretraining on demonstrations",
+                       learning_rate_end: float | None = None):
     """Adam on ``loss_fn(params, batch) -> (loss, parts)`` over uniformly drawn batches of the demonstrations, 1000
     updates per compiled chunk (``steps`` rounded down to thousands, at least one chunk); returns (params, the parts
-    averaged over the last chunk). The one fitting loop of `pretrain_q` and PPO's `pretrain_policy`."""
+    averaged over the last chunk). ``learning_rate_end``: the rate falls linearly to it over the chunks. The one
+    fitting loop of `pretrain_q` and PPO's `pretrain_policy`."""
     if len(demos.action) < batch_size:
         raise ValueError(f"{len(demos.action)} demonstration calls are fewer than one batch ({batch_size})")
-    optimizer = optax.adam(learning_rate)
+    chunks = range(max(1, steps // 1000))
+    rate = learning_rate
+    if learning_rate_end is not None:
+        rate = optax.linear_schedule(learning_rate, learning_rate_end, transition_steps=1000 * len(chunks))
+    optimizer = optax.adam(rate)
     data = jax.tree.map(jnp.asarray, demos)
 
     @jax.jit
@@ -135,7 +144,6 @@ def fit_demonstrations(loss_fn, params, demos: Demonstrations, steps: int, batch
 
     opt_state = optimizer.init(params)
     key = jax.random.PRNGKey(seed)
-    chunks = range(max(1, steps // 1000))
     if progress:
         from tqdm import tqdm
 
@@ -180,10 +188,11 @@ def pretrain_on(graphdef, params, demos: Demonstrations, config: PretrainConfig,
 
 
 def pretrain_policy(graphdef, params, demos, updates: int = 20_000, batch_size: int = 256,
-                    learning_rate: float = 1e-3, seed: int = 0, progress: bool = False, reward_scale: float = 0.1):
+                    learning_rate: float = 1e-3, seed: int = 0, progress: bool = False, reward_scale: float = 0.1,
+                    learning_rate_end: float | None = None):
     """Clone the teacher: the policy head's cross-entropy on the demonstrations' expert calls (the value head
-    learns their Monte-Carlo returns x ``reward_scale`` beside it, the scale PPO's value head uses). Returns
-    (params, statistics)."""
+    learns their Monte-Carlo returns x ``reward_scale`` beside it, the scale PPO's value head uses), from
+    ``params``; ``updates`` 0 fits nothing (a network cloned already, kept as it is). Returns (params, statistics)."""
     start = time.monotonic()
 
     def loss_fn(params, batch):
@@ -192,7 +201,9 @@ def pretrain_policy(graphdef, params, demos, updates: int = 20_000, batch_size: 
         value = 0.5 * ((values - reward_scale * batch.ret) ** 2).mean()
         return bc + value, (bc, value)
 
-    params, parts = fit_demonstrations(loss_fn, params, demos, updates, batch_size, learning_rate, seed, progress,
-                                       "cloning the teacher")
-    stats = {"demonstration_calls": int(len(demos.action)), "cross_entropy": float(parts[0]), "value": float(parts[1])}
+    stats = {"demonstration_calls": int(len(demos.action))}
+    if updates:
+        params, parts = fit_demonstrations(loss_fn, params, demos, updates, batch_size, learning_rate, seed,
+                                           progress, "cloning the teacher", learning_rate_end)
+        stats.update(cross_entropy=float(parts[0]), value=float(parts[1]))
     return params, {**stats, "agreement": agreement(graphdef, params, demos), "seconds": time.monotonic() - start}

@@ -274,32 +274,65 @@ class TableManager:
                 connection.close()
 
     def _seat(self, room: Room, listeners: list[socket.socket]) -> None:
-        """Accept the four seats (each on its own port) and run the connection and team messages."""
-        for seat, listener in enumerate(listeners):
+        """Seat the four programs, each on its own port, each answered as it connects, in any order; then run the
+        team messages. A connection that closes before its Connecting message (a port probe, a health check) does
+        not take the seat; with ``board_seconds``, a seat still empty that long after the first one came ends the
+        session."""
+        names: list[str | None] = [None] * 4
+        connections: list[Connection | None] = [None] * 4
+        first: list[float] = []  # when the first seat was taken
+        problem: list[BaseException] = []
+
+        def wait_for(seat: int) -> None:
+            listener = listeners[seat]
             listener.settimeout(0.2)
-            while True:
-                if self.stop.is_set():
-                    raise BoardStopped(f"room {room.index + 1}: stopped before {SEAT_NAMES[seat]} connected")
+            while not self.stop.is_set() and not problem:
+                if first and self.board_seconds is not None \
+                        and time.monotonic() > first[0] + self.board_seconds:
+                    return
                 try:
                     sock, _ = listener.accept()
-                    break
                 except socket.timeout:
                     continue
-            room.seats.append(Connection(sock, seat, room.index, self.log))
-        names = ["", "", "", ""]
+                connection = Connection(sock, seat, room.index, self.log)
+                wanted = f'Connecting "TEAM" as {SEAT_NAMES[seat]} using protocol version {P.PROTOCOL_VERSION}'
+                deadline = time.monotonic() + (self.board_seconds or 60.0)
+                try:
+                    text = connection.read(deadline, wanted)
+                except BoardStopped:  # closed (a probe) or silent: the seat stays free
+                    self.log(f"room {room.index + 1} {SEAT_NAMES[seat]}: a connection closed or stayed silent "
+                             "before its Connecting message; still listening")
+                    connection.close()
+                    continue
+                try:
+                    message = self._connecting(room, connection, wanted, text)
+                except BoardStopped as exc:
+                    problem.append(exc)
+                    connection.close()
+                    return
+                names[seat], connections[seat] = message["team"], connection
+                with self.lock:
+                    if not first:
+                        first.append(time.monotonic())
+                connection.send(P.seated(seat, message["team"]))
+                return
+
+        threads = [threading.Thread(target=wait_for, args=(seat,), daemon=True) for seat in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        room.seats = [c for c in connections if c is not None]
+        if problem:
+            raise problem[0]
+        missing = [SEAT_NAMES[seat] for seat in range(4) if connections[seat] is None]
+        if missing:
+            if self.stop.is_set():
+                raise BoardStopped(f"room {room.index + 1}: stopped before {' and '.join(missing)} connected")
+            raise BoardStopped(f"room {room.index + 1}: {' and '.join(missing)} did not connect within "
+                               f"--board-seconds {self.board_seconds:g} of the first seat")
+        room.seats = connections
         deadline = None if self.board_seconds is None else time.monotonic() + self.board_seconds
-        for seat, connection in enumerate(room.seats):
-            wanted = f'Connecting "TEAM" as {SEAT_NAMES[seat]} using protocol version {P.PROTOCOL_VERSION}'
-            message = self._expect(room, seat, "connecting", wanted, deadline)
-            if message["seat"] not in (None, seat):
-                self._refuse(room, seat, wanted, message.text)
-            if message["version"] != P.PROTOCOL_VERSION:
-                self._refuse(room, seat, wanted, message.text, "this manager speaks version 18 only")
-            if not P.TEAM_NAME.fullmatch(message["team"]):
-                self._refuse(room, seat, wanted, message.text, "a team name is 1 to 60 printable characters "
-                             "without quotes or backslashes")
-            names[seat] = message["team"]
-            connection.send(P.seated(seat, message["team"]))
         for seat in range(4):
             self._expect(room, seat, "ready_for_teams", P.ready_for_teams(seat), deadline, seat=seat)
         room.teams = (names[0], names[1])
@@ -318,6 +351,24 @@ class TableManager:
         for seat in range(4):
             self._expect(room, seat, "ready_to_start", P.ready_to_start(seat), deadline, seat=seat)
 
+    def _connecting(self, room: Room, connection: Connection, wanted: str, text: str) -> P.Message:
+        """The Connecting message ``text`` of the program at ``connection``'s port, checked (its seat, version,
+        team); else that program has its one line and the session stops."""
+        seat = connection.seat
+        message = None
+        try:
+            message = P.expect(text, "connecting")
+        except P.ProtocolError:
+            why = None
+        else:
+            why = ("" if message["seat"] not in (None, seat) else
+                   "this manager speaks version 18 only" if message["version"] != P.PROTOCOL_VERSION else
+                   "a team name is 1 to 60 printable characters without quotes or backslashes"
+                   if not P.TEAM_NAME.fullmatch(message["team"]) else None)
+            if why is None:
+                return message
+        self._refuse(room, seat, wanted, text, why or None, connection)
+
     # ---------------------------------------------------------------- one board
     def _expect(self, room: Room, who: int, kind: str, wanted: str, deadline: float | None = None, **fields):
         """The next message of seat ``who``, which must be ``kind`` with ``fields``; else the board stops."""
@@ -327,9 +378,10 @@ class TableManager:
         except P.ProtocolError:
             self._refuse(room, who, wanted, text)
 
-    def _refuse(self, room: Room, seat: int, wanted: str, got: str, why: str | None = None):
+    def _refuse(self, room: Room, seat: int, wanted: str, got: str, why: str | None = None,
+                connection: Connection | None = None):
         line = (f"Error: {SEAT_NAMES[seat]} sent {got[:120]!r}; expected {wanted!r}" + (f" ({why})" if why else ""))
-        room.seats[seat].send(line)
+        (connection or room.seats[seat]).send(line)
         raise BoardStopped(f"room {room.index + 1}: {SEAT_NAMES[seat]} sent {got[:120]!r} where {wanted!r} was "
                            f"expected" + (f" ({why})" if why else ""), seat, told=True)
 

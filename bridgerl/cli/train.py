@@ -85,14 +85,26 @@ def _train_competitive(args) -> int:
         raise ValueError("--demos holds its own deals: --pretrain-deals goes with --teacher (the fresh deals it labels)")
     if args.teacher and not args.pretrain_deals:
         raise ValueError(f"--teacher {args.teacher}: give --pretrain-deals N, the fresh deals it bids for the labels")
+    if (args.init or args.pretrain_lr or args.pretrain_lr_end is not None) and not labelled:
+        raise ValueError("--init, --pretrain-lr and --pretrain-lr-end set the cloning of labels: they go with --demos "
+                         "or --teacher (--algo ppo)")
+    if not args.pretrain_updates and not args.init:
+        raise ValueError("--pretrain-updates 0 clones nothing: it goes with --init CHECKPOINT, a network cloned already")
+    if args.init:
+        from ..agents.learned.checkpoint import PPO_FORMAT, check_checkpoint
+
+        check_checkpoint(args.init, PPO_FORMAT, "PPO")  # a wrong file refused before the labels are read
+    schedule = {"learning_rate": args.pretrain_lr or 1e-3, "learning_rate_end": args.pretrain_lr_end,
+                "init": args.init}
     if args.demos:
         from ..training.bid_labels import check_label_files
 
         check_label_files(args.demos)
-        pretrain = PretrainConfig(deals=0, updates=args.pretrain_updates, seed=args.seed, demos=tuple(args.demos))
+        pretrain = PretrainConfig(deals=0, updates=args.pretrain_updates, seed=args.seed, demos=tuple(args.demos),
+                                  **schedule)
     elif args.pretrain_deals:
         pretrain = PretrainConfig(deals=args.pretrain_deals, updates=args.pretrain_updates, seed=args.seed,
-                                  teacher=args.teacher if labelled else None)
+                                  teacher=args.teacher if labelled else None, **(schedule if labelled else {}))
     result = train_competitive(args.out, preset=args.preset, steps=args.steps, seed=args.seed, data=args.data,
                                eval_data=args.eval_data, resume=args.resume, overrides=overrides,
                                eval_every_steps=args.eval_every, eval_deals=args.eval_deals,
@@ -337,8 +349,17 @@ def add_parser(commands) -> None:
     comp_train.add_argument("--pretrain-data", type=dataset_arg, default=None,
                             help="the deals of the teacher's demonstrations (default: --data; with --data fresh: the "
                                  "bundled train split), read with --tricks")
-    comp_train.add_argument("--pretrain-updates", type=positive_int, default=20_000,
-                            help="gradient updates of that pretraining (multiples of 1000)")
+    comp_train.add_argument("--pretrain-updates", type=non_negative_int, default=20_000,
+                            help="gradient updates of that pretraining (multiples of 1000; 0 only with --init)")
+    comp_train.add_argument("--pretrain-lr", type=positive_float, default=None,
+                            help="ppo: Adam's learning rate of the cloning (default 1e-3)")
+    comp_train.add_argument("--pretrain-lr-end", type=non_negative_float, default=None,
+                            help="ppo: the cloning's rate falls linearly to this over its updates (default: constant)")
+    comp_train.add_argument("--init", default=None, metavar="CHECKPOINT",
+                            help="ppo with --demos or --teacher: start from this PPO network of the same --hidden "
+                                 "(e.g. a clone's snapshots/model-0000000000.msgpack) instead of a fresh one; "
+                                 "--pretrain-updates go on cloning from it (0: none), the labels stay for "
+                                 "--bc-weight and --pool-anchor keeps it in the pool")
     comp_train.add_argument("--demo-weight", type=non_negative_float, default=None,
                             help="DQfD: weight of the large-margin loss on the demonstrations during RL "
                                  "(needs --pretrain-deals)")
