@@ -124,10 +124,11 @@ class RawSeat(threading.Thread):
     ``on_board``: the board it does it on (an earlier board is played well)."""
 
     def __init__(self, port: int, seat: int, team: str = "raw", misbehave: str | None = None, on_board: int = 1,
-                 anypl: bool = False, full_stops: bool = False):
+                 anypl: bool = False, full_stops: bool = False, timing: bool = True):
         super().__init__(daemon=True)
         self.port, self.seat, self.team, self.misbehave, self.on_board = port, seat, team, misbehave, on_board
         self.anypl, self.full_stops = anypl, full_stops  # "as ANYPL" (WBridge5); a full stop after each message (BEN)
+        self.timing = timing  # the manager sends the Timing line after each board (`table serve --timing`)
         self.error: BaseException | None = None
         self.boards = 0
         self.wire: Wire | None = None
@@ -175,7 +176,7 @@ class RawSeat(threading.Thread):
             return
         w.expect(rf'{me} \("{self.team}"\) seated')
         w.send(f"{me} ready for teams")
-        w.expect(r'Teams : N/S : "[^"]*"\. E/W : "[^"]*"')
+        w.expect(r'Teams : N/S : "[^"]*"\.? E/W : "[^"]*"')  # the document's full stop, or none (as BEN reads)
         w.send(f"{me} ready to start")
         while True:
             text = w.recv()
@@ -219,7 +220,8 @@ class RawSeat(threading.Thread):
         if auction.bid is not None:
             if not self.play(hand, auction):
                 return False
-        w.expect(TIMING)
+        if self.timing:
+            w.expect(TIMING)
         return True
 
     def play(self, hand, auction) -> bool:

@@ -51,19 +51,20 @@ def free_ports(count: int) -> int:
     raise RuntimeError("no free ports")
 
 
-def session(tmp_path, rooms=1, deals=2, start=0, seed=0, raw=None, board_seconds=None, out=None, specs=(A, B)):
+def session(tmp_path, rooms=1, deals=2, start=0, seed=0, raw=None, board_seconds=None, out=None, specs=(A, B),
+            timing=False):
     """Run a manager with our clients in every seat but ``raw`` ({(room, seat): RawSeat kwargs}); returns
     (results, clients, raw seats)."""
     port = free_ports(4 * rooms)
     out = out or tmp_path / "boards.pbn"
     manager = TableManager("test", out, port, start=start, deals=deals, rooms=rooms, board_seconds=board_seconds,
-                           log=tmp_path / "table.log")
+                           log=tmp_path / "table.log", timing=timing)
     clients, raws, errors = {}, {}, {}
     for room in range(rooms):
         for seat in range(4):
             pair = (seat % 2 + room) % 2  # A at N/S in room 1, at E/W in room 2
             if raw and (room, seat) in raw:
-                raws[room, seat] = RawSeat(port + 4 * room + seat, seat, **raw[room, seat])
+                raws[room, seat] = RawSeat(port + 4 * room + seat, seat, **{"timing": timing, **raw[room, seat]})
             else:
                 clients[room, seat] = SeatClient("127.0.0.1", port + 4 * room + seat, seat, specs[pair],
                                                  team="AB"[pair], seed=seed, room=room + 1, timeout=30)
@@ -118,12 +119,12 @@ def test_a_table_plays_the_boards_of_evaluate_game(tmp_path):
 def test_the_manager_speaks_the_documents_words(tmp_path):
     """A seat written from the document sits West at our manager: every line it gets matches the document's
     wording at its place in the exchange (the seat asserts each one), over two boards and the end of session."""
-    results, errors, raws = session(tmp_path, deals=2, raw={(0, 3): {}})
+    results, errors, raws = session(tmp_path, deals=2, raw={(0, 3): {}}, timing=True)
     west = raws[0, 3]
     assert west.error is None, west.error
     assert results["failure"] is None and not errors and west.boards == 2
     received = west.wire.received
-    assert received[:3] == ['West ("raw") seated', 'Teams : N/S : "A". E/W : "B"', "Start of board"]
+    assert received[:3] == ['West ("raw") seated', 'Teams : N/S : "A" E/W : "B"', "Start of board"]
     assert received[3] == "Board number 1. Dealer North. Neither vulnerable."
     assert received[4].startswith("West's cards : S ") and received[-1] == "End of session"
     declarers = [b["tables"][0]["declarer"] for b in results["board_results"]]

@@ -106,8 +106,8 @@ def ready_for_teams(seat: int) -> str:  # S
     return f"{seat_name(seat)} ready for teams"
 
 
-def teams(ns: str, ew: str) -> str:  # M
-    return f'Teams : N/S : "{ns}". E/W : "{ew}"'
+def teams(ns: str, ew: str) -> str:  # M (no full stop after the first name: BEN's client reads it so)
+    return f'Teams : N/S : "{ns}" E/W : "{ew}"'
 
 
 def ready_to_start(seat: int) -> str:  # S
@@ -168,6 +168,33 @@ def _clock(seconds: float, hours: bool) -> str:
 def timing(board_seconds: tuple[float, float], total_seconds: tuple[float, float]) -> str:  # M, end of a board
     return (f"Timing - N/S : this board  [{_clock(board_seconds[0], False)}],  total  [{_clock(total_seconds[0], True)}]."
             f"  E/W : this board  [{_clock(board_seconds[1], False)}],  total  [{_clock(total_seconds[1], True)}].")
+
+
+DIALECTS = ("default", "openspiel")
+_SEAT_WORD = re.compile(r"\b(North|East|South|West)\b")
+_CALL_WORD = re.compile(r"\b(passes|doubles|redoubles)\b")
+_PLAYED_CARD = re.compile(r"\bplays ([2-9TJQKA][CDHS])\b")
+
+
+def in_dialect(text: str, dialect: str = "default") -> str:
+    """A seat's message ``text`` as ``dialect`` writes it. ``openspiel``: as OpenSpiel's Blue Chip wrappers
+    (``bluechip_bridge.py``, ``bluechip_bridge_uncontested_bidding.py``) match it, exactly and case-sensitively: it
+    connects ``as ANYPL``, writes seats and the words of calls in upper case (``NORTH PASSES``, ``NORTH bids 1NT``),
+    a card in lower case (``NORTH plays tc``) and dummy as ``Dummy's card``; team names (in quotes) are kept."""
+    if dialect == "default":
+        return text
+    if dialect != "openspiel":
+        raise ValueError(f"dialect {dialect!r}: one of {', '.join(DIALECTS)}")
+    parts = text.split('"')
+    for i in range(0, len(parts), 2):  # outside the quotes
+        part = _SEAT_WORD.sub(lambda m: m.group(1).upper(), parts[i])
+        part = _CALL_WORD.sub(lambda m: m.group(1).upper(), part)
+        part = _PLAYED_CARD.sub(lambda m: "plays " + m.group(1).lower(), part)
+        part = part.replace("for dummy's card", "for Dummy's card")
+        if i == 2 and parts[0].startswith("Connecting"):
+            part = re.sub(r"\bas [A-Z]+ using", "as ANYPL using", part)
+        parts[i] = part
+    return '"'.join(parts)
 
 
 _SEAT = r"(?P<seat>north|east|south|west)"

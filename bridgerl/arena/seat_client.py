@@ -115,18 +115,23 @@ def complete_deal(known: dict[int, set[int]], cards: list[tuple[int, int]]) -> n
 class SeatClient:
     """One seat at a table manager: ``spec`` (a game spec) plays ``seat`` (0-3) at ``host``:``port``."""
 
-    def __init__(self, host: str, port: int, seat: int, spec: str, team: str | None = None, seed: int = 0,
-                 room: int = 1, opponents: str | None = None, timeout: float | None = None, log=None):
+    def __init__(self, host: str, port: int, seat: int | None, spec: str, team: str | None = None, seed: int = 0,
+                 room: int = 1, opponents: str | None = None, timeout: float | None = None, log=None,
+                 dialect: str = "default"):
         if room not in (1, 2):
             raise ValueError(f"--room is 1 or 2, got {room}")
-        self.host, self.port, self.seat, self.spec = host, int(port), int(seat), spec
+        if dialect not in P.DIALECTS:
+            raise ValueError(f"--dialect {dialect!r}: one of {', '.join(P.DIALECTS)}")
+        if seat is None and dialect != "openspiel":
+            raise ValueError("give --seat (only --dialect openspiel connects as ANYPL, seated where the manager says)")
+        self.dialect = dialect
+        self.host, self.port, self.seat, self.spec = host, int(port), 0 if seat is None else int(seat), spec
         self.team = team or spec[:60]
         if not P.TEAM_NAME.fullmatch(self.team):
             raise ValueError(f"--team {self.team[:80]!r}: a team name is 1 to 60 printable characters without quotes "
                              "or backslashes" + ("" if team else " (the agent spec is the default name: give --team)"))
         self.seed, self.table, self.timeout, self.log = int(seed), room - 1, timeout, log
-        side = self.seat % 2
-        self.pair = load_pair(spec, seed=self.seed + (side + self.table) % 2)  # evaluate game: A seed, B seed + 1
+        self.pair = self._load_pair()
         if hasattr(self.pair.bidder, "punish"):
             raise ValueError(f"{spec}: a punisher reads the deal's DD tables, which a seat at a table never sees")
         if hasattr(self.pair.player, "see_deal"):
@@ -138,21 +143,37 @@ class SeatClient:
         self.sock: socket.socket | None = None
         self.buffer = b""
         self.pending: str | None = None  # a line read ahead (a manager that sends no Timing line after a board)
+        self.sent_last = False  # the last thing on the wire was a line of ours (openspiel: pause before the next)
+
+    def _load_pair(self) -> Pair:
+        """The pair of this seat's side, seeded as `evaluate game` seeds it (A seed, B seed + 1)."""
+        return load_pair(self.spec, seed=self.seed + (self.seat % 2 + self.table) % 2)
 
     # ------------------------------------------------------------------ the wire
     def _send(self, text: str) -> None:
+        text = P.in_dialect(text, self.dialect)
+        if self.sent_last and self.dialect == "openspiel":
+            time.sleep(0.02)  # OpenSpiel's controllers read whatever one recv brings as one line: keep lines apart
+        self.sent_last = True
         if self.log:
             self.log(f"{SEAT_NAMES[self.seat]} -> {text}")
-        self.sock.sendall(text.encode("ascii", "replace") + b"\r\n")
+        try:
+            self.sock.sendall(text.encode("ascii", "replace") + b"\r\n")
+        except OSError:
+            raise SeatError(f"{SEAT_NAMES[self.seat]}: the table manager closed the connection") from None
 
     def _read(self) -> str:
+        self.sent_last = False
         if self.pending is not None:
             text, self.pending = self.pending, None
             return text
         while b"\n" not in self.buffer:
             if len(self.buffer) > 4096:
                 raise SeatError(f"{SEAT_NAMES[self.seat]}: the table manager sent a line of more than 4096 bytes")
-            chunk = self.sock.recv(4096)
+            try:
+                chunk = self.sock.recv(4096)
+            except OSError:  # reset by the peer (a wrapper that kills its robot between deals)
+                chunk = b""
             if not chunk:
                 raise SeatError(f"{SEAT_NAMES[self.seat]}: the table manager closed the connection")
             self.buffer += chunk
@@ -186,12 +207,24 @@ class SeatClient:
                 time.sleep(0.1)
         try:
             self._send(P.connecting(self.team, self.seat))
-            self._expect("seated", seat=self.seat)
+            if self.dialect == "openspiel":  # as ANYPL: the manager says where
+                seat = self._expect("seated")["seat"]
+                if seat % 2 != self.seat % 2:
+                    self.seat = seat
+                    self.pair = self._load_pair()
+                self.seat = seat
+            else:
+                self._expect("seated", seat=self.seat)
             self._send(P.ready_for_teams(self.seat))
             self._expect("teams")
             self._send(P.ready_to_start(self.seat))
             while True:
-                text = self._read()
+                try:
+                    text = self._read()
+                except SeatError:
+                    if self.boards:  # a manager that ends the session by closing (OpenSpiel's wrappers)
+                        return self.boards
+                    raise
                 message = P.parse(text) if text.strip() else None
                 if message is not None and message.kind == "end_of_session":
                     return self.boards
@@ -217,6 +250,10 @@ class SeatClient:
     def _board(self) -> None:
         me = self.seat
         self._send(P.ready_for_deal(me))
+        text = self._read()
+        if text.strip().lower() == P.START_OF_BOARD.lower():  # sent again by a manager that thought us silent
+            text = self._read()
+        self.pending = text
         info = self._expect("board")
         self.board, self.dealer, self.vul = info["board"], info["dealer"], info["vul"]
         row = self.board - 1
@@ -260,8 +297,11 @@ class SeatClient:
             seat, chooser = state.seat, state.player
             trick = len(cards) // 4 + 1
             if chooser == me:
-                if len(cards) % 4 == 0:
-                    self._expect("to_lead", leader="dummy" if seat == dummy else seat)
+                if len(cards) % 4 == 0:  # dummy's lead: "Dummy to lead", or declarer's own name (OpenSpiel)
+                    leader = self._expect("to_lead")["leader"]
+                    if leader not in (("dummy", dummy, me) if seat == dummy else (seat,)):
+                        raise SeatError(f"{SEAT_NAMES[me]}: told {leader if leader == 'dummy' else SEAT_NAMES[leader]}"
+                                        f" to lead, where {SEAT_NAMES[seat]} leads")
                 n = len(cards)
                 ns, ew = (self.pair, self.other) if me % 2 == 0 else (self.other, self.pair)
                 after, _ = play_out(state, ns, ew, stop=lambda s: len(s.play.history) > n)

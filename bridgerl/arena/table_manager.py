@@ -119,7 +119,7 @@ class TableManager:
 
     def __init__(self, data, out: str | os.PathLike, port: int, start: int = 0, deals: int | None = None,
                  rooms: int = 1, host: str = "127.0.0.1", board_seconds: float | None = None, log=None,
-                 force: bool = False, quiet: bool = True):
+                 force: bool = False, quiet: bool = True, timing: bool = False):
         if rooms not in (1, 2):
             raise ValueError(f"--rooms is 1 or 2, got {rooms}")
         if not 1024 <= int(port) <= 65535 - 4 * rooms:
@@ -134,6 +134,7 @@ class TableManager:
         self.source = CompetitiveDealSource(self.dataset)
         self.out, self.port, self.host, self.rooms = Path(out), int(port), host, int(rooms)
         self.board_seconds = board_seconds
+        self.timing_line = bool(timing)  # the protocol's Timing line after each board (bridge_env's client stops on it)
         self.quiet = quiet
         self.lock = threading.Lock()
         self.stop = threading.Event()
@@ -395,7 +396,7 @@ class TableManager:
             for connection in room.seats:
                 connection.send(P.START_OF_BOARD)
             for seat in range(4):
-                self._expect(room, seat, "ready_for_deal", P.ready_for_deal(seat), deadline, seat=seat)
+                self._ready_for_deal(room, seat, deadline)
             for connection in room.seats:
                 connection.send(P.board_words(deal.board, deal.dealer, deal.vul))
             for seat in range(4):
@@ -413,9 +414,35 @@ class TableManager:
             raise BoardStopped(f"{exc} in {stage}", exc.seat, exc.told) from None
         for side in (0, 1):
             room.total_seconds[side] += seconds[side]
-        for connection in room.seats:
-            connection.send(P.timing(tuple(seconds), tuple(room.total_seconds)))
+        if self.timing_line:
+            for connection in room.seats:
+                connection.send(P.timing(tuple(seconds), tuple(room.total_seconds)))
         return state, [seconds, cards]
+
+    RESEND_SECONDS = 2.0
+
+    def _ready_for_deal(self, room: Room, seat: int, deadline) -> None:
+        """The seat's "ready for deal". A client that takes any line after a board for the Timing line (BEN's)
+        has read the Start of board as that and waits: after `RESEND_SECONDS` of silence it is sent once more."""
+        connection, wanted = room.seats[seat], P.ready_for_deal(seat)
+        if not self.timing_line and not connection.buffer:
+            first = time.monotonic() + self.RESEND_SECONDS
+            try:
+                text = connection.read(first if deadline is None else min(first, deadline), wanted)
+            except _Dropped:
+                raise
+            except BoardStopped:
+                if deadline is not None and time.monotonic() >= deadline:
+                    raise
+                self.log(f"room {room.index + 1} {SEAT_NAMES[seat]}: silent after Start of board; sent again")
+                connection.send(P.START_OF_BOARD)
+            else:
+                try:
+                    P.expect(text, "ready_for_deal", seat=seat)
+                    return
+                except P.ProtocolError:
+                    self._refuse(room, seat, wanted, text)
+        self._expect(room, seat, "ready_for_deal", wanted, deadline, seat=seat)
 
     def _call(self, room: Room, state: BridgeState, deadline, seconds) -> BridgeState:
         caller = state.seat

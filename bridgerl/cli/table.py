@@ -25,7 +25,7 @@ def _serve(args) -> int:
     from .common import write_json
 
     manager = TableManager(args.data, args.out, args.port, args.start, args.deals, args.rooms, args.host,
-                           args.board_seconds, args.log, force=args.force)
+                           args.board_seconds, args.log, force=args.force, timing=args.timing)
     last = args.port + 4 * args.rooms - 1
     print(f"bridgerl: table manager on {args.host} ports {args.port}-{last} (room 1: North {args.port}, East "
           f"{args.port + 1}, South {args.port + 2}, West {args.port + 3}"
@@ -61,8 +61,11 @@ def _join(args) -> int:
             handle.write(text + "\n")
             handle.flush()
 
-    client = SeatClient(args.host, args.port, SEATS.index(args.seat), args.agent, args.team, args.seed, args.room,
-                        args.opponents, timeout=args.connect_seconds, log=log)
+    if args.seat is None and args.dialect != "openspiel":
+        raise ValueError("table join: give --seat (only --dialect openspiel is seated where the manager says)")
+    client = SeatClient(args.host, args.port, None if args.seat is None else SEATS.index(args.seat), args.agent,
+                        args.team, args.seed, args.room, args.opponents, timeout=args.connect_seconds, log=log,
+                        dialect=args.dialect)
     try:
         boards = client.run()
     except SeatError as exc:
@@ -93,7 +96,12 @@ def add_parser(commands) -> None:
     serve.add_argument("--host", default="127.0.0.1",
                        help="address to listen on (default 127.0.0.1: this machine only)")
     serve.add_argument("--board-seconds", type=_positive_seconds, default=None,
-                       help="end a board that runs longer than this (default: no limit)")
+                       help="end a board that runs longer than this, and the session when a seat has not "
+                            "connected this long after the first one did (default: no limit)")
+    serve.add_argument("--timing", action="store_true",
+                       help="send the protocol's Timing line after each board (ours and BEN's clients read it, "
+                            "bridge_env's client stops on it; default: none, and a seat silent after Start of board, "
+                            "as BEN's is without it, is sent it again after 2 s)")
     serve.add_argument("--log", help="append every message sent and received to this file")
     serve.add_argument("--force", action="store_true", help="start --out afresh instead of resuming from its boards")
     serve.set_defaults(func=_serve)
@@ -101,7 +109,13 @@ def add_parser(commands) -> None:
     join = sub.add_parser("join", help="seat one of our agents at a table manager (ours or another program's)")
     join.add_argument("--host", default="127.0.0.1", help="the table manager's address (default 127.0.0.1)")
     join.add_argument("--port", type=int_range(1, 65535), required=True, help="this seat's own port")
-    join.add_argument("--seat", choices=SEATS, required=True, help="the seat this port is for")
+    join.add_argument("--seat", choices=SEATS, default=None,
+                      help="the seat this port is for (needed but with --dialect openspiel, which is seated where "
+                           "the manager says)")
+    join.add_argument("--dialect", choices=["default", "openspiel"], default="default",
+                      help="openspiel: speak as OpenSpiel's Blue Chip wrappers (bluechip_bridge.py) require: "
+                           "'as ANYPL', upper-case seats and call words, lower-case cards (default: the protocol's "
+                           "own words, which our manager and bridge_env's server read)")
     join.add_argument("--agent", required=True, help="game spec bid=BIDDER,play=PLAYER (e.g. "
                                                      "bid=sayc,play=models/card-player)")
     join.add_argument("--team", help="team name sent to the manager (default: the agent spec)")

@@ -25,7 +25,7 @@ _PBN_VUL = {"none": "None", "NS": "NS", "EW": "EW", "both": "All"}
 def dataset_to_pbn(dataset: Dataset) -> str:
     """PBN text with one board per deal."""
     out = io.StringIO()
-    out.write("% PBN 2.1\n% EXPORT\n% bridgerl dataset\n\n")
+    out.write("% PBN 2.1\n% EXPORT\n% bridgerl dataset\n")  # no blank line before the first game (records_write)
     for row in range(len(dataset)):
         board = int(dataset.boards[row])
         out.write(f'[Event "bridgerl"]\n[Board "{board}"]\n')

@@ -45,7 +45,7 @@ def _endplay_board(record: HandRecord):
                  claimed=record.claimed is not None and len(record.cards) < NUM_CARDS, **info)
 
 
-PBN_HEADER = "% PBN {version}\n% EXPORT\n% bridgerl hand records\n\n"
+PBN_HEADER = "% PBN {version}\n% EXPORT\n% bridgerl hand records\n"  # no blank line: bridge_env reads one as an empty game
 
 
 def pbn_header() -> str:
