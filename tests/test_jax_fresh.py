@@ -195,6 +195,37 @@ def test_batched_steps_pay_each_ended_auction_its_own_played_result(player):
     assert np.asarray(illegal.terminated).all() and (np.abs(np.asarray(illegal.rewards)) == 7600).all()  # points
 
 
+@pytest.mark.parametrize("env_id", ["competitive_bidding", "uncontested_bidding"])
+def test_the_batched_play_out_of_ended_auctions_only_pays_what_one_by_one_does(player, env_id, monkeypatch):
+    """The custom batching rule (the ended auctions gathered and played out a chunk at a time, here 3 rows a chunk
+    so that several chunks and padding are used): random auctions of a batch of 10, ending at different calls,
+    get the rewards of the same auctions stepped one at a time."""
+    import bridgerl.envs.jaxenv.fresh as fresh
+
+    monkeypatch.setattr(fresh, "PLAY_CHUNK", 3)
+    env = jaxenv.make(env_id, dataset="fresh", player=player)
+    keys = jax.random.split(jax.random.key(5), 10)
+    batch = jax.vmap(env.init)(keys)
+    singles = [env.init(key) for key in keys]
+    step, single = jax.jit(jax.vmap(env.step)), jax.jit(env.step)
+    rng = np.random.default_rng(1)
+    paid = 0
+    for _ in range(40):
+        mask = np.asarray(batch.legal_action_mask)
+        action = np.where(mask, rng.random(mask.shape) + 0.7 * (np.arange(mask.shape[1]) == 0), -1).argmax(1)
+        batch = step(batch, jnp.asarray(action))
+        singles = [single(state, int(a)) if not bool(state.terminated) else state
+                   for state, a in zip(singles, action)]
+        got = np.asarray(batch.rewards)
+        want = np.stack([np.asarray(state.rewards) for state in singles])
+        running = ~np.asarray(batch.terminated) | (got != 0).any(1)
+        assert (got[running] == want[running]).all()
+        paid += int((got != 0).any(1).sum())
+        if np.asarray(batch.terminated).all():
+            break
+    assert np.asarray(batch.terminated).all() and paid >= 2  # (a passed-out or a 0-point contract pays 0)
+
+
 def test_fresh_uncontested_ew_side_and_no_table_readers(player):
     """East-West bids from West (its opening rules, its vulnerability bit); the state keeps the board's dealer and
     vulnerability; what reads a DD table is refused."""

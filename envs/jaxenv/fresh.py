@@ -19,10 +19,11 @@ that needs no other contract's result; par needs the whole table):
   reads the DD table). Opening rules hold as on a dataset (the rules core's mask, read from `opening_code_table`).
 - the whole deal plays itself (``play="agents"``): its score needs no table.
 
-Cost: under ``jax.vmap`` a ``lax.cond`` runs both branches, so a batched ``step`` of a bidding env plays a whole
-deal out for every auction of the batch at every call (the result is kept where an auction ended). A trainer that
-wants the cost per auction only makes the env with ``play_in_step=False`` (the final rewards are then 0) and plays
-the finished auctions out in one batch itself (`bridgerl.training.ppo`).
+Cost: a contract is played out once, when its auction ends, under ``jax.vmap`` too (`played_where_ended`: a
+custom batching rule plays only the batch's ended auctions, `PLAY_CHUNK` at a time), so a user's vmapped
+``step`` pays about one play-out per finished auction (`benchmarks/fresh_deals.py`, `docs/jax_envs.md`). A
+trainer may also make the env with ``play_in_step=False`` (the final rewards are then 0) and play the finished
+auctions out in one batch itself (`bridgerl.training.ppo`).
 """
 
 from __future__ import annotations
@@ -107,15 +108,61 @@ def _one_deal(owner, dealer, vulnerable) -> Bridge:
                   par=jnp.zeros(1, jnp.int32))
 
 
+PLAY_CHUNK = 32
+"""Ended auctions played out together under ``vmap`` (`played_where_ended`): the batch's ended auctions are taken
+this many at a time, as many times as needed."""
+
+
+def played_where_ended(env, state, ended) -> jax.Array:
+    """float32[4]: ``env.played_rewards(state)`` where ``ended``, else zeros, paid for only where an auction ended.
+
+    One state: a ``lax.cond`` (the play-out runs only when the auction ended). Under ``jax.vmap`` (a user's batched
+    ``step``) a cond would run both branches, so the whole batch would be played out at every call: a custom batching
+    rule (`jax.custom_batching.custom_vmap`) instead gathers the rows whose auction ended and plays them out
+    `PLAY_CHUNK` at a time in a ``lax.while_loop`` that stops when none is left (about one chunk a call for 256
+    auctions), the results scattered back to their rows; the other rows get zeros. The rewards are those of playing
+    every row out, row by row (a test checks it)."""
+
+    def zero(state):
+        return jnp.zeros(4, jnp.float32)
+
+    @jax.custom_batching.custom_vmap
+    def score(state, ended):
+        return jax.lax.cond(ended, env.played_rewards, zero, state)
+
+    @score.def_vmap
+    def score_batch(axis_size, in_batched, state, ended):
+        state_batched, ended_batched = in_batched
+        state = jax.tree.map(lambda a, b: a if b else jnp.broadcast_to(a, (axis_size,) + jnp.shape(a)), state,
+                             state_batched)
+        if not ended_batched:
+            ended = jnp.broadcast_to(ended, (axis_size,))
+        chunk = min(PLAY_CHUNK, axis_size)
+        chunks = -(-axis_size // chunk)
+        count = ended.sum()
+        rows = jnp.nonzero(ended, size=chunks * chunk, fill_value=axis_size)[0]  # ended rows first, then padding
+
+        def body(carry):
+            i, out = carry
+            index = jax.lax.dynamic_slice(rows, (i * chunk,), (chunk,))
+            some = jax.tree.map(lambda a: a[jnp.minimum(index, axis_size - 1)], state)
+            return i + 1, out.at[index].set(jax.vmap(env.played_rewards)(some), mode="drop")
+
+        first = jnp.zeros((axis_size, 4), jnp.float32)
+        _, out = jax.lax.while_loop(lambda carry: carry[0] * chunk < count, body, (jnp.int32(0), first))
+        return out, True
+
+    return score(state, ended)
+
+
 def _with_played_rewards(env, before, after, action):
     """``after`` (the rules' step from ``before`` by ``action``, final rewards 0) with the played result of an
-    auction that this legal call ended (with ``play_in_step``). It is computed for every state and kept where the
-    auction ended (``jnp.where``, not ``lax.cond``: under ``vmap`` a cond runs both branches anyway, and one holding
-    the play-out's ``lax.scan`` runs about 20 times slower than the same work unconditioned)."""
+    auction that this legal call ended (with ``play_in_step``; `played_where_ended`: played out only where an
+    auction ended, under ``vmap`` too)."""
     if not env.play_in_step:
         return after
     ended = after.terminated & ~before.terminated & is_legal(before, action)
-    return after.replace(rewards=jnp.where(ended, env.played_rewards(after), after.rewards))
+    return after.replace(rewards=jnp.where(ended, played_where_ended(env, after, ended), after.rewards))
 
 
 def _refuse_row(index) -> None:
@@ -234,5 +281,5 @@ def empty_tables(**extra) -> dict:
     return tables
 
 
-__all__ = ["FRESH", "FreshBridge", "FreshCompetitiveBidding", "FreshUncontestedBidding", "FreshUncontestedState", "deal",
-           "empty_tables", "load_player", "opening_code", "play_to_end"]
+__all__ = ["FRESH", "PLAY_CHUNK", "FreshBridge", "FreshCompetitiveBidding", "FreshUncontestedBidding", "FreshUncontestedState", "deal",
+           "empty_tables", "load_player", "opening_code", "play_to_end", "played_where_ended"]
