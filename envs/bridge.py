@@ -26,7 +26,7 @@ import numpy as np
 
 from bridgerl.core import load_dataset
 from bridgerl.core.actions import action_index
-from bridgerl.core.illegal import check_illegal, penalty_returns
+from bridgerl.core.illegal import check_illegal, check_penalty, penalty_returns
 from bridgerl.core.bridge import (AUCTION_OBSERVATION_SIZE, CARD_OFFSET, NUM_ACTIONS, OBSERVATION_SIZE, BridgeResult,
                                   BridgeState, action_name, check_modes, render_text)
 from bridgerl.core.card_play import PlayEncoder, notify_deal  # noqa: F401  (the encoder's type)
@@ -57,9 +57,10 @@ class BridgeEnv(MaskedEnv, gym.Env):
 
     def __init__(self, dataset="train", agent_seats="all", opponent=None, opponent_play=None, play: str = "agents",
                  reward: str = "score", render_mode: str | None = None, info_view: bool = True,
-                 illegal: str = "penalty"):
+                 illegal: str = "penalty", illegal_penalty: float | None = None):
         seats = parse_agent_seats(agent_seats)
         self.illegal = check_illegal(illegal)
+        self.illegal_penalty = check_penalty(illegal_penalty)  # None: the reward unit's default
         play, reward = check_modes(play, reward)
         check_render_mode(render_mode)
         others = len(seats) < 4
@@ -121,7 +122,7 @@ class BridgeEnv(MaskedEnv, gym.Env):
         acting = self._chooser  # the seat choosing now, as the last step's info said
         action = action_index(action, NUM_ACTIONS)
         if self.illegal == "penalty" and not (0 <= action < NUM_ACTIONS and self.state.legal_mask()[action]):
-            returns = penalty_returns(acting % 2, self.reward_mode)
+            returns = penalty_returns(acting % 2, self.reward_mode, penalty=self.illegal_penalty)
             obs, info = self._step_result()
             self._chooser = -1
             return self._penalised(obs, {**info, "returns": returns},

@@ -13,7 +13,7 @@ import numpy as np
 
 from bridgerl.core import SEATS, Auction, call_name, load_dataset
 from bridgerl.core.actions import action_index
-from bridgerl.core.illegal import check_illegal, penalty_returns
+from bridgerl.core.illegal import check_illegal, check_penalty, penalty_returns
 from bridgerl.core.calls import NUM_CALLS, PASS
 from bridgerl.core.competitive import (OBSERVATION_SIZE, REWARDS, AuctionEncoder, AuctionView, CompetitiveDeal,
                                        CompetitiveDealSource, CompetitiveResult, render_text, result)
@@ -39,13 +39,15 @@ class CompetitiveBiddingEnv(MaskedEnv, gym.Env):
     metadata = {"render_modes": RENDER_MODES, "render_fps": 4}
 
     def __init__(self, dataset="train", agent_seats: str = "all", opponent=None, reward: str = "par_imps",
-                 render_mode: str | None = None, tricks: str | None = None, illegal: str = "penalty"):
+                 render_mode: str | None = None, tricks: str | None = None, illegal: str = "penalty",
+                 illegal_penalty: float | None = None):
         if agent_seats not in AGENT_SEATS:
             raise ValueError(f"agent_seats must be one of {AGENT_SEATS}, got {agent_seats!r}")
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
         check_render_mode(render_mode)
         self.illegal = check_illegal(illegal)
+        self.illegal_penalty = check_penalty(illegal_penalty)  # None: the reward unit's default
         if opponent is not None and not callable(getattr(opponent, "act", None)):
             raise TypeError("opponent must have a method act(observation, action_mask) -> call")
         if opponent is not None and agent_seats == "all":
@@ -83,7 +85,7 @@ class CompetitiveBiddingEnv(MaskedEnv, gym.Env):
         action = action_index(action, NUM_CALLS)
         if self.illegal == "penalty" and not self.auction.is_over and not (
                 0 <= action < NUM_CALLS and self.auction.legal_mask()[action]):
-            self._returns = penalty_returns(caller % 2, self.reward_mode)
+            self._returns = penalty_returns(caller % 2, self.reward_mode, penalty=self.illegal_penalty)
             obs, info = self._step_result()
             return self._penalised(obs, {**info, "returns": self._returns}, self._returns[caller])
         self._add(action)  # IllegalCallError names the call

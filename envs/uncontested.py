@@ -13,7 +13,7 @@ import numpy as np
 from bridgerl.core import load_dataset
 from bridgerl.core.actions import action_index
 from bridgerl.core.calls import NUM_UNCONTESTED_ACTIONS
-from bridgerl.core.illegal import check_illegal, illegal_penalty
+from bridgerl.core.illegal import check_illegal, check_penalty, illegal_penalty
 from bridgerl.core.uncontested import (OBSERVATION_SIZE, REWARDS, UncontestedDeal, UncontestedDealSource,
                                        UncontestedResult, apply_action, contract_text, legal_actions_mask,
                                        observation, render_text, result)
@@ -35,9 +35,11 @@ class UncontestedBiddingEnv(MaskedEnv, gym.Env):
     metadata = {"render_modes": RENDER_MODES, "render_fps": 4}
 
     def __init__(self, dataset="train", side: str = "thesis", opening_rules: bool = True, reward: str = "imps",
-                 render_mode: str | None = None, tricks: str | None = None, illegal: str = "penalty"):
+                 render_mode: str | None = None, tricks: str | None = None, illegal: str = "penalty",
+                 illegal_penalty: float | None = None):
         check_render_mode(render_mode)
         self.illegal = check_illegal(illegal)
+        self.illegal_penalty = check_penalty(illegal_penalty)  # None: the reward unit's default
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
         self.source = UncontestedDealSource(load_dataset(dataset, tricks=tricks), side, opening_rules)
@@ -69,7 +71,7 @@ class UncontestedBiddingEnv(MaskedEnv, gym.Env):
         mask = self._mask()
         if self.illegal == "penalty" and not self.auction.is_over and not (
                 0 <= action < NUM_UNCONTESTED_ACTIONS and mask[action]):
-            return self._penalised(self._observe(), self._info(), -illegal_penalty(self.reward_mode))
+            return self._penalised(self._observe(), self._info(), -illegal_penalty(self.reward_mode, self.illegal_penalty))
         self.auction = apply_action(self.deal, self.auction, action, mask)
         reward = 0.0
         if self.auction.is_over:

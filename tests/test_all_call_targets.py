@@ -8,6 +8,7 @@ import pytest
 
 from bridgerl.agents.learned.dqn import DQNAgent
 from bridgerl.core import make_dataset
+from bridgerl.core.illegal import ILLEGAL_PENALTY
 from bridgerl.envs import jaxenv
 from bridgerl.training.dqn import DQNConfig, DQNTrainer
 from bridgerl.training.run import train_uncontested
@@ -81,7 +82,7 @@ def test_call_outcomes_and_partner_views_follow_the_env():
                     assert float(step(after, PASS).rewards[seat]) == float(outcomes.after_pass[action])
                     checked += 1
                 else:  # the partner must open (thesis 4.4.5): a pass would be illegal and end the game, penalised
-                    assert float(step(after, PASS).rewards[seat]) == -24.0
+                    assert float(step(after, PASS).rewards[seat]) == -ILLEGAL_PENALTY["imps"]
             legal = np.flatnonzero(np.asarray(state.legal_action_mask))
             state = step(state, legal[min(len(legal) - 1, int(rng.integers(0, 4)))])
     assert checked > 100

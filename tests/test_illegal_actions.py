@@ -83,3 +83,37 @@ def test_the_policy_names():
     assert check_illegal("penalty") == "penalty" and check_illegal("forfeit", {"forfeit": "penalty"}) == "penalty"
     with pytest.raises(ValueError, match="illegal must be one of 'penalty', 'raise', got 'x'"):
         check_illegal("x")
+
+
+def test_the_penalty_is_worse_than_any_legal_result_and_can_be_set():
+    """The default penalty is below the worst legal result of its unit (24 IMPs; 7,600 points, 7NT redoubled and
+    vulnerable, down 13); ``illegal_penalty=`` sets it in every framework; a bad value is refused in one line."""
+    import jax
+
+    from bridgerl.core.imps import imps
+    from bridgerl.envs import jaxenv
+
+    assert ILLEGAL_PENALTY["imps"] > abs(imps(-100_000)) == 24
+    assert ILLEGAL_PENALTY["points"] > 7600
+    for env_id, (reward_mode, n) in IDS.items():
+        if env_id.endswith("CardPlay-v0"):
+            continue
+        env = _make(env_id, illegal_penalty=3.5)
+        _, info = env.reset(seed=0)
+        _, reward, done, _, info = env.step(int(np.flatnonzero(info["action_mask"] == 0)[0]))
+        assert done and info["illegal_action"] and reward == -3.5, env_id
+    from bridgerl.envs.pettingzoo import competitive_bidding_v0
+
+    aec = competitive_bidding_v0.env(dataset="test", illegal_penalty=2.0)
+    aec.reset(seed=0)
+    aec.step(int(np.flatnonzero(aec.observe(aec.agent_selection)["action_mask"] == 0)[0]))
+    assert sorted(aec.rewards.values()) == [-2.0, -2.0, 2.0, 2.0]
+    for env_id in jaxenv.ENV_IDS:
+        env = jaxenv.make(env_id, dataset="test", illegal_penalty=7.0)
+        state = env.init(jax.random.key(0))
+        bad = int(np.flatnonzero(~np.asarray(state.legal_action_mask))[0])
+        rewards = sorted(np.asarray(env.step(state, bad).rewards).tolist())
+        assert rewards == ([-7.0, -7.0, 0.0, 0.0] if env_id == "uncontested_bidding" else [-7.0, -7.0, 7.0, 7.0])
+    for bad in (-1, float("nan"), float("inf"), "x"):
+        with pytest.raises(ValueError, match="illegal_penalty must be a"):
+            _make("bridgerl/CompetitiveBidding-v0", illegal_penalty=bad)

@@ -192,7 +192,7 @@ def test_batched_steps_pay_each_ended_auction_its_own_played_result(player):
         assert bool(batch.terminated[k]) and (np.asarray(batch.rewards[k]) == np.asarray(state.rewards)).all()
     assert np.asarray(batch.rewards).any()
     illegal = step(jax.vmap(env.init)(keys), jnp.full(6, 1))  # a double with nothing to double
-    assert np.asarray(illegal.terminated).all() and (np.abs(np.asarray(illegal.rewards)) == 7600).all()  # points
+    assert np.asarray(illegal.terminated).all() and (np.abs(np.asarray(illegal.rewards)) == 7700).all()  # points
 
 
 @pytest.mark.parametrize("env_id", ["competitive_bidding", "uncontested_bidding"])

@@ -37,7 +37,16 @@ def make(env_id: str, dataset="train", **options):
     agent_seats) do not exist here.
 
     ``dataset="fresh"``: every ``init(key)`` deals a new deal (`bridgerl.envs.jaxenv.fresh`); the bidding envs play
-    the contract reached out with ``player`` (default ``models/card-player``) and pay points."""
+    the contract reached out with ``player`` (default ``models/card-player``) and pay points. ``illegal_penalty``
+    (every env): the size of an illegal action's penalty (default `bridgerl.core.illegal.ILLEGAL_PENALTY`'s)."""
+    from bridgerl.core.illegal import check_penalty
+
+    penalty = check_penalty(options.pop("illegal_penalty", None))  # every env: None, the reward unit's default
+    env = _make(env_id, dataset, options)
+    return env if penalty is None else env.replace(illegal_penalty=penalty)
+
+
+def _make(env_id: str, dataset, options: dict):
     if isinstance(dataset, str) and dataset == FRESH:
         return _make_fresh(env_id, dict(options))
     if "player" in options or "play_in_step" in options:

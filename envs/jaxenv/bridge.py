@@ -25,7 +25,8 @@ from bridgerl.core.competitive import OBSERVATION_SIZE as AUCTION_BITS
 from bridgerl.core.contract import Contract
 from bridgerl.core.play_features import OFFSETS as FEATURE_OFFSETS
 from bridgerl.core.play_features import feature_size
-from bridgerl.envs.jaxenv.api import ILLEGAL_PENALTY, PgxEnv, pick_row, step_like_pgx
+from bridgerl.core.illegal import illegal_penalty
+from bridgerl.envs.jaxenv.api import PgxEnv, pick_row, step_like_pgx
 from bridgerl.envs.jaxenv.competitive import (advance_auction, auction_bits, auction_fields, call_mask, declarer_of,
                                               score_ns)
 from bridgerl.envs.jaxenv.rules import imps
@@ -89,6 +90,7 @@ class Bridge(PgxEnv):
     par: jnp.ndarray
     double_dummy: bool = struct.field(pytree_node=False, default=False)
     reward_points: bool = struct.field(pytree_node=False, default=True)  # "score"; False: "par_imps"
+    illegal_penalty: float | None = struct.field(pytree_node=False, default=None)  # None: the unit's default
 
     num_actions: int = struct.field(pytree_node=False, default=NUM_ACTIONS)
     observation_size: int = struct.field(pytree_node=False, default=OBSERVATION_SIZE)
@@ -104,7 +106,7 @@ class Bridge(PgxEnv):
         OVER; the observation, contract and tricks stay as they were) with the chooser's side at
         ``-ILLEGAL_PENALTY`` (7,600 points for "score", 24 IMPs for "par_imps") and the other side at
         ``+ILLEGAL_PENALTY``."""
-        penalty = ILLEGAL_PENALTY["points" if self.reward_points else "imps"]
+        penalty = illegal_penalty("points" if self.reward_points else "imps", self.illegal_penalty)
         state = step_like_pgx(state, action, self._step,
                               lambda s: jnp.where(_SEATS4 % 2 == s.current_player % 2, -penalty,
                                                   penalty).astype(jnp.float32))

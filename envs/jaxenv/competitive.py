@@ -13,7 +13,8 @@ from flax import struct
 
 from bridgerl.core.calls import NUM_CALLS as NUM_ACTIONS
 from bridgerl.core.competitive import OBSERVATION_SIZE
-from bridgerl.envs.jaxenv.api import ILLEGAL_PENALTY, PgxEnv, pick_row, step_like_pgx
+from bridgerl.core.illegal import illegal_penalty
+from bridgerl.envs.jaxenv.api import PgxEnv, pick_row, step_like_pgx
 from bridgerl.envs.jaxenv.rules import imps, score
 
 _SHIFTS = jnp.array([4, 3, 2, 1, 0])
@@ -55,6 +56,7 @@ class CompetitiveBidding(PgxEnv):
     vul: jnp.ndarray
     par: jnp.ndarray
     reward_points: bool = struct.field(pytree_node=False, default=False)
+    illegal_penalty: float | None = struct.field(pytree_node=False, default=None)  # None: the unit's default
 
     num_actions: int = struct.field(pytree_node=False, default=NUM_ACTIONS)
     observation_size: int = struct.field(pytree_node=False, default=OBSERVATION_SIZE)
@@ -71,7 +73,7 @@ class CompetitiveBidding(PgxEnv):
         """The state after the seat to act calls ``action`` (``key``: pgx's argument, unused); a terminated state
         only has its rewards zeroed; an illegal call ends the game with the caller's side at ``-ILLEGAL_PENALTY``
         and the other side at ``+ILLEGAL_PENALTY``."""
-        penalty = ILLEGAL_PENALTY["points" if self.reward_points else "imps"]
+        penalty = illegal_penalty("points" if self.reward_points else "imps", self.illegal_penalty)
         return step_like_pgx(state, action, lambda s, a: _step(s, a, self.final_rewards),
                              lambda s: jnp.where(jnp.arange(4) % 2 == s.current_player % 2, -penalty,
                                                  penalty).astype(jnp.float32))

@@ -14,7 +14,8 @@ from flax import struct
 
 from bridgerl.core.calls import NUM_UNCONTESTED_ACTIONS as NUM_ACTIONS
 from bridgerl.core.uncontested import BIDS_OFFSET, HAND_OFFSET, INITIAL_PASS_BIT, OBSERVATION_SIZE
-from bridgerl.envs.jaxenv.api import ILLEGAL_PENALTY, PgxEnv, step_like_pgx
+from bridgerl.core.illegal import illegal_penalty
+from bridgerl.envs.jaxenv.api import PgxEnv, step_like_pgx
 from bridgerl.envs.jaxenv.rules import imps, score
 from bridgerl.envs.jaxenv.tables import OPENING_ACTIONS, PASS_BIT
 
@@ -58,6 +59,7 @@ class UncontestedBidding(PgxEnv):
     opening: jnp.ndarray
     eligible: jnp.ndarray
     reward_points: bool = struct.field(pytree_node=False, default=False)
+    illegal_penalty: float | None = struct.field(pytree_node=False, default=None)  # None: the unit's default
 
     num_actions: int = struct.field(pytree_node=False, default=NUM_ACTIONS)
     observation_size: int = struct.field(pytree_node=False, default=OBSERVATION_SIZE)
@@ -73,7 +75,7 @@ class UncontestedBidding(PgxEnv):
     def step(self, state: State, action, key=None) -> State:
         """The state after the partner to act takes ``action`` (``key``: pgx's argument, unused); a terminated state
         only has its rewards zeroed; an illegal action ends the game with both bidders at ``-ILLEGAL_PENALTY``."""
-        penalty = ILLEGAL_PENALTY["points" if self.reward_points else "imps"]
+        penalty = illegal_penalty("points" if self.reward_points else "imps", self.illegal_penalty)
         return step_like_pgx(state, action, lambda s, a: _step(s, a, self.final_rewards),
                              lambda s: jnp.where(jnp.arange(4) % 2 == s.side, -penalty, 0.0).astype(jnp.float32))
 

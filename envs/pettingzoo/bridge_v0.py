@@ -30,7 +30,7 @@ from gymnasium.utils import EzPickle
 
 from bridgerl.core import load_dataset
 from bridgerl.core.actions import action_index
-from bridgerl.core.illegal import check_illegal
+from bridgerl.core.illegal import check_illegal, check_penalty
 from bridgerl.core.bridge import NUM_ACTIONS, OBSERVATION_SIZE, BridgeState, check_modes, render_text
 from bridgerl.core.competitive import RESET_OPTIONS, CompetitiveDealSource
 from bridgerl.envs.pettingzoo.common import AGENTS, SeatsEnv, known_reset_options, wrapped
@@ -46,12 +46,13 @@ class raw_env(SeatsEnv):  # noqa: N801  (PettingZoo's naming)
                 "render_fps": 1}
 
     def __init__(self, dataset="train", play: str = "agents", reward: str = "score", render_mode: str | None = None,
-                 illegal: str = "penalty"):
+                 illegal: str = "penalty", illegal_penalty: float | None = None):
         super().__init__()
-        EzPickle.__init__(self, dataset, play, reward, render_mode, illegal)
+        EzPickle.__init__(self, dataset, play, reward, render_mode, illegal, illegal_penalty)
         play, mode = check_modes(play, reward)
         check_render_mode(render_mode)
         self.illegal = check_illegal(illegal)
+        self.illegal_penalty = check_penalty(illegal_penalty)  # None: the reward unit's default
         self.source = CompetitiveDealSource(load_dataset(dataset))
         self.play_mode, self.reward_mode = play, mode
         self.render_mode = render_mode

@@ -70,7 +70,7 @@ class SeatsEnv(AECEnv, EzPickle):
         from bridgerl.core.illegal import penalty_returns
 
         self._illegal = True
-        self._finish(penalty_returns(side, self.reward_mode))
+        self._finish(penalty_returns(side, self.reward_mode, penalty=getattr(self, "illegal_penalty", None)))
         self._set_infos()
         self._accumulate_rewards()
 

@@ -18,7 +18,7 @@ from gymnasium.utils import EzPickle
 from bridgerl.core import Auction, load_dataset
 from bridgerl.core.actions import action_index
 from bridgerl.core.calls import NUM_CALLS
-from bridgerl.core.illegal import check_illegal
+from bridgerl.core.illegal import check_illegal, check_penalty
 from bridgerl.core.competitive import (OBSERVATION_SIZE, REWARDS, CompetitiveDealSource, encode, encoded_calls,
                                        render_text, result)
 from bridgerl.envs.pettingzoo.common import AGENTS, SeatsEnv, known_reset_options, wrapped
@@ -34,10 +34,11 @@ class raw_env(SeatsEnv):  # noqa: N801  (PettingZoo's naming)
                 "render_fps": 1}
 
     def __init__(self, dataset="train", reward: str = "par_imps", render_mode: str | None = None,
-                 tricks: str | None = None, illegal: str = "penalty"):
+                 tricks: str | None = None, illegal: str = "penalty", illegal_penalty: float | None = None):
         super().__init__()
-        EzPickle.__init__(self, dataset, reward, render_mode, tricks, illegal)
+        EzPickle.__init__(self, dataset, reward, render_mode, tricks, illegal, illegal_penalty)
         self.illegal = check_illegal(illegal)
+        self.illegal_penalty = check_penalty(illegal_penalty)  # None: the reward unit's default
         if reward not in REWARDS:
             raise ValueError(f"reward must be one of {REWARDS}, got {reward!r}")
         check_render_mode(render_mode)
