@@ -132,6 +132,34 @@ def test_gymnasium_vector_envs_over_every_env(mode):
         envs.close()
 
 
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_a_vector_env_samples_legal_actions_from_its_masks(mode):
+    """A vector env's ``action_space.sample()`` knows no env's state (Gymnasium batches the space into a
+    MultiDiscrete; SB3's VecEnvs share env 0's space): the documented way is ``sample(mask=...)`` with the step's
+    stacked ``info["action_mask"]``, legal for every env of the batch; one env's own ``action_space.sample()`` is
+    legal for that env."""
+    envs = gym.make_vec("bridgerl/CompetitiveBidding-v0", num_envs=4, vectorization_mode=mode, dataset="test")
+    _, info = envs.reset(seed=0)
+    envs.action_space.seed(0)
+    legal = 0
+    for _ in range(60):
+        masks = info["action_mask"]
+        actions = envs.action_space.sample(mask=tuple(m.astype(np.int8) for m in masks))
+        assert all(masks[i][a] or not masks[i].any() for i, a in enumerate(actions))  # none: ended, reset next
+        legal += len(actions)
+        _, _, _, _, info = envs.step(actions)
+    envs.close()
+    env = gym.make("bridgerl/CompetitiveBidding-v0", dataset="test")
+    _, info = env.reset(seed=1)
+    for _ in range(30):
+        action = env.action_space.sample()
+        assert info["action_mask"][action]
+        _, _, done, _, info = env.step(action)
+        if done:
+            _, info = env.reset()
+    assert legal == 240
+
+
 @pytest.mark.parametrize("module", ["competitive_bidding_v0", "bridge_v0"])
 def test_pettingzoo_envs_pickle_mid_episode_and_refuse_unknown_reset_options(module):
     import importlib
