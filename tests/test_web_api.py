@@ -243,6 +243,10 @@ def test_a_pasted_record_replays_its_own_auction_and_play(client, server):
     assert [c["call"] for c in record["auction"]] == ["1NT", "Pass", "3NT", "Pass", "Pass", "Pass"]
     assert [c["card"] for c in record["play"]] == ["DK", "D2", "D6", "DA"] and record["trick_winners"] == ["N"]
     assert record["result"]["tricks"] == 9 and record["result"]["text"] == "3NT N ="
+    assert record["contract"] == {"contract": "3NT", "declarer": "N"}
+    stops = lin.replace("mc|9|", "")  # a record that stops after the first trick: no result, the contract known
+    stopped = client.get(f"/api/boards/{client.post('/api/boards', json={'deal': stops}).json()['index']}/record")
+    assert stopped.json()["result"] is None and stopped.json()["contract"] == {"contract": "3NT", "declarer": "N"}
     assert "no record" in _one_line(client.get("/api/boards/3/record"), 404)
     bad = lin.replace("pc|D2|", "pc|S9|")  # dummy (South) must follow to the diamond lead
     assert "revoke at trick 1" in _one_line(client.post("/api/boards", json={"deal": bad}), 422)

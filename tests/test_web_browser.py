@@ -232,6 +232,19 @@ def test_a_seated_board_flips_and_a_narrow_window(url):
         assert page.input_value("#index") == "5001" and "Board 9" in page.inner_text("#board-title")
         assert page.inner_text("#hand-N .suit >> nth=0").endswith("6")  # North: S6
 
+        stops = ("pn|Sam,Wendy,Nora,Ed|st||md|3SJ984HKQ8DQ52CAJ7,SAQ7532HT7D6CKT83,S6HA96432DAT93CQ6,"
+                 "SKTHJ5DKJ874C9542|rh||ah|Board 9|sv|e|mb|1N|mb|p|mb|3N|mb|p|mb|p|mb|p|pc|DK|pc|D2|pc|D6|pc|DA|"
+                 "pc|S6|pg||")  # a record that stops in the middle of the second trick: its play can be stepped into
+        if not page.is_visible("#paste-text"):
+            page.click("#paste summary")
+        page.fill("#paste-text", stops)
+        page.click("#paste-add")
+        page.wait_for_function("document.getElementById('step').textContent.includes(' of 11')", timeout=120_000)
+        page.evaluate("go(actions())")
+        assert "step 11 of 11" in page.inner_text("#step") and "3NT by N: declarer 1, defence 0" in \
+            page.inner_text("#step")
+        assert "The record stops here" in page.inner_text("#result") and not errors, errors
+
         page.set_viewport_size({"width": 390, "height": 800})
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
 

@@ -25,6 +25,15 @@ from .requests import DealRequest
 from .state import _record_state, actions_log, result_text
 
 
+def contract_json(state: BridgeState) -> dict | None:
+    """The contract and declarer once the auction has reached one (None before, and for a passed-out board): what
+    the page steps a record's play with, also when the record stops in the middle of the play."""
+    contract = state.contract if state.phase != "auction" else None
+    if contract is None:
+        return None
+    return {"contract": contract_text(contract), "declarer": SEATS[contract.declarer]}
+
+
 class BoardViews:
     """The board-viewing part of `bridgerl.web.app.Server` (a mixin: `Server.__init__` sets the dataset, its
     ``source``, the locks, the caches and posted boards; `Server` has ``pair``, ``check_current``, ``_reseed`` and
@@ -121,6 +130,7 @@ class BoardViews:
         elif state.phase == "play" and played.claimed is not None:
             result = self.result(state, played.claimed)
         return {"ns": "record", "ew": "record", "auction": calls, "play": cards, "result": result,
+                "contract": contract_json(state),
                 "trick_winners": [] if state.play is None else
                 [SEATS[state.play.winner_of(i)] for i in range(len(state.play.tricks))]}
 
@@ -194,7 +204,7 @@ class BoardViews:
                 finally:
                     self.progress = {}
                 self._plays[key] = {"ns": pairs[0].name, "ew": pairs[1].name, "auction": auction["calls"],
-                                    "play": cards, "result": self.result(state),
+                                    "play": cards, "result": self.result(state), "contract": contract_json(state),
                                     "trick_winners": [] if state.play is None else
                                     [SEATS[state.play.winner_of(i)] for i in range(len(state.play.tricks))]}
             return self._plays[key]

@@ -299,6 +299,9 @@ function lastTrick(cards) {
 
 function actions() { return game.auction.length + game.play.length; }
 
+// the contract reached (also when a record stops in the middle of the play, where there is no result yet)
+function contractOf(g) { return (g.result && g.result.declarer) ? g.result : (g.contract || null); }
+
 function renderReview() {
   if (!game) return;
   const hands = parseDeal(board.deal);
@@ -312,7 +315,7 @@ function renderReview() {
     const count = left.join("").length;
     const spec = seat === "N" || seat === "S" ? game.ns : game.ew;
     const playing = step > game.auction.length;
-    const declarer = game.result && game.result.declarer;
+    const declarer = contractOf(game) && contractOf(game).declarer;
     let who = spec === "record" ? "as played" : agentName(spec, playing);
     if (playing && declarer && seat === SEATS[(SEATS.indexOf(declarer) + 2) % 4]) {
       who = `dummy, played by declarer ${declarer}` + (spec === "record" ? "" : ` (${agentName(spec, true)})`);
@@ -326,11 +329,12 @@ function renderReview() {
   const inTrick = lastTrick(cards);
   $("trick").innerHTML = inTrick.map(playedHtml).join("");
   let playing = "";
-  if (step > game.auction.length && game.result.declarer) {  // the contract, each side's tricks, who is on lead
+  const reached = contractOf(game);
+  if (step > game.auction.length && reached) {  // the contract, each side's tricks, who is on lead
     const done = Math.floor(cards.length / 4), winners = game.trick_winners.slice(0, done);
-    const ours = winners.filter((w) => "NS".includes(w) === "NS".includes(game.result.declarer)).length;
+    const ours = winners.filter((w) => "NS".includes(w) === "NS".includes(reached.declarer)).length;
     const lead = cards.length % 4 === 0 ? (winners[done - 1] || cards[0].seat) : cards[cards.length - cards.length % 4].seat;
-    playing = ` \u2014 ${game.result.contract} by ${game.result.declarer}: declarer ${ours}, defence ` +
+    playing = ` \u2014 ${reached.contract} by ${reached.declarer}: declarer ${ours}, defence ` +
       `${done - ours}` + (cards.length < 52 ? `; ${lead} on lead` : "");
     if (done > 0) {
       const last = cards.slice(4 * (done - 1), 4 * done);
