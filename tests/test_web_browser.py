@@ -385,11 +385,16 @@ def test_seated_controls_in_chromium(url):
             _settled(page)
         assert page.evaluate("table.phase") == "over" and "claimed" in page.inner_text("#step")
         assert "accept your claim" in page.inner_text("#message") and "Duplicate:" in page.inner_text("#result")
+        total = page.evaluate("table.result.tricks")  # the status line gives the result, not the tricks played
+        assert f"declarer {total}, defence {13 - total}" in page.inner_text("#step")
 
         # conceding as a defender (board 7: East-West bid 4S while North-South pass)
         page.fill("#index", "7")
         page.click("#sit")
         _settled(page)
+        if page.evaluate("table.log.length") == 0:  # nothing called yet: no empty first row of the auction
+            assert page.locator("#auction tbody tr").count() == 0
+        assert "0 of 0" not in page.inner_text("#claim-tricks")  # nothing to claim during the auction
         while page.evaluate("table.phase") == "auction":
             page.click("#bidbox button[data-call='Pass']")
             page.wait_for_timeout(50)

@@ -132,7 +132,7 @@ function renderHand(seat, suits, options = {}) {
 function renderAuction(calls, dealer, current, onClick) {
   const body = $("auction").querySelector("tbody");
   const order = ["W", "N", "E", "S"];
-  const cells = Array(order.indexOf(dealer)).fill(null).concat(calls);
+  const cells = calls.length ? Array(order.indexOf(dealer)).fill(null).concat(calls) : [];  // no empty first row
   let html = "";
   for (let row = 0; row < cells.length; row += 4) {
     html += "<tr>" + [0, 1, 2, 3].map((k) => {
@@ -586,10 +586,10 @@ function renderTable() {
   }
   $("undo").disabled = !t.can_undo || busy;
   $("claim").disabled = $("concede").disabled = $("claim-tricks").disabled = !t.can_claim || busy;
-  const left = t.tricks ? 13 - t.tricks.declarer - t.tricks.defence : 0;
+  const left = t.tricks ? 13 - t.tricks.declarer - t.tricks.defence : -1;  // -1: no play yet, nothing to claim
   if (Number($("claim-tricks").dataset.left) !== left) {  // 0..left tricks, all of them by default
     $("claim-tricks").dataset.left = left;
-    $("claim-tricks").innerHTML = [...Array(left + 1).keys()].reverse()
+    $("claim-tricks").innerHTML = left < 0 ? "<option value=''>\u2013</option>" : [...Array(left + 1).keys()].reverse()
       .map((k) => `<option value="${k}">${k} of ${left}</option>`).join("");
   }
   renderAuction(calls, board.dealer, -1, async (position) => {  // what an agent's call shows
@@ -610,8 +610,11 @@ function renderTable() {
     : (t.your_turn ? `your turn (${t.to_act}${fromDummy})` : `${t.to_act} to act`);
   let status = turn;
   if (t.contract) {
-    status = `${t.contract} by ${t.declarer}` + (t.tricks ? ` \u2014 declarer ${t.tricks.declarer}, defence ` +
-      `${t.tricks.defence}` : "") + (t.on_lead && t.phase === "play" ? `; ${t.on_lead} on lead` : "") + ` \u2014 ${turn}`;
+    // after a claim or concession the tricks are the result's (declarer's total agreed), not those played
+    const total = t.phase === "over" && t.ended && t.result && t.result.declarer ? t.result.tricks : null;
+    const tricks = total !== null ? { declarer: total, defence: 13 - total } : t.tricks;
+    status = `${t.contract} by ${t.declarer}` + (tricks ? ` \u2014 declarer ${tricks.declarer}, defence ` +
+      `${tricks.defence}` : "") + (t.on_lead && t.phase === "play" ? `; ${t.on_lead} on lead` : "") + ` \u2014 ${turn}`;
   }
   $("step").textContent = status;
   let side = "";
