@@ -195,7 +195,8 @@ def test_batched_steps_pay_each_ended_auction_its_own_played_result(player):
     assert np.asarray(illegal.terminated).all() and (np.abs(np.asarray(illegal.rewards)) == 7700).all()  # points
 
 
-@pytest.mark.parametrize("env_id", ["competitive_bidding", "uncontested_bidding"])
+@pytest.mark.parametrize("env_id", ["competitive_bidding",  # the uncontested one in the slow tier (suite time)
+                                    pytest.param("uncontested_bidding", marks=pytest.mark.slow)])
 def test_the_batched_play_out_of_ended_auctions_only_pays_what_one_by_one_does(player, env_id, monkeypatch):
     """The custom batching rule (the ended auctions gathered and played out a chunk at a time, here 3 rows a chunk
     so that several chunks and padding are used): random auctions of a batch of 10, ending at different calls,

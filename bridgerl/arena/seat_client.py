@@ -209,10 +209,9 @@ class SeatClient:
             self._send(P.connecting(self.team, self.seat))
             if self.dialect == "openspiel":  # as ANYPL: the manager says where
                 seat = self._expect("seated")["seat"]
-                if seat % 2 != self.seat % 2:
-                    self.seat = seat
+                side_changed, self.seat = seat % 2 != self.seat % 2, seat
+                if side_changed:  # the pair is seeded by its side
                     self.pair = self._load_pair()
-                self.seat = seat
             else:
                 self._expect("seated", seat=self.seat)
             self._send(P.ready_for_teams(self.seat))
