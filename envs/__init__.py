@@ -4,8 +4,9 @@ AEC env (``bridgerl.envs.pettingzoo``) and the pure-JAX envs (``bridgerl.envs.ja
 loads none of those frameworks.
 
 What agents read is exported here: the `AuctionView` of a bidding seat (and ``decode_auction`` for the 231 bits),
-the `PlayerView` of a card player (``view_of``), world sampling for play agents (``sample_worlds``), and the JAX
-twin of the play features over the whole deal's JAX state (``jax_play_features``, loaded on first use: JAX).
+the `PlayerView` of a card player (``view_of``), world sampling for play agents (``sample_worlds``), the JAX
+twin of the play features over the whole deal's JAX state (``jax_play_features``) and the JAX whole deal itself
+(``JaxBridge``: a search playing contracts out in its sampled worlds), both loaded on first use (JAX).
 """
 
 from bridgerl.core.card_play import PlayerView, view_of
@@ -13,7 +14,7 @@ from bridgerl.core.competitive import AuctionView, decode_auction
 from bridgerl.envs.worlds import WorldSamplingError, known_owner, sample_worlds
 
 __all__ = ["AuctionView", "decode_auction", "PlayerView", "view_of", "sample_worlds", "WorldSamplingError",
-           "known_owner", "jax_play_features"]
+           "known_owner", "jax_play_features", "JaxBridge"]
 
 
 def __getattr__(name):
@@ -21,4 +22,8 @@ def __getattr__(name):
         from bridgerl.envs.jaxenv.bridge import play_features
 
         return play_features
+    if name == "JaxBridge":
+        from bridgerl.envs.jaxenv.bridge import Bridge
+
+        return Bridge
     raise AttributeError(f"module 'bridgerl.envs' has no attribute {name!r}")

@@ -34,7 +34,7 @@ from bridgerl.core.dataset import BUNDLED_SPLITS, atomic_savez, load_dataset
 
 FORMAT = "bridgerl-bid-labels-1"
 CHUNK = 1000
-FIELDS = ("obs_bits", "mask", "call", "probs", "played", "by_student", "deal", "seat")
+FIELDS = ("obs_bits", "mask", "call", "probs", "played", "by_student", "deal", "seat", "searched")
 
 
 class LabelError(ValueError):
@@ -104,9 +104,15 @@ def label_chunk(teacher, owner: np.ndarray, board: np.ndarray, first_deal: int, 
         observations = np.stack([states[i].auction_observation() for i in active])
         masks = np.stack([states[i].auction.legal_mask() for i in active]).astype(bool)
         views = [states[i].view() for i in active]
+        searched = np.zeros(len(active), bool)
         if probabilities is not None:
             probs = np.asarray(probabilities(views), np.float32)
             calls = np.where(masks, probs, -np.inf).argmax(1)
+        elif callable(getattr(teacher, "decide", None)):  # a search: its decisions, and which of them it searched
+            probs = np.full((len(active), NUM_CALLS), np.nan, np.float32)
+            decisions = [teacher.decide(o, m) for o, m in zip(observations, masks)]
+            calls = np.array([d.call for d in decisions], np.int64)
+            searched = np.array([d.searched and not d.fallback for d in decisions], bool)
         else:
             probs = np.full((len(active), NUM_CALLS), np.nan, np.float32)
             calls = np.asarray(act_batch(teacher, observations, masks.astype(np.int8), views, fixed=True))
@@ -122,6 +128,7 @@ def label_chunk(teacher, owner: np.ndarray, board: np.ndarray, first_deal: int, 
         for name, values in (("obs_bits", np.packbits(observations.astype(bool), axis=1)), ("mask", masks),
                              ("call", calls.astype(np.int16)), ("probs", probs),
                              ("played", played.astype(np.int16)), ("by_student", student_rows),
+                             ("searched", searched & ~student_rows),
                              ("deal", np.asarray(active, np.int32) + first_deal), ("seat", seats.astype(np.int8))):
             rows[name].append(values)
         for i, call in zip(active, played):
@@ -154,7 +161,10 @@ def _read(path: Path, arrays: bool = True) -> tuple[dict, dict]:
             read = {key: data[key] for key in data.files if key != "meta"} if arrays else {}
     except (OSError, ValueError, KeyError, EOFError):
         meta, names = None, set()
-    if not isinstance(meta, dict) or meta.get("format") != FORMAT or set(FIELDS) - names:
+    if arrays and "searched" not in read and "call" in read:  # a file from before searches labelled
+        read["searched"] = np.zeros(len(read["call"]), bool)
+        names.add("searched")
+    if not isinstance(meta, dict) or meta.get("format") != FORMAT or set(FIELDS) - names - {"searched"}:
         raise LabelError(f"{path}: {describe_file(path) or 'an unreadable file'}, not a label file of `bridgerl data "
                          "bid-labels`")
     return meta, read
@@ -237,6 +247,8 @@ def write_labels(job: LabelJob, out, teacher, identity: dict, student=None, comm
         rng = np.random.default_rng(np.random.SeedSequence([job.seed, chunk, 1]))
         if student is not None and hasattr(student, "reseed"):
             student.reseed(int(np.random.SeedSequence([job.seed, chunk, 2]).generate_state(1)[0]))
+        if hasattr(teacher, "reseed"):  # a search's worlds: drawn from the chunk's seed (a resumed file is the same)
+            teacher.reseed(int(np.random.SeedSequence([job.seed, chunk, 3]).generate_state(1)[0]))
         tick = time.monotonic()
         with watching_sayc() as seen:
             arrays = label_chunk(teacher, owner, board, chunk * CHUNK, rng, student, job.share)

@@ -62,7 +62,8 @@ class Task:
     are saved in the metadata and must match on resume. ``select(outputs, *rest)`` -> (summed, count), named
     ``select_metric``: when given, the epoch kept is the one lowest on it over the validation examples (e.g. the
     card player's trick loss) rather than on the loss. ``valid_examples``: how the validation file is read, when
-    not as the training files (e.g. a target the validation positions do not carry)."""
+    not as the training files (e.g. a target the validation positions do not carry). ``check(train, valid)``: the
+    split check of files that are not positions files (default `check_splits`)."""
 
     kind: str
     format: str
@@ -76,6 +77,7 @@ class Task:
     select: Callable | None = None
     select_metric: str = ""
     valid_examples: Callable | None = None
+    check: Callable | None = None
 
 
 def check_splits(train: list, valid) -> None:
@@ -174,7 +176,7 @@ def train_supervised(task: Task, out, train, valid, config: SupervisedConfig = S
     train = [train] if isinstance(train, (str, Path)) else list(train)
     out = Path(out)
     state_path = check_run_dir(out, resume, force)
-    check_splits(train, valid)
+    (task.check or check_splits)(train, valid)
     data = load_examples(task, train)  # read (and checked) before anything in --out is touched
     valid_data = load_examples(task, [valid], valid=True)
     if force and not resume:

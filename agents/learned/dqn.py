@@ -17,7 +17,7 @@ import numpy as np
 from flax import nnx
 
 from bridgerl.agents.learned.checkpoint import PPO_FORMAT, checkpoint_file, load_weights
-from bridgerl.agents.learned.networks import ActorCritic, QNetwork, apply_fixed, masked_argmax
+from bridgerl.agents.learned.networks import DECISION_ROWS, ActorCritic, QNetwork, apply_fixed, masked_argmax
 from bridgerl.agents.bidding.silent import SilentOpponents
 
 
@@ -147,3 +147,18 @@ class PPOAgent(DQNAgent):
         nnx.replace_by_pure_dict(state, params)
         nnx.update(network, state)
         return cls(network, metadata)
+
+    def policy_probabilities(self, observations, action_masks, rows: int = DECISION_ROWS) -> np.ndarray:
+        """float32[n, actions]: the policy's probabilities over the legal calls (softmax of the masked logits), run
+        in batches of one shape, ``rows`` each (`apply_fixed`: a row's numbers never depend on the rows beside it);
+        with the default shape their argmax is `act_fixed`'s call. Not for a model with a constructive bidder (its calls are not all the network's)."""
+        if self.constructive is not None:
+            raise ValueError("this PPO model hands uncontested auctions to its constructive bidder: its calls have "
+                             "no single policy's probabilities")
+        observations, action_masks = np.asarray(observations), np.asarray(action_masks).astype(bool)
+        self._check(observations, action_masks)
+        if not hasattr(self, "_softmax"):
+            graphdef = self._graphdef
+            self._softmax = jax.jit(lambda params, obs, mask: jax.nn.softmax(
+                jnp.where(mask, nnx.merge(graphdef, params)(obs), -1e9), axis=-1))
+        return apply_fixed(self._softmax, self._params, (observations, action_masks), rows)

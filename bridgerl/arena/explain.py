@@ -7,7 +7,8 @@ call of seat ``s`` in ``h`` and then ``c``. The kept hands' HCP and suit lengths
 shows, and their count against the hands that reached this turn is how often the agent makes it there; beside it,
 the calls the agent makes at this turn over all those hands (``calls_here``: its measured alternatives). The agent's
 own view of the decision comes beside it: a DQN's Q-values (IMPs) of its best calls, a PPO policy's probabilities,
-the `sayc` table rule's words.
+the `sayc` table rule's words, and for ``bidsearch:`` its candidates with BASE's probability and their mean IMPs
+against BASE's call over the worlds it kept (how many, of how many drawn, and their effective sample size).
 
 **A card.** For PIMC, the worlds it sampled for the decision, each candidate card's value as the player chose by
 (mean tricks, the probability of its target, or the σ goal's mean - σ), its mean double-dummy tricks from this point
@@ -86,6 +87,18 @@ def considered(bidder, state: BridgeState, top: int = 5) -> dict:
     if hasattr(bidder, "explain"):  # sayc: the table rule's words
         call, why = bidder.explain(view)
         return {"kind": "rule", "rule": why}
+    if callable(getattr(bidder, "decide", None)):  # bidsearch: its candidates, their IMPs and the worlds behind them
+        calls = tuple(int(c) for c in state.auction.calls)
+        bidder.reseed(int(np.random.SeedSequence([state.deal.dealer, len(calls), *calls, 65])
+                          .generate_state(1)[0]))  # the same explanation every time the page asks
+        decision = bidder.decide(state.auction_observation(), mask)
+        found = decision.as_dict()
+        return {"kind": "search", "text": decision.explain(), "searched": decision.searched,
+                "fallback": decision.fallback, "worlds": decision.worlds, "drawn": decision.drawn,
+                "ess": round(decision.ess, 2), "chosen": found["call_name"], "base_call": found["base_call_name"],
+                "candidates": [{"call": c["name"], "probability": round(c["probability"], 3),
+                                "imps": None if c["imps"] is None else round(c["imps"], 2)}
+                               for c in found["candidates"]]}
     if hasattr(bidder, "q_values") and getattr(bidder, "_composite", None) is None:
         outputs = np.asarray(bidder.q_values(state.auction_observation()[None]))[0][:NUM_CALLS]
         legal = np.flatnonzero(mask)

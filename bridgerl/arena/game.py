@@ -97,6 +97,8 @@ def bid_auctions(states: list[BridgeState], pairs: list[tuple[Pair, Pair]], rows
             groups.setdefault((id(pair.bidder), pair.name), []).append(i)
         for members in groups.values():
             pair = pairs[members[0]][states[members[0]].seat % 2]
+            if hasattr(pair.bidder, "see_opponents"):  # bidsearch with opponents=known: the other side's bidder
+                pair.bidder.see_opponents(pairs[members[0]][1 - states[members[0]].seat % 2].bidder)
             observations = np.stack([states[i].auction_observation() for i in members])
             masks = np.stack([states[i].auction.legal_mask().astype(np.int8) for i in members])
             views = [states[i].view() for i in members]

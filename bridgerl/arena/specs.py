@@ -22,7 +22,14 @@ SPEC_HELP = ("pass | random | rules | sayc (competitive: a SAYC-like natural sys
              "holding BEN's bidder.onnx, which you fetch: docs/ben.md; needs onnxruntime) | rules+dqn:PATH "
              "(competitive: the rule baseline with an uncontested DQN as its constructive system) | "
              "search:PATH[,samples=N,min_kept=K] (uncontested: decision-time search with the critic saved beside "
-             "the DQN, defaults 1024 and 8) | module:attr (an object, or a class to instantiate, with act(); the "
+             "the DQN, defaults 1024 and 8) | bidsearch:[candidates=K,][min_prob=P,][worlds=N,][score=estimator|"
+             "played|dd,][margin=M,][belief=weighted|greedy,][keep=heaviest|resample,][draws=D,]"
+             "[opponents=base|known,][min_ess=E,][estimator=PATH,][player=PATH,]base=SPEC (competitive: search at the "
+             "table over SPEC's calls of probability >= P, at most K, in N worlds weighted by the calls seen and bid "
+             "out by the models, scored with the cards played by the trick estimator, by models/card-player itself, "
+             "or double dummy; SPEC's call unless another gains M IMPs or fewer than E effective worlds were kept; "
+             "defaults 3, 0.05, 32, estimator, 0.5, weighted, heaviest, 2048, base, 8, models/trick-estimator, "
+             "models/card-player; base= last, taking the rest; docs/bidsearch.md) | module:attr (an object, or a class to instantiate, with act(); the "
              "module may be a .py file in the current directory)")
 
 
@@ -71,6 +78,22 @@ def load_agent(spec: str, env_id: str = "uncontested_bidding", seed: int = 0):
         if not base_spec:
             raise ValueError("agent spec 'punisher:' names no bidder: punisher:SPEC, e.g. punisher:rules")
         return Punisher(load_agent(base_spec, env_id, seed=seed), base_spec)
+    if spec.startswith("bidsearch:"):  # before module:attr: search at the table over a competitive bidder (#65)
+        if env_id != "competitive_bidding":
+            raise ValueError(f"agent spec {_q(spec)}: bidsearch searches competitive auctions (use search:PATH for "
+                             "uncontested bidding)")
+        from bridgerl.agents.learned.bidsearch import BidSearch, parse_spec
+
+        options, base_spec = parse_spec(spec[len("bidsearch:"):])
+        if not base_spec:
+            raise ValueError("agent spec 'bidsearch:...,base=' names no bidder: base=SPEC, e.g. "
+                             "base=models/competitive-student")
+        kwargs = _keyword_values(options, spec, BidSearch)
+        base = load_agent(base_spec, env_id, seed=seed)
+        try:
+            return BidSearch(base, seed=seed, name=base_spec, **kwargs)
+        except (ValueError, FileNotFoundError) as exc:
+            raise ValueError(f"agent spec {_q(spec)}: {exc}") from None
     if spec.startswith("brl:"):  # before module:attr: brl's bidding network by file (issue #53)
         if env_id != "competitive_bidding":
             raise ValueError(f"agent spec {_q(spec)}: brl's networks bid the whole auction (competitive bidding)")
@@ -252,11 +275,11 @@ def load_play_agent(spec: str, seed: int = 0):
     raise ValueError(f"unknown play agent spec {_q(spec)}; a card player is expected: {PLAYERS} (--help)")
 
 
-BIDDERS = ("pass, random, rules, sayc, dqn:PATH, ppo:PATH, rules+dqn:PATH, search:PATH, punisher:SPEC, brl:PATH, "
-           "ben:DIR, a model path, module:attr")
+BIDDERS = ("pass, random, rules, sayc, dqn:PATH, ppo:PATH, rules+dqn:PATH, search:PATH, bidsearch:...,base=SPEC, "
+           "punisher:SPEC, brl:PATH, ben:DIR, a model path, module:attr")
 PLAYERS = "random, dd, pimc:..., alphamu:..., issn:..., cardnet:..., cardsearch:..., a model path, module:attr"
 # `random` is both a bidder and a player
-_BIDDER_NAMES = ("pass", "rules", "sayc", "dqn", "ppo", "rules+dqn", "search", "punisher", "brl", "ben")
+_BIDDER_NAMES = ("pass", "rules", "sayc", "dqn", "ppo", "rules+dqn", "search", "bidsearch", "punisher", "brl", "ben")
 _PLAYER_NAMES = tuple(name for name in _PLAY_CLASSES if name != "random")
 
 

@@ -11,6 +11,7 @@ from .argtypes import (dataset_arg, device_count, non_negative_float, non_negati
                              positive_float, positive_int, probability)
 from ..core.files import refuse_overwrite
 from .common import DATA_HELP, FORCE_HELP
+from .train_distill import add_distill
 
 _OVERRIDES = ("learning_rate", "batch_size", "num_envs", "updates_per_step", "target_every", "replay_size", "lr_end",
               "transitions", "eps_start", "eps_end", "eps_decay_steps", "min_replay", "huber_delta", "pool_size",
@@ -129,7 +130,9 @@ def _train_network(args) -> int:
     kind = args.train_command
     defaults = {"card-location": {}, "issn": {"hidden": (512, 512), "learning_rate": 3e-4},
                 "ssn": {"hidden": (512, 512, 512), "learning_rate": 3e-4},
-                "card-player": {"hidden": (512, 512, 512), "learning_rate": 3e-4}}[kind]
+                "card-player": {"hidden": (512, 512, 512), "learning_rate": 3e-4},
+                "trick-estimator": {"hidden": (1024, 1024, 1024), "learning_rate": 3e-4, "batch_size": 512,
+                                    "lr_decay": "cosine"}}[kind]
     given = {k: v for k, v in (("hidden", tuple(args.hidden) if args.hidden else None),
                                ("learning_rate", args.learning_rate), ("epochs", args.epochs),
                                ("batch_size", args.batch_size), ("weight_decay", args.weight_decay),
@@ -148,6 +151,10 @@ def _train_network(args) -> int:
         if args.target == "mixed":
             check_mixed(args.train)
         task = card_player_task(args.auction, not args.no_relabel, args.target, args.value_weight)
+    elif kind == "trick-estimator":
+        from ..training.trick_estimator import trick_estimator_task
+
+        task = trick_estimator_task(not args.no_relabel)
     else:
         from ..training.simulation import ssn_task
 
@@ -183,9 +190,10 @@ def _play_formats() -> dict:
     from ..agents.learned.card_location import FORMAT as LOCATION_FORMAT
     from ..agents.learned.card_player import FORMAT as CARD_PLAYER_FORMAT
     from ..agents.learned.simulation import ISSN_FORMAT, SSN_FORMAT
+    from ..agents.learned.trick_estimator import FORMAT as ESTIMATOR_FORMAT
 
     return {"card-location": LOCATION_FORMAT, "ISSN": ISSN_FORMAT, "SSN": SSN_FORMAT,
-            "card-player": CARD_PLAYER_FORMAT}
+            "card-player": CARD_PLAYER_FORMAT, "trick-estimator": ESTIMATOR_FORMAT}
 
 
 def _train_export(args) -> int:
@@ -196,7 +204,7 @@ def _train_export(args) -> int:
     model_format = {"DQN": FORMAT, "PPO": PPO_FORMAT, **_play_formats()}.get(kind)
     if model_format is None:
         raise ValueError(f"{args.run}: a {kind} model; train export takes the DQN and PPO bidders and the "
-                         "card-location, ISSN, SSN and card-player models")
+                         "card-location, ISSN, SSN, card-player and trick-estimator models")
     metadata, params = load_weights(args.run, format=model_format, what=kind)
     out = Path(args.out)
     bidder = kind in ("DQN", "PPO")  # a bidder's helpers go along; a play model is its one file
@@ -382,22 +390,37 @@ def add_parser(commands) -> None:
                 "512 512 512", "3e-4"),
         "card-player": ("the learned card player (issue #37): a policy from the play features of the player's own "
                         "view toward the DD-best cards of positions files, suits relabelled at random; keeps the "
-                        "best validation epoch; resumable; released as models/card-player", "512 512 512", "3e-4")}
+                        "best validation epoch; resumable; released as models/card-player", "512 512 512", "3e-4"),
+        "trick-estimator": ("the trick estimator (issue #65): the card player's played tricks of every strain from "
+                            "the full deal and declarer, a distribution over 0-13, learned from datasets with a "
+                            "played table (bridgerl data played; the bundled train split has one); keeps the epoch "
+                            "of lowest valid MAE; resumable; released as models/trick-estimator; bidsearch's "
+                            "score=estimator", "1024 1024 1024", "3e-4")}
     for kind, (text, hidden, rate) in network_help.items():
         net = train_commands.add_parser(kind, help=text)
-        net.add_argument("--train", required=True, nargs="+",
-                         help="positions .npz file(s) to learn from (from training-split deals)")
-        net.add_argument("--valid", required=True, help="positions .npz to select the epoch on (from the valid split)")
+        if kind == "trick-estimator":
+            net.add_argument("--train", required=True, nargs="+",
+                             help="datasets with a played table to learn from: train, or .npz files of other deals "
+                                  "(bridgerl data played); never valid or test deals")
+            net.add_argument("--valid", default="valid",
+                             help="dataset with a played table to select the epoch on (default: the valid split)")
+        else:
+            net.add_argument("--train", required=True, nargs="+",
+                             help="positions .npz file(s) to learn from (from training-split deals)")
+            net.add_argument("--valid", required=True,
+                             help="positions .npz to select the epoch on (from the valid split)")
         net.add_argument("--out", required=True, help="run directory (model.msgpack, train_state.msgpack, log.jsonl)")
         net.add_argument("--epochs", type=positive_int, default=None, help="epochs (default 20)")
         net.add_argument("--hidden", type=positive_int, nargs="+", help=f"hidden layer sizes (default {hidden})")
         net.add_argument("--learning-rate", type=positive_float, default=None,
                          help=f"AdamW learning rate (default {rate})")
-        net.add_argument("--batch-size", type=positive_int, default=None, help="examples per step (default 256)")
+        net.add_argument("--batch-size", type=positive_int, default=None,
+                         help="examples per step (default 256; trick-estimator 512)")
         net.add_argument("--weight-decay", type=non_negative_float, default=None,
                          help="AdamW weight decay (default 1e-4)")
         net.add_argument("--lr-decay", choices=["constant", "cosine"], default=None,
-                         help="the learning rate constant (default; a resume may add epochs) or decayed to 0 by a "
+                         help="the learning rate constant (default, but cosine for trick-estimator; a resume may "
+                              "add epochs) or decayed to 0 by a "
                               "cosine over every step of --epochs (a resume keeps --epochs)")
         net.add_argument("--seed", type=non_negative_int, default=0, help="initialisation and shuffling (default 0)")
         net.add_argument("--resume", action="store_true", help="continue the run saved in --out")
@@ -406,7 +429,7 @@ def add_parser(commands) -> None:
         if kind == "issn":
             net.add_argument("--target", choices=["recorded", "dd"], default="recorded",
                              help="learn the card each player chose (recorded, default) or the DD-best cards (dd)")
-        if kind in ("ssn", "card-player"):
+        if kind in ("ssn", "card-player", "trick-estimator"):
             net.add_argument("--no-relabel", action="store_true", help="no random relabelling of the side suits")
         if kind == "card-player":
             net.add_argument("--auction", action="store_true",
@@ -425,6 +448,7 @@ def add_parser(commands) -> None:
                              help="with --target both: weight of the card values' squared error (tricks^2) beside "
                                   "the policy's cross-entropy (default 0.25)")
         net.set_defaults(func=_train_network)
+    add_distill(train_commands)
     selfplay = train_commands.add_parser(
         "card-player-selfplay", help="fine-tune a card player by self-play (PPO on the side's tricks) in the JAX "
                                      "whole deal, from the opening lead of the contracts positions files reached; "

@@ -248,7 +248,8 @@ def claim_job_folder(parts: Path, job: dict, flag: str = "--out") -> None:
 
 
 MODEL_KINDS = {"bridgerl-dqn-1": "DQN", "bridgerl-ppo-1": "PPO", "bridgerl-card-location-1": "card-location",
-               "bridgerl-issn-1": "ISSN", "bridgerl-ssn-1": "SSN", "bridgerl-card-player-1": "card-player"}
+               "bridgerl-issn-1": "ISSN", "bridgerl-ssn-1": "SSN", "bridgerl-card-player-1": "card-player",
+               "bridgerl-trick-estimator-1": "trick-estimator"}
 """The kind of model each checkpoint format holds (the ``format`` field of a model.msgpack)."""
 
 

@@ -372,7 +372,17 @@ function callExplanationHtml(c) {
   }
   const k = e.considered || {};  // absent at a seated table: the agent's own values would tell its hand
   if (k.kind === "rule") html += `<div>Rule: ${escapeHtml(k.rule)}</div>`;
-  else if (k.calls) {
+  else if (k.kind === "search") {
+    if (!k.searched) html += `<div><small>Search: one candidate (${callHtml(k.chosen)}), not searched</small></div>`;
+    else {
+      const rows = k.candidates.map((x) => `<tr><td>${callHtml(x.call)}</td><td>${x.probability.toFixed(2)}</td>` +
+        `<td>${x.imps === null ? "" : (x.imps >= 0 ? "+" : "") + x.imps.toFixed(2)}</td></tr>`).join("");
+      const why = k.fallback ? `too few effective worlds: the base's call ${callHtml(k.base_call)} stands` :
+        `chose ${callHtml(k.chosen)}` + (k.chosen === k.base_call ? " (the base's call)" : "");
+      html += `<div>Search: ${why}; ${k.worlds} worlds kept of ${k.drawn} drawn, effective ${k.ess}` +
+        `<table class="small"><tr><th>candidate</th><th>base p</th><th>IMPs vs base</th></tr>${rows}</table></div>`;
+    }
+  } else if (k.calls) {
     const values = k.calls.map((x) => `${callHtml(x.call)} ${x.value}`).join(", ");
     html += `<div>Considered (${k.kind}): ${values}</div>`;
   } else if (k.note) html += `<div><small>${escapeHtml(k.note)}</small></div>`;
