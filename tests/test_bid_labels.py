@@ -159,9 +159,9 @@ def test_train_refuses_what_does_not_go_with_labels(tmp_path, capsys):
         assert message in err and len(err.splitlines()) == 1, (extra, err)
 
 
-def test_a_ppo_student_clones_label_files_and_a_teacher_spec(tmp_path):
-    """--demos FILE and --teacher SPEC (labels written into the run, read back on resume) start PPO from the
-    clone; the soft targets of a teacher with probabilities are fitted."""
+def _cloned_teacher(tmp_path):
+    """A PPO run cloned from a teacher spec (BEN's stand-in, labels written into the run); the run's settings, the
+    labels (copied out of the run) and the clone."""
     from test_ppo import TINY
 
     from bridgerl.agents import PPOAgent
@@ -184,23 +184,50 @@ def test_a_ppo_student_clones_label_files_and_a_teacher_spec(tmp_path):
     assert agree > 0.5, agree  # the stand-in's calls, cloned from 60 deals
     copied = tmp_path / "copy.npz"
     copied.write_bytes(labels.read_bytes())
+    return kwargs, demos, copied, start
+
+
+def _init_from_the_clone(tmp_path, kwargs, demos, copied, start, name, updates, end):
+    """--init: the teacher run's clone, cloned ``updates`` more times with the rate decaying to ``end``; its hash is
+    recorded."""
+    from bridgerl.agents import PPOAgent
+    from bridgerl.training.demonstrations import PretrainConfig
+    from bridgerl.training.run import train_competitive
+
+    snapshot = tmp_path / "teacher" / "snapshots" / "model-0000000000.msgpack"
+    train_competitive(tmp_path / name, pretrain=PretrainConfig(
+        deals=0, updates=updates, batch_size=64, demos=(str(copied),), init=str(snapshot),
+        learning_rate_end=end), **kwargs)
+    kept = PPOAgent.load(tmp_path / name / "snapshots" / "model-0000000000.msgpack")
+    same = (kept.act_batch(demos.obs, demos.mask) == start.act_batch(demos.obs, demos.mask)).mean()
+    assert same == 1.0 if updates == 0 else same > 0.8, (name, same)
+    first = json.loads((tmp_path / name / "log.jsonl").read_text().splitlines()[0])
+    assert first["pretrain"]["init_sha256"] == hashlib.sha256(snapshot.read_bytes()).hexdigest()
+
+
+def test_a_ppo_student_clones_label_files_and_a_teacher_spec(tmp_path):
+    """--demos FILE and --teacher SPEC (labels written into the run, read back on resume) start PPO from the
+    clone; the soft targets of a teacher with probabilities are fitted; --init keeps the clone as it is (0 updates:
+    the slow tier clones it further)."""
+    from bridgerl.agents import PPOAgent
+    from bridgerl.training.demonstrations import PretrainConfig
+    from bridgerl.training.run import train_competitive
+
+    kwargs, demos, copied, start = _cloned_teacher(tmp_path)
     train_competitive(tmp_path / "demos", pretrain=PretrainConfig(deals=0, updates=1000, batch_size=64,
                                                                   demos=(str(copied),)), **kwargs)
     again = PPOAgent.load(tmp_path / "demos" / "snapshots" / "model-0000000000.msgpack")
     for x, y in zip(np.asarray(start.act_batch(demos.obs[:500], demos.mask[:500])),
                     np.asarray(again.act_batch(demos.obs[:500], demos.mask[:500]))):
         assert x == y  # the same labels and seed: the same clone
-    # --init: the clone as it is (0 updates), then cloned further with a decaying rate; its hash is recorded
-    snapshot = tmp_path / "teacher" / "snapshots" / "model-0000000000.msgpack"
-    for name, updates, end in (("kept", 0, None), ("further", 1000, 0.0)):
-        train_competitive(tmp_path / name, pretrain=PretrainConfig(
-            deals=0, updates=updates, batch_size=64, demos=(str(copied),), init=str(snapshot),
-            learning_rate_end=end), **kwargs)
-        kept = PPOAgent.load(tmp_path / name / "snapshots" / "model-0000000000.msgpack")
-        same = (kept.act_batch(demos.obs, demos.mask) == start.act_batch(demos.obs, demos.mask)).mean()
-        assert same == 1.0 if updates == 0 else same > 0.8, (name, same)
-        first = json.loads((tmp_path / name / "log.jsonl").read_text().splitlines()[0])
-        assert first["pretrain"]["init_sha256"] == hashlib.sha256(snapshot.read_bytes()).hexdigest()
+    _init_from_the_clone(tmp_path, kwargs, demos, copied, start, "kept", 0, None)  # the clone as it is
+
+
+# the slow tier (CI runs it; docs/conventions.md): --init with no update (the clone kept as it is, its hash recorded)
+# stays in the default tier, in the test above
+@pytest.mark.slow
+def test_init_clones_the_clone_further_with_a_decaying_rate(tmp_path):
+    _init_from_the_clone(tmp_path, *_cloned_teacher(tmp_path), "further", 1000, 0.0)
 
 
 # the slow tier (CI runs it; docs/conventions.md): the clone of a teacher spec and of label files stays in the default

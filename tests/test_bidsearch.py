@@ -101,7 +101,7 @@ def test_kept_worlds_give_every_hidden_call_at_least_p_and_greedy_ones_reproduce
             if seat != 0:
                 seat_obs = encode(list(auction.calls), bool(obs[0 if seat % 2 == 0 else 1]),
                                   bool(obs[1 if seat % 2 == 0 else 0]), (owner == seat).astype(np.int8))
-                probs = base.policy_probabilities(seat_obs[None], auction.legal_mask()[None])[0]
+                probs = base.numpy_probabilities(seat_obs[None], auction.legal_mask()[None])[0]
                 if greedy:
                     assert probs.argmax() == call
                 else:
@@ -163,7 +163,8 @@ def test_a_search_over_sayc_is_refused_as_a_teacher():
 
 def test_the_trick_estimator_trains_seeded_and_resumes(tmp_path):
     from bridgerl.training.supervised import SupervisedConfig, train_supervised
-    from bridgerl.training.trick_estimator import estimator_mae, examples, trick_estimator_task
+    from bridgerl.evaluation.datasets.trick_estimator import estimator_mae
+    from bridgerl.training.trick_estimator import examples, trick_estimator_task
 
     train = load_dataset("train")
     save_dataset(tmp_path / "small.npz", train.subset(np.arange(600)))

@@ -30,13 +30,15 @@ def _choices(states):
     return [s for s in states if s.phase == "play" and len(s.view().equivalent_groups()) > 1]
 
 
-@pytest.mark.parametrize("how", ["values=playout,worlds=4,depth=-1",
-                                 "worlds=4,first=2,prior=0.5,gate=0.5,auction=none",
-                                 "worlds=4"])  # the released defaults otherwise (values=dds, auction=rules)
-def test_the_spec_and_the_same_card_for_the_same_seed(valued, how):
+# the released defaults' searches on four deals in the slow tier (CI runs it; docs/conventions.md): on two they stay
+@pytest.mark.parametrize("how,deals", [("values=playout,worlds=4,depth=-1", 4),
+                                       ("worlds=4,first=2,prior=0.5,gate=0.5,auction=none", 4),
+                                       ("worlds=4", 2),  # the released defaults otherwise (values=dds, auction=rules)
+                                       pytest.param("worlds=4", 4, marks=pytest.mark.slow)])
+def test_the_spec_and_the_same_card_for_the_same_seed(valued, how, deals):
     agent = load_play_agent(f"cardsearch:model={valued},{how}", seed=3)
     assert isinstance(agent, CardSearch) and agent.worlds == 4
-    states = _choices(_play_states(range(4)))
+    states = _choices(_play_states(range(deals)))
     first = [agent.act(s.view()) for s in states]
     agent.reseed(3)
     assert [agent.act(s.view()) for s in states] == first
@@ -112,7 +114,7 @@ def test_it_reads_its_own_view_only(valued, values):
     assert changed > len(states) // 2  # the swaps did move hidden cards
 
 
-@pytest.mark.parametrize("examples", [5, pytest.param(12, marks=pytest.mark.slow)])  # the slow tier: as before
+@pytest.mark.parametrize("examples", [2, pytest.param(12, marks=pytest.mark.slow)])  # the slow tier: as before
 def test_never_an_illegal_card(valued, examples):
     @settings(max_examples=examples, deadline=None)
     @given(st.integers(0, 400), st.integers(0, 2**16))

@@ -92,10 +92,12 @@ def test_cli_json_and_report(dataset, tmp_path):
         assert (report / png).read_bytes()[:4] == b"\x89PNG"
 
 
-def test_baselines_on_bundled_deals_and_compare():
-    rules, rules_out = evaluate_uncontested(RuleBidder(), "test", deals=300)
-    passing, pass_out = evaluate_uncontested(PassAgent(), "test", deals=300)
-    random, _ = evaluate_uncontested(RandomBidder(seed=1), "test", deals=300)
+# the slow tier (CI runs it; docs/conventions.md): 300 deals; 100 stay in the default tier
+@pytest.mark.parametrize("deals", [100, pytest.param(300, marks=pytest.mark.slow)])
+def test_baselines_on_bundled_deals_and_compare(deals):
+    rules, rules_out = evaluate_uncontested(RuleBidder(), "test", deals=deals)
+    passing, pass_out = evaluate_uncontested(PassAgent(), "test", deals=deals)
+    random, _ = evaluate_uncontested(RandomBidder(seed=1), "test", deals=deals)
     assert random["imps_per_deal"] < passing["imps_per_deal"] < rules["imps_per_deal"] <= 0
     paired = compare(rules_out, pass_out)
     assert paired["difference_imps_per_deal"] == pytest.approx(rules["imps_per_deal"] - passing["imps_per_deal"])

@@ -34,17 +34,19 @@ def pairs():
 
 
 
-def test_a_seeded_match_repeats_and_resumes(tmp_path):
-    first = untimed(game_match(*pairs(), deals=4, seed=5))
-    again = untimed(game_match(*pairs(), deals=4, seed=5))
+# the slow tier (CI runs it; docs/conventions.md): four boards, cut after two; two, cut after one, stay in the default
+@pytest.mark.parametrize("deals", [2, pytest.param(4, marks=pytest.mark.slow)])
+def test_a_seeded_match_repeats_and_resumes(tmp_path, deals):
+    first = untimed(game_match(*pairs(), deals=deals, seed=5))
+    again = untimed(game_match(*pairs(), deals=deals, seed=5))
     assert first == again
     out = tmp_path / "match.jsonl"
-    game_match(*pairs(), deals=2, seed=5, out=out)  # interrupted after two boards
-    resumed = untimed(game_match(*pairs(), deals=4, seed=5, out=out))
+    game_match(*pairs(), deals=deals // 2, seed=5, out=out)  # interrupted after half the boards
+    resumed = untimed(game_match(*pairs(), deals=deals, seed=5, out=out))
     assert resumed == first
-    assert len(out.read_text().splitlines()) == 5  # header + 4 boards
+    assert len(out.read_text().splitlines()) == 1 + deals  # header + every board
     with pytest.raises(ValueError, match="holds another match: seed is"):
-        game_match(*pairs(), deals=4, seed=6, out=out)
+        game_match(*pairs(), deals=deals, seed=6, out=out)
 
 
 def test_boards_are_scored_in_duplicate():
@@ -126,7 +128,9 @@ def test_resume_after_a_line_cut_short(tmp_path):
         game_match(*pairs(), deals=1, out=tmp_path)
 
 
-def test_decisions_never_read_the_datasets_dd_table(tmp_path):
+# the slow tier (CI runs it; docs/conventions.md): four boards; the first two stay in the default tier
+@pytest.mark.parametrize("deals", [2, pytest.param(4, marks=pytest.mark.slow)])
+def test_decisions_never_read_the_datasets_dd_table(tmp_path, deals):
     """Bidders and card players decide on what they see (PIMC solves its own sampled worlds): scrambling the dataset's
     DD table leaves every call and card of a match unchanged (only the DD comparisons move)."""
     from bridgerl.core.dataset import make_dataset, save_dataset
@@ -136,9 +140,9 @@ def test_decisions_never_read_the_datasets_dd_table(tmp_path):
     scrambled = make_dataset(dataset.owner[:4], rng.permutation(dataset.dd[:4].reshape(-1)).reshape(4, 4, 5),
                              dataset.boards[:4])
     save_dataset(tmp_path / "scrambled.npz", scrambled)
-    plain = game_match(*pairs()[:1], Pair("pimc-b", RuleBidder(competitive=True), PIMCAgent(worlds=4)), deals=4)
+    plain = game_match(*pairs()[:1], Pair("pimc-b", RuleBidder(competitive=True), PIMCAgent(worlds=4)), deals=deals)
     moved = game_match(*pairs()[:1], Pair("pimc-b", RuleBidder(competitive=True), PIMCAgent(worlds=4)),
-                       data=tmp_path / "scrambled.npz", deals=4)
+                       data=tmp_path / "scrambled.npz", deals=deals)
     assert [[(t["auction"], t["play"]) for t in item["tables"]] for item in plain] == \
         [[(t["auction"], t["play"]) for t in item["tables"]] for item in moved]
 

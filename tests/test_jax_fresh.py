@@ -171,6 +171,9 @@ def test_play_in_step_false_leaves_the_rewards_to_the_trainer(player):
     assert bool(state.terminated) and float(jnp.abs(state.rewards).sum()) == 0.0
 
 
+# the slow tier (CI runs it; docs/conventions.md): the batched play-out of ended auctions against one-by-one steps
+# (below, with an illegal call in the batch) stays in the default tier
+@pytest.mark.slow
 def test_batched_steps_pay_each_ended_auction_its_own_played_result(player):
     """Under vmap (the played result computed for every auction, kept where one ended) the rewards are those of
     the same auctions stepped one at a time; auctions still running and illegal calls get none of it."""
@@ -225,6 +228,9 @@ def test_the_batched_play_out_of_ended_auctions_only_pays_what_one_by_one_does(p
         if np.asarray(batch.terminated).all():
             break
     assert np.asarray(batch.terminated).all() and paid >= 2  # (a passed-out or a 0-point contract pays 0)
+    if env_id == "competitive_bidding":  # an illegal call in the batch ends its auction with the penalty alone
+        illegal = step(jax.vmap(env.init)(keys), jnp.full(10, 1))  # a double with nothing to double
+        assert np.asarray(illegal.terminated).all() and (np.abs(np.asarray(illegal.rewards)) == 7700).all()  # points
 
 
 def test_fresh_uncontested_ew_side_and_no_table_readers(player):

@@ -55,6 +55,52 @@ def test_enhanced_player_from_a_spec():
         load_play_agent("pimc:info_budget=-1")
 
 
+def test_two_runs_of_the_study_resume_and_are_deterministic(tmp_path, capsys):
+    """The study's machinery on two runs (base and info: every assertion below is one of the slow tier's whole
+    study, at two worlds): each run's fields, a run asked alone as beside the other, a resume after the first deal,
+    the summary, a changed setting refused, and the command's tables (the σ pair's, on one deal of its own)."""
+    out = tmp_path / "study.jsonl"
+    runs = ["base", "info"]
+    first = play_study("test", deals=2, start=40, worlds=2, seed=1, out=out, runs=runs)
+    with pytest.raises(ValueError, match="unknown run"):
+        play_study("test", deals=1, worlds=2, runs=["base", "coin"])
+    assert [item["row"] for item in first] == [40, 41]
+    for item in first:
+        assert set(item["runs"]) == set(runs)
+        base = item["runs"]["base"]
+        assert base["edge"] == base["tricks"] - item["dd_tricks"]
+        assert base["declaring"]["random_draws"] == base["declaring"]["tied"]  # no tie-break but the draw
+        assert base["declaring"]["cards"] + base["defence"]["cards"] == 52
+        info = item["runs"]["info"]["defence"]
+        assert info["random_draws"] + info["info_decided"] == info["tied"]  # each tie: settled, or drawn
+    # each run's agents are seeded from (seed, row, run, side): a run asked alone plays as it did beside the other
+    again = play_study("test", deals=1, start=40, worlds=2, seed=1, out=tmp_path / "again.jsonl", runs=["info"])
+    strip = [{k: {**r, "declaring": {**r["declaring"], "seconds": 0}, "defence": {**r["defence"], "seconds": 0}}
+              for k, r in i["runs"].items() if k == "info"} for i in (first + again)]
+    assert strip[0] == strip[2]  # same seed, same deal, same play
+    lines = out.read_text().splitlines()
+    out.write_text("\n".join(lines[:2]) + "\n")  # keep the header and the first deal
+    resumed = play_study("test", deals=2, start=40, worlds=2, seed=1, out=out, runs=runs)
+    assert len(out.read_text().splitlines()) == 3 and resumed[0] == first[0]
+    summary = summarize_study(resumed)
+    assert summary["deals"] == 2 and set(summary["runs"]) == set(runs)
+    with pytest.raises(ValueError, match="holds another match: worlds is 2 there, 3 now"):
+        play_study("test", deals=2, start=40, worlds=3, seed=1, out=out, runs=runs)
+    assert main(["evaluate", "play-study", "--deals", "2", "--start", "40", "--worlds", "2", "--seed", "1",
+                 "--runs", "base,info", "--out", str(out), "--json", str(tmp_path / "s.json"), "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert "Table 3.1" in printed and "Table 3.4" in printed
+    assert json.loads((tmp_path / "s.json").read_text())["deals"] == 2
+    assert main(["evaluate", "play-study", "--deals", "1", "--start", "40", "--worlds", "2", "--seed", "1",
+                 "--runs", "sigma_declarer,sigma_defence", "--out", str(tmp_path / "sigma.jsonl"), "--quiet"]) == 0
+    printed = capsys.readouterr().out
+    assert "Table 3.5" in printed and "Duplicate, σ goal vs information score alone" in printed
+    with pytest.raises(ValueError, match="worlds must be at least 2"):
+        play_study("test", deals=1, worlds=1)
+
+
+# the slow tier (CI runs it; docs/conventions.md): the same checks on two runs at two worlds stay in the default tier
+@pytest.mark.slow
 def test_study_runs_resumes_and_is_deterministic(tmp_path, capsys):
     out = tmp_path / "study.jsonl"
     first = play_study("test", deals=2, start=40, worlds=3, seed=1, out=out)

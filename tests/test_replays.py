@@ -63,11 +63,13 @@ def _uncontested(spec: str, boards: int) -> list[str]:
     return [f"{o.row} {o.auction} | {o.contract} {o.declarer} {o.tricks} {o.score} {o.imps}" for o in outcomes]
 
 
-def replay(name: str) -> list[str]:
-    """One line per board of ``name``'s replay: each table's calls, cards, contract, declarer, tricks and score."""
+def replay(name: str, boards: int | None = None) -> list[str]:
+    """One line per board of ``name``'s replay (its first ``boards``, all by default): each table's calls, cards,
+    contract, declarer, tricks and score."""
     from bridgerl.cli import main
 
-    kind, args, boards = REPLAYS[name]
+    kind, args, whole = REPLAYS[name]
+    boards = whole if boards is None else boards
     if kind == "uncontested":
         return _uncontested(args, boards)
     with tempfile.TemporaryDirectory() as tmp:
@@ -84,14 +86,32 @@ def replay(name: str) -> list[str]:
     return [f"{r['row']} {' || '.join(_table(t) for t in r['tables'])} | {r['imps']}" for r in results]
 
 
-# the first card player's pins in the slow tier (CI runs it; docs/conventions.md): the released player's stay here
-@pytest.mark.parametrize("name", [pytest.param(name, marks=pytest.mark.slow) if name == "card-player-1" else name
-                                  for name in sorted(REPLAYS)])
-def test_released_models_replay_board_for_board(name, monkeypatch):
+# the slow tier (CI runs it; docs/conventions.md): the first card player's pins (the released player's stay here),
+# and the whole pins of the two PIMC matches (their first boards, in the same match, stay here: a board's agents are
+# seeded from the board, so a match cut shorter plays its boards as the whole match does)
+CUT = {"card-player": 3, "card-location": 2}
+
+
+def _cases():
+    for name in sorted(REPLAYS):
+        if name == "card-player-1":
+            yield pytest.param(name, None, marks=pytest.mark.slow, id=name)
+        elif name in CUT:
+            yield pytest.param(name, CUT[name], id=f"{name}-first-{CUT[name]}")
+            yield pytest.param(name, None, marks=pytest.mark.slow, id=name)
+        else:
+            yield pytest.param(name, None, id=name)
+
+
+@pytest.mark.parametrize("name,boards", _cases())
+def test_released_models_replay_board_for_board(name, boards, monkeypatch):
     monkeypatch.chdir(ROOT)  # the models' paths are the repository's
     expected = json.loads(PINS.read_text())[name]
-    got = replay(name)
-    assert len(got) == len(expected) == REPLAYS[name][2]
+    boards = REPLAYS[name][2] if boards is None else boards
+    assert len(expected) == REPLAYS[name][2]
+    expected = expected[:boards]
+    got = replay(name, boards)
+    assert len(got) == len(expected) == boards
     for index, (a, b) in enumerate(zip(got, expected)):
         assert a == b, f"{name}: board {index} (test row) differs:\n now    {a}\n pinned {b}"
 

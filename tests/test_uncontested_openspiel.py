@@ -56,6 +56,38 @@ def test_same_bits_and_rewards_as_gymnasium(dataset_path):
     assert "auction" in state.observation_string(0) and "♠" in str(state)
 
 
+def test_open_spiels_rl_environment_runs_the_examples_loop(dataset_path):
+    """The loop of OpenSpiel's examples (`helper_games.openspiel_dqn_loop`: only the player to act steps, every
+    agent steps on the final time step) through `rl_environment`, with OpenSpiel's random agents in the DQN's seats:
+    what the JAX DQN (the slow tier, below) is fed, the legality check on."""
+    from open_spiel.python import rl_environment
+    from open_spiel.python.algorithms import random_agent
+
+    game = pyspiel.load_game("bridgerl_uncontested_bidding", {"dataset": dataset_path})
+    env = rl_environment.Environment(game, enable_legality_check=True)
+    env.seed(0)
+    assert env.observation_spec()["info_state"][0] == 89 and env.action_spec()["num_actions"] == 36
+    agents = [random_agent.RandomAgent(player, 36) for player in range(2)]
+    ends, taken = [], 0
+    while taken < 300:
+        time_step = env.reset()
+        while not time_step.last():
+            player = time_step.observations["current_player"]
+            assert len(time_step.observations["info_state"][player]) == 89
+            output = agents[player].step(time_step)
+            assert time_step.observations["legal_actions"][player].count(output.action) == 1
+            time_step = env.step([output.action])
+            taken += 1
+        for agent in agents:
+            agent.step(time_step)
+        ends.append(time_step)
+    assert ends and all(-24 <= r <= 0 for end in ends for r in end.rewards)
+    assert any(r < 0 for end in ends for r in end.rewards) and all(end.rewards[0] == end.rewards[1] for end in ends)
+
+
+# the slow tier (CI runs it; docs/conventions.md): the examples' loop through `rl_environment` above and OpenSpiel's
+# JAX DQN on the card-play game's short endings (tests/test_openspiel_games.py) stay in the default tier
+@pytest.mark.slow
 def test_open_spiel_jax_dqn_runs(dataset_path):
     from helper_games import openspiel_dqn_loop
 

@@ -21,7 +21,7 @@ from pathlib import Path
 import numpy as np
 
 from bridgerl.agents.learned.trick_estimator import FEATURES, FORMAT, WHAT, build, deal_features
-from bridgerl.core.dataset import BUNDLED_SPLITS, load_dataset
+from bridgerl.core.dataset import load_dataset
 from bridgerl.training.supervised import Task
 
 _PERMUTATIONS = np.array(list(itertools.permutations(range(4))), np.int32)
@@ -29,15 +29,6 @@ _PERMUTATIONS = np.array(list(itertools.permutations(range(4))), np.int32)
 
 def _deals_digest(data) -> str:
     return hashlib.sha256(np.ascontiguousarray(load_dataset(data).owner, np.uint8).tobytes()).hexdigest()
-
-
-def played_table(data) -> tuple[np.ndarray, np.ndarray]:
-    """(owner uint8[n, 52], played int8[n, 4, 5]) of a dataset; one without a played table is refused in one line."""
-    dataset = load_dataset(data)
-    if dataset.tables is None or "played" not in dataset.tables:
-        raise ValueError(f"{data}: no played-tricks table to learn from (make one with `bridgerl data played --data "
-                         f"{data} --out FILE`)")
-    return np.asarray(dataset.owner, np.uint8), np.asarray(dataset.tables["played"], np.int8)
 
 
 def check_datasets(train: list, valid) -> None:
@@ -59,7 +50,8 @@ def check_datasets(train: list, valid) -> None:
 
 def examples(data) -> tuple[np.ndarray, np.ndarray]:
     """(features int8[4 n, 208], targets int32[4 n, 5]): each deal from each declarer N E S W."""
-    owner, played = played_table(data)
+    dataset = load_dataset(data).with_tricks("played")  # one line where there is no played table
+    owner, played = np.asarray(dataset.owner, np.uint8), np.asarray(dataset.dd, np.int8)
     n = len(owner)
     declarer = np.tile(np.arange(4), n)
     features = deal_features(np.repeat(owner, 4, axis=0), declarer)
@@ -106,21 +98,5 @@ def trick_estimator_task(augment: bool = True) -> Task:
                 check=check_datasets)
 
 
-def estimator_mae(model, data="test") -> dict:
-    """{"mae", "exact", "strains"}: the estimator's medians against a dataset's played table (every declarer and
-    strain), and the same for the DD table as a reference (``dd_mae``: how far the played tricks are from DD)."""
-    from bridgerl.agents.learned.trick_estimator import TrickEstimator
-
-    estimator = model if isinstance(model, TrickEstimator) else TrickEstimator.load(model)
-    owner, played = played_table(data)
-    table = estimator.table(owner)
-    dataset = load_dataset(data)
-    error = np.abs(table - played.astype(np.int64))
-    return {"data": str(data), "deals": len(owner), "mae": float(error.mean()), "exact": float((error == 0).mean()),
-            "mae_by_strain": [float(v) for v in error.mean(axis=(0, 1))],
-            "dd_mae": float(np.abs(np.asarray(dataset.dd, np.int64) - played).mean()),
-            "bundled": str(data) in BUNDLED_SPLITS}
-
-
-__all__ = ["absolute_error", "check_datasets", "examples", "loss", "played_table", "relabel_suits", "estimator_mae",
+__all__ = ["absolute_error", "check_datasets", "examples", "loss", "relabel_suits",
            "trick_estimator_task"]

@@ -66,7 +66,7 @@ class _Model:
 
     def __init__(self, bidder):
         self.bidder = bidder
-        network = callable(getattr(bidder, "policy_probabilities", None)) and \
+        network = callable(getattr(bidder, "numpy_probabilities", None)) and \
             getattr(bidder, "constructive", None) is None
         self.kind = ("network" if network else
                      "views" if callable(getattr(bidder, "call_probabilities", None)) else "calls")
@@ -77,9 +77,8 @@ class _Model:
 
     def probabilities(self, observations: np.ndarray, masks: np.ndarray) -> np.ndarray:
         masks = np.asarray(masks, bool)
-        if self.kind == "network":  # a large batch (the worlds drawn) in blocks of 256 rows: a quarter of the calls
-            rows = 256 if len(observations) > 128 else 64
-            probs = np.asarray(self.bidder.policy_probabilities(observations, masks, rows), np.float64)
+        if self.kind == "network":  # numpy on one thread: many small batches, beside other work
+            probs = self.bidder.numpy_probabilities(observations, masks)
         elif self.kind == "views":
             from bridgerl.core.competitive import AuctionView
 

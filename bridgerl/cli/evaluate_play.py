@@ -132,6 +132,16 @@ def _evaluate_trick_loss(args) -> int:
     return 0
 
 
+def _evaluate_trick_estimator(args) -> int:
+    from ..evaluation.datasets.trick_estimator import estimator_lines, estimator_mae
+
+    result = estimator_mae(args.model, args.data)
+    print("\n".join(estimator_lines(result)))
+    if args.json:
+        write_json(args.json, result)
+    return 0
+
+
 def add_play_parsers(eval_commands, data_help: str, play_spec_help: str) -> None:
     """The card-play commands of ``bridgerl evaluate``."""
     play = eval_commands.add_parser("play", help="card play: a declaring agent against a defending agent")
@@ -196,4 +206,11 @@ def add_play_parsers(eval_commands, data_help: str, play_spec_help: str) -> None
     tl.add_argument("--json", help="write the result as JSON (atomic)")
     tl.add_argument("--quiet", action="store_true", help="no progress bar")
     tl.set_defaults(func=_evaluate_trick_loss)
+    te = eval_commands.add_parser("trick-estimator", help="the trick estimator (bidsearch's score=estimator) against "
+                                  "a dataset's played table: MAE of its median tricks over every declarer and strain")
+    te.add_argument("--model", default="models/trick-estimator", help="default models/trick-estimator")
+    te.add_argument("--data", type=dataset_arg, default="valid", help=data_help + " with a played table (default "
+                                                                                  "valid)")
+    te.add_argument("--json", help="write the result as JSON (atomic)")
+    te.set_defaults(func=_evaluate_trick_estimator)
     _add_alphamu(eval_commands, play_spec_help)
