@@ -16,15 +16,8 @@ if "JAX_COMPILATION_CACHE_DIR" not in os.environ:
         tempfile.gettempdir(), f"bridgerl-test-jax-cache-{_RUN}")
     os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "0.2")
     os.environ.setdefault("JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "0")
-# The suite's JAX programs are tiny and compiled once or twice each: compiling is most of their time, running them
-# little. XLA's optimisations are switched off for the run and its subprocesses (about a quarter less CPU time on the
-# trainers' tests; every pinned replay and parity check passes the same). BRIDGERL_TEST_JAX_OPTIMIZE=1 keeps them.
-if not os.environ.get("BRIDGERL_TEST_JAX_OPTIMIZE"):
-    os.environ.setdefault("JAX_DISABLE_MOST_OPTIMIZATIONS", "1")
 if "jax" in sys.modules:  # a plugin imported JAX before this file: its configuration read the environment already
     import jax
-
-    jax.config.update("jax_disable_most_optimizations", os.environ.get("JAX_DISABLE_MOST_OPTIMIZATIONS") == "1")
 
     jax.config.update("jax_compilation_cache_dir", os.environ["JAX_COMPILATION_CACHE_DIR"])
     jax.config.update("jax_persistent_cache_min_compile_time_secs",

@@ -120,6 +120,12 @@ def test_every_released_model_loads_as_a_bare_path_by_its_kind(capsys):
                 assert type(load_play_agent(name)).__name__ == "CardPlayer"
             with pytest.raises(ValueError, match="serves card play|plays cards"):
                 load_agent(spec, env_id="competitive_bidding")
+        elif kinds[path.name] == "trick-estimator":  # a part of bidsearch: refused as a bidder and as a player
+            for load in (lambda spec: load_agent(spec, env_id="competitive_bidding"), load_play_agent):
+                with pytest.raises(ValueError, match="scores a bidding search; use it as bidsearch:estimator="):
+                    load(spec)
+            assert type(load_agent(f"bidsearch:estimator={spec},base=rules", "competitive_bidding")).__name__ == \
+                "BidSearch"
         else:
             with pytest.raises(ValueError, match="serves card play; use it as pimc:"):
                 load_play_agent(spec)

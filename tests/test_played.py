@@ -403,6 +403,7 @@ def test_played_tricks_refusals_and_the_uncontested_evaluation(played_file, tmp_
                           env_options={"tricks": "played"})
 
 
+@pytest.mark.slow  # the slow tier (docs/conventions.md): the card player's games and the played rewards stay
 def test_ppo_playout_rewards_are_the_card_players_games(played_file, player_path):
     """PPO's ``playout``: the reward of every auction a rollout finishes is the card player's game of the contract
     reached after the real auction (Python whole deal, numpy card player, one view at a time), IMPs against the

@@ -143,6 +143,7 @@ def test_the_page_in_chromium(url, tmp_path):
         assert not errors, errors
 
 
+@pytest.mark.slow  # the slow tier (docs/conventions.md): the seated controls and the page stay in the default
 def test_a_seated_board_flips_and_a_narrow_window(url):
     """A pair seated at North-South plays a whole board with the keyboard only (focus stays on what can be chosen),
     never asks the server for the deal while seated (the table's own responses carry what the seats may see), and

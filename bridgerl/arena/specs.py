@@ -275,8 +275,8 @@ def load_play_agent(spec: str, seed: int = 0):
     raise ValueError(f"unknown play agent spec {_q(spec)}; a card player is expected: {PLAYERS} (--help)")
 
 
-BIDDERS = ("pass, random, rules, sayc, dqn:PATH, ppo:PATH, rules+dqn:PATH, search:PATH, bidsearch:...,base=SPEC, "
-           "punisher:SPEC, brl:PATH, ben:DIR, a model path, module:attr")
+BIDDERS = ("pass, random, rules, sayc, dqn:PATH, ppo:PATH, search:PATH, bidsearch:..., punisher:SPEC, brl:PATH, "
+           "ben:DIR, a model path, module:attr")  # rules+dqn:PATH and the options: --help (a message stays short)
 PLAYERS = "random, dd, pimc:..., alphamu:..., issn:..., cardnet:..., cardsearch:..., a model path, module:attr"
 # `random` is both a bidder and a player
 _BIDDER_NAMES = ("pass", "rules", "sayc", "dqn", "ppo", "rules+dqn", "search", "bidsearch", "punisher", "brl", "ben")
@@ -303,6 +303,8 @@ def _play_model_hint(path: str, kind: str) -> str:
     """What a model of card play (not a bidder, not a player by itself) is for, as a play spec."""
     if kind == "card-player":
         return f"the card-player model plays cards, it does not bid (use play={path} in a game spec)"
+    if kind == "trick-estimator":
+        return f"the trick-estimator model scores a bidding search; use it as bidsearch:estimator={path},base=SPEC"
     use = {"ISSN": f"issn:model={path}", "card-location": f"pimc:sampler=network,model={path}",
            "SSN": f"pimc:solver=ssn,ssn={path}"}[kind]
     return f"the {kind} model serves card play; use it as {use}"
