@@ -32,6 +32,13 @@ def openspiel_dqn_loop(game, players: int, steps: int = 300, hidden: int = 32, b
     agents = [dqn.DQN(player, size, env.action_spec()["num_actions"], hidden_layers_sizes=[hidden],
                       replay_buffer_capacity=200, batch_size=batch_size, min_buffer_size_to_learn=2 * batch_size,
                       learn_every=learn_every, allow_checkpointing=False, seed=player) for player in range(players)]
+    return examples_loop(env, agents, steps, on_turn, on_end)
+
+
+def examples_loop(env, agents, steps: int, on_turn=None, on_end=None) -> list:
+    """OpenSpiel's examples' loop over an `rl_environment` with ``agents`` (one a player) until ``steps`` actions were
+    taken: only the player to act steps during the game (its action checked legal), every agent on the final time
+    step; ``on_turn(env, player)`` and ``on_end(time_step)`` see each turn and each end. Returns the agents."""
     taken = 0
     while taken < steps:
         time_step = env.reset()

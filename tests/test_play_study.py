@@ -17,6 +17,17 @@ from bridgerl.evaluation.cardplay.play_study import double_dummy_contract, play_
 from bridgerl.arena.specs import load_play_agent
 
 
+
+def check_base_and_info(item: dict) -> None:
+    """A board's base run (its edge, its ties drawn, 52 cards) and the info run's defence (each tie settled or
+    drawn)."""
+    base = item["runs"]["base"]
+    assert base["edge"] == base["tricks"] - item["dd_tricks"]
+    assert base["declaring"]["random_draws"] == base["declaring"]["tied"]  # no tie-break but the draw
+    assert base["declaring"]["cards"] + base["defence"]["cards"] == 52
+    info = item["runs"]["info"]["defence"]
+    assert info["random_draws"] + info["info_decided"] == info["tied"]  # each tie: settled, or drawn
+
 def test_double_dummy_contract_by_hand():
     dd = np.array([[4, 9, 4, 10, 5], [9, 1, 8, 3, 4], [4, 9, 4, 11, 5], [9, 1, 8, 3, 4]])
     assert double_dummy_contract(dd) == Contract(5, 3, 0, 2)  # South's 11 spade tricks: 5S by South
@@ -67,12 +78,7 @@ def test_two_runs_of_the_study_resume_and_are_deterministic(tmp_path, capsys):
     assert [item["row"] for item in first] == [40, 41]
     for item in first:
         assert set(item["runs"]) == set(runs)
-        base = item["runs"]["base"]
-        assert base["edge"] == base["tricks"] - item["dd_tricks"]
-        assert base["declaring"]["random_draws"] == base["declaring"]["tied"]  # no tie-break but the draw
-        assert base["declaring"]["cards"] + base["defence"]["cards"] == 52
-        info = item["runs"]["info"]["defence"]
-        assert info["random_draws"] + info["info_decided"] == info["tied"]  # each tie: settled, or drawn
+        check_base_and_info(item)
     # each run's agents are seeded from (seed, row, run, side): a run asked alone plays as it did beside the other
     again = play_study("test", deals=1, start=40, worlds=2, seed=1, out=tmp_path / "again.jsonl", runs=["info"])
     strip = [{k: {**r, "declaring": {**r["declaring"], "seconds": 0}, "defence": {**r["defence"], "seconds": 0}}
@@ -110,12 +116,7 @@ def test_study_runs_resumes_and_is_deterministic(tmp_path, capsys):
     for item in first:
         assert set(item["runs"]) == {"base", "info", "enhanced", "enhanced_declarer", "enhanced_defence",
                                      "sigma_declarer", "sigma_defence"}
-        base = item["runs"]["base"]
-        assert base["edge"] == base["tricks"] - item["dd_tricks"]
-        assert base["declaring"]["random_draws"] == base["declaring"]["tied"]  # no tie-break but the draw
-        assert base["declaring"]["cards"] + base["defence"]["cards"] == 52
-        info = item["runs"]["info"]["defence"]
-        assert info["random_draws"] + info["info_decided"] == info["tied"]  # each tie: settled, or drawn
+        check_base_and_info(item)
     # each run's agents are seeded from (seed, row, run, side): a run asked alone plays as it did beside the others
     again = play_study("test", deals=1, start=40, worlds=3, seed=1, out=tmp_path / "again.jsonl", runs=["base", "info"])
     strip = [{k: {**r, "declaring": {**r["declaring"], "seconds": 0}, "defence": {**r["defence"], "seconds": 0}}

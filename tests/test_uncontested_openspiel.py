@@ -67,20 +67,15 @@ def test_open_spiels_rl_environment_runs_the_examples_loop(dataset_path):
     env = rl_environment.Environment(game, enable_legality_check=True)
     env.seed(0)
     assert env.observation_spec()["info_state"][0] == 89 and env.action_spec()["num_actions"] == 36
+    from helper_games import examples_loop
+
     agents = [random_agent.RandomAgent(player, 36) for player in range(2)]
-    ends, taken = [], 0
-    while taken < 300:
-        time_step = env.reset()
-        while not time_step.last():
-            player = time_step.observations["current_player"]
-            assert len(time_step.observations["info_state"][player]) == 89
-            output = agents[player].step(time_step)
-            assert time_step.observations["legal_actions"][player].count(output.action) == 1
-            time_step = env.step([output.action])
-            taken += 1
-        for agent in agents:
-            agent.step(time_step)
-        ends.append(time_step)
+    ends = []
+
+    def on_turn(env, player):
+        assert len(env.get_time_step().observations["info_state"][player]) == 89
+
+    examples_loop(env, agents, 300, on_turn, ends.append)
     assert ends and all(-24 <= r <= 0 for end in ends for r in end.rewards)
     assert any(r < 0 for end in ends for r in end.rewards) and all(end.rewards[0] == end.rewards[1] for end in ends)
 
