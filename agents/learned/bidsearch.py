@@ -103,13 +103,6 @@ def bidder_calls(bidder, observations: np.ndarray, masks: np.ndarray) -> np.ndar
     return np.array([int(bidder.act(o, m)) for o, m in zip(observations, masks)], np.int64)
 
 
-def _clone(encoder: AuctionEncoder) -> AuctionEncoder:
-    out = AuctionEncoder()
-    out.bits, out.values = encoder.bits.copy(), encoder.values.copy()
-    out.leading, out._bid, out._pattern, out._passes = encoder.leading, encoder._bid, encoder._pattern, encoder._passes
-    return out
-
-
 class BidSearch:
     """``bidsearch:...,base=SPEC``: the module docstring's search over ``base``'s candidate calls."""
 
@@ -338,7 +331,7 @@ class BidSearch:
             for _ in range(n):
                 auctions.append(after)
                 if not after.is_over:
-                    e = _clone(encoder)
+                    e = encoder.copy()
                     e.add(c)
                     encoders.append(e)
                 else:

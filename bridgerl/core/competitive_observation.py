@@ -65,6 +65,13 @@ class AuctionEncoder:
         start = 2 + 5 * self._bid
         self.bits[start:start + 5] = _FIELD_BITS[value]
 
+    def copy(self) -> "AuctionEncoder":
+        """An independent encoder at the same point of the auction (a search continues one auction many ways)."""
+        out = AuctionEncoder()
+        out.bits, out.values = self.bits.copy(), self.values.copy()
+        out.leading, out._bid, out._pattern, out._passes = self.leading, self._bid, self._pattern, self._passes
+        return out
+
     def observation(self, we_vulnerable: bool, they_vulnerable: bool, hand_bits: np.ndarray,
                     out: np.ndarray | None = None) -> np.ndarray:
         """The 231 values for the player to act (a new array, or written into ``out``)."""
