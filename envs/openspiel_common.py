@@ -227,14 +227,18 @@ def play_record(play, contract=None) -> dict:
 
 class TensorObserver:
     """One float tensor with named views; public pieces when the observation type has public info, private
-    pieces for a single player's private info. ``fill(state, player)`` gives the values of each piece."""
+    pieces for a single player's private info, then the public ``tail`` (so that a tensor's leading values stay those
+    of the env's observation). ``fill(state, player)`` gives the values of each piece."""
 
-    def __init__(self, iig_obs_type, params, public: list[tuple[str, int]], private: list[tuple[str, int]]):
+    def __init__(self, iig_obs_type, params, public: list[tuple[str, int]], private: list[tuple[str, int]],
+                 tail: list[tuple[str, int]] = ()):
         if params:
             raise ValueError(f"observation parameters not supported; passed {params}")
         pieces = list(public) if iig_obs_type.public_info else []
         if iig_obs_type.private_info == pyspiel.PrivateInfoType.SINGLE_PLAYER:
             pieces += list(private)
+        if iig_obs_type.public_info:
+            pieces += list(tail)
         self.tensor = np.zeros(sum(size for _, size in pieces), np.float32)
         self.dict = {}
         index = 0

@@ -1,7 +1,8 @@
 """OpenSpiel game ``bridgerl_competitive_bidding`` (thesis 2.1.3, 4.5.2), registered on import.
 
 Four players (player = seat N, E, S, W), zero-sum between the sides, chance nodes picking the deal (a dataset row;
-dealer and vulnerability from its board number). Tensors are the 231 values of thesis 4.5.2.
+dealer and vulnerability from its board number). Tensors are the 231 values of thesis 4.5.2, then one bit set once
+the auction is over.
 Parameters: ``dataset`` (path or "train"/"test") and ``reward`` ("par_imps" or "points").
 """
 
@@ -116,14 +117,17 @@ class CompetitiveBiddingState(DealAuctionState):
 
 
 class CompetitiveObserver(TensorObserver):
-    """Named views: vulnerable (2), auction (177), hand (52) = the 231 values."""
+    """Named views: vulnerable (2), auction (177), hand (52) = the env's 231 values, then auction_over (1): set once
+    the auction is over, so a finished auction has its own tensor (the 231 bits do not hold the closing passes)."""
 
     def __init__(self, iig_obs_type, params):
-        super().__init__(iig_obs_type, params, [("vulnerable", 2), ("auction", HAND_OFFSET - 2)], [("hand", 52)])
+        super().__init__(iig_obs_type, params, [("vulnerable", 2), ("auction", HAND_OFFSET - 2)], [("hand", 52)],
+                         [("auction_over", 1)])
 
     def fill(self, state: CompetitiveBiddingState, player: int) -> dict:
         full = state.encoding_for(player)
-        return {"vulnerable": full[:2], "auction": full[2:HAND_OFFSET], "hand": full[HAND_OFFSET:]}
+        return {"vulnerable": full[:2], "auction": full[2:HAND_OFFSET], "hand": full[HAND_OFFSET:],
+                "auction_over": [state.auction is not None and state.auction.is_over]}
 
     def string_from(self, state: CompetitiveBiddingState, player: int) -> str:
         if state.deal is None:

@@ -2,7 +2,8 @@
 
 Two players, 0 = first bidder, 1 = partner, with identical utility. Two chance nodes pick the deal, uniform over the
 dataset rows the side rule allows (a block, then the row: `openspiel_common.RowDealer`; ``game.deal_actions(row)``
-starts at a given row). Information state and observation tensors are the 89 bits of thesis fig. 4.4.
+starts at a given row). Information state and observation tensors are the 89 bits of thesis fig. 4.4, then one bit set once the auction
+is over.
 Parameters: ``dataset`` (path or "train"/"test"), ``opening_rules``, ``side``, ``reward``.
 Rules come from `bridgerl.core.uncontested`; this file only adapts them to OpenSpiel.
 """
@@ -19,10 +20,10 @@ from bridgerl.core import SEATS, load_dataset
 from bridgerl.core.calls import NUM_UNCONTESTED_ACTIONS, call_to_uncontested
 from bridgerl.core.scoring import SCORE_TABLE
 from bridgerl.core.cards import hand_text
-from bridgerl.core.dd import solve_dd_table, solve_dd_tables
+from bridgerl.core.dd import solve_dd_table
 from bridgerl.core.uncontested import (REWARDS, SIDES, UncontestedDeal, UncontestedDealSource, action_name,
-                                       apply_action, can_make_anything, contract_text, initial_pass,
-                                       legal_actions_mask, opening_action_mask, render_text, result, thesis_side)
+                                       apply_action, contract_text, initial_pass,
+                                       legal_actions_mask, opening_action_mask, render_text, result, side_rule_deals)
 from bridgerl.envs.openspiel_common import (DealAuctionState, RowDealer, RowGame, TensorObserver, deals_others,
                                            game_of, game_type, sampler_rng)
 
@@ -31,7 +32,7 @@ _DEFAULT_PARAMS = {"dataset": "train", "opening_rules": True, "side": "thesis", 
 _MIN_POINTS = float(SCORE_TABLE[:, 1].min() - SCORE_TABLE[:, 0].max())
 _MAX_GAME_LENGTH = 37  # an initial pass, 35 bids, the final pass
 _RESAMPLE_BATCH, _RESAMPLE_ROUNDS = 1024, 64  # deals drawn at once, and how many times, to meet the opening rules
-_SIDE_RULE_BATCH = 4  # of those, DD tables solved at once to meet the thesis side rule
+_SIDE_RULE_BATCH = 4  # of those, tried in turn against the thesis side rule before more are drawn
 _GAME_TYPE = game_type("bridgerl_uncontested_bidding",
                        "bridgerl uncontested bridge bidding (Bethe thesis 4.4)",
                        _DEFAULT_PARAMS,
@@ -104,8 +105,8 @@ class UncontestedBiddingState(DealAuctionState):
         the partner's calls were legal (with the opening rules, a partner who opened or passed first holds a hand
         whose opening rules allow that call) and, with the thesis side rule (4.4.6, ``side="thesis"``), that the
         rule deals to this side (someone makes a contract; EW bid unless their constructive par is 0): rejection
-        sampling, the side rule checked on DD tables solved in batches of a few (about 0.1 s a resample, the table
-        then kept for the score). The auction's meaning is not read further. ``probability_sampler``
+        sampling, the side rule checked by `side_rule_deals` (one DDS search of EW's likeliest contract settles
+        most layouts; the whole table, kept for the score, where it does not). The auction's meaning is not read further. ``probability_sampler``
         (``sampler()`` -> [0, 1)) seeds the draw. The resampled deal is not a dataset row: without the side rule
         DDS solves its table if the state is scored. Before the deal, a plain clone."""
         if int(player_id) not in (0, 1):
@@ -125,13 +126,14 @@ class UncontestedBiddingState(DealAuctionState):
             if needed:
                 fits &= opening_action_mask(worlds, other)[:, needed].all(axis=1)
             candidates = worlds[fits]
-            if thesis and len(candidates):  # the side rule reads the DD table: solve a few, keep one it deals
-                candidates = candidates[:_SIDE_RULE_BATCH]
-                tables = solve_dd_tables(candidates)
-                dealt = (thesis_side(tables) == old.side) & can_make_anything(tables)
-                candidates, tables = candidates[dealt], tables[dealt]
-                if len(candidates):
-                    dd = tables[0]
+            if thesis and len(candidates):  # the side rule reads DD tricks: the first of a few that it deals
+                for candidate in candidates[:_SIDE_RULE_BATCH]:
+                    dealt, dd = side_rule_deals(candidate, old.side)
+                    if dealt:
+                        candidates = candidate[None]
+                        break
+                else:
+                    candidates, dd = candidates[:0], None
             if len(candidates):
                 world = candidates[0]
                 break
@@ -172,10 +174,13 @@ class UncontestedBiddingState(DealAuctionState):
 
 
 class UncontestedObserver(TensorObserver):
-    """Named views: vulnerable (1), initial_pass (1), bids (35), hand (52) = the 89 values."""
+    """Named views: vulnerable (1), initial_pass (1), bids (35), hand (52) = the env's 89 values, then
+    auction_over (1): set once the final Pass is made, so a finished auction has its own tensor (the thesis' 89 bits
+    do not hold the final Pass)."""
 
     def __init__(self, iig_obs_type, params):
-        super().__init__(iig_obs_type, params, [("vulnerable", 1), ("initial_pass", 1), ("bids", 35)], [("hand", 52)])
+        super().__init__(iig_obs_type, params, [("vulnerable", 1), ("initial_pass", 1), ("bids", 35)], [("hand", 52)],
+                         [("auction_over", 1)])
 
     def fill(self, state: UncontestedBiddingState, player: int) -> dict:
         bids = np.zeros(35, np.float32)
@@ -183,7 +188,7 @@ class UncontestedObserver(TensorObserver):
             if call >= 3:
                 bids[call - 3] = 1
         return {"vulnerable": [state.deal.vulnerable], "initial_pass": [initial_pass(state.auction)], "bids": bids,
-                "hand": state.deal.owner == state.seat_of(player)}
+                "hand": state.deal.owner == state.seat_of(player), "auction_over": [state.auction.is_over]}
 
     def string_from(self, state: UncontestedBiddingState, player: int) -> str:
         if state.deal is None:

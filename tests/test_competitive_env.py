@@ -176,7 +176,7 @@ def test_checkers_and_openspiel(tmp_path):
     check_env(gym.make(ENV_ID, dataset=str(path)).unwrapped)
     check_env(gym.make(ENV_ID, dataset=str(path), agent_seats="EW").unwrapped)
     game = pyspiel.load_game("bridgerl_competitive_bidding", {"dataset": str(path)})
-    assert game.num_players() == 4 and game.observation_tensor_shape() == [231]
+    assert game.num_players() == 4 and game.observation_tensor_shape() == [232]  # + auction_over
     assert game.get_type().utility == pyspiel.GameType.Utility.ZERO_SUM
     pyspiel.random_sim_test(game, num_sims=20, serialize=False, verbose=False)
     # the OpenSpiel tensor equals the Gymnasium observation on the same calls
@@ -187,11 +187,15 @@ def test_checkers_and_openspiel(tmp_path):
     obs, info = env.reset(options={"index": 3})
     rng = np.random.default_rng(0)
     while not state.is_terminal():
-        assert np.array_equal(np.asarray(state.observation_tensor()), obs.astype(np.float32))
+        last = state.current_player()
+        assert np.array_equal(np.asarray(state.observation_tensor()), np.append(obs, 0).astype(np.float32))
+        live = np.asarray(state.observation_tensor(last))
         call = int(rng.choice(state.legal_actions()))
         state.apply_action(call)
         obs, reward, done, _, info = env.step(call)
     assert state.returns() == info["returns"]
+    finished = np.asarray(state.observation_tensor(last))  # the last caller's tensor once its Pass ended the auction
+    assert finished[-1] == 1 and live[-1] == 0 and not np.array_equal(finished, live)
 
 
 def test_pettingzoo_api(tmp_path):

@@ -125,6 +125,21 @@ def _hand(spades, hearts, diamonds, clubs):
     return owner
 
 
+def test_side_rule_with_few_searches_agrees_with_the_whole_table():
+    """`side_rule_deals` (one DDS search of EW's likeliest contract before any whole table: ISMCTS's resamples) gives
+    the thesis side rule's answer on the bundled tables, for both sides, and the table it returns is the row's."""
+    from bridgerl.core import load_dataset
+    from bridgerl.core.uncontested import can_make_anything, side_rule_deals, thesis_side
+
+    data = load_dataset("test")
+    rows = list(range(0, 400, 40)) + list(np.flatnonzero(thesis_side(data.dd[:400]) == 0)[:4])  # NS deals too
+    for row in rows:
+        for side in (0, 1):
+            dealt, table = side_rule_deals(data.owner[row], side)
+            assert dealt == bool(thesis_side(data.dd[row]) == side and can_make_anything(data.dd[row]))
+            assert table is None or np.array_equal(table, data.dd[row])
+
+
 @pytest.mark.parametrize("hand, allowed", [
     (("KQ642", "J2", "K87", "A54"), ["P", "1S"]),          # 13 HCP (thesis table 4.5): pass or 1S
     (("KQ642", "J2", "K87", "T54"), ["P"]),                # 9 HCP: must pass

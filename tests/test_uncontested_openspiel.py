@@ -22,7 +22,7 @@ def test_game_type_and_sizes(dataset_path):
     game = pyspiel.load_game("bridgerl_uncontested_bidding", {"dataset": dataset_path})
     assert game.num_players() == 2 and game.num_distinct_actions() == 36
     assert game.get_type().utility == pyspiel.GameType.Utility.IDENTICAL
-    assert game.information_state_tensor_shape() == [89] and game.observation_tensor_shape() == [89]
+    assert game.information_state_tensor_shape() == [90] and game.observation_tensor_shape() == [90]  # + auction_over
     assert game.min_utility() == -24 and game.max_utility() == 0
 
 
@@ -45,14 +45,18 @@ def test_same_bits_and_rewards_as_gymnasium(dataset_path):
         obs, info = env.reset(options={"index": row})
         while not state.is_terminal():
             player = state.current_player()
-            assert np.array_equal(np.asarray(state.observation_tensor(player)), obs.astype(np.float32))
-            assert np.array_equal(np.asarray(state.information_state_tensor(player)), obs.astype(np.float32))
+            live = np.append(obs, 0).astype(np.float32)  # the env's 89 values, auction_over 0
+            assert np.array_equal(np.asarray(state.observation_tensor(player)), live)
+            assert np.array_equal(np.asarray(state.information_state_tensor(player)), live)
             legal = state.legal_actions()
             assert legal == np.flatnonzero(info["action_mask"]).tolist()
             action = int(rng.choice(legal))
             state.apply_action(action)
             obs, reward, done, _, info = env.step(action)
         assert done and state.returns() == [reward, reward]
+        # the finished auction has its own tensor: the same 89 values as before the final Pass, auction_over set
+        before = np.asarray(state.information_state_tensor(player))
+        assert before[-1] == 1 and np.array_equal(before[:89], live[:89])
     assert "auction" in state.observation_string(0) and "♠" in str(state)
 
 
@@ -66,14 +70,14 @@ def test_open_spiels_rl_environment_runs_the_examples_loop(dataset_path):
     game = pyspiel.load_game("bridgerl_uncontested_bidding", {"dataset": dataset_path})
     env = rl_environment.Environment(game, enable_legality_check=True)
     env.seed(0)
-    assert env.observation_spec()["info_state"][0] == 89 and env.action_spec()["num_actions"] == 36
+    assert env.observation_spec()["info_state"][0] == 90 and env.action_spec()["num_actions"] == 36
     from helper_games import examples_loop
 
     agents = [random_agent.RandomAgent(player, 36) for player in range(2)]
     ends = []
 
     def on_turn(env, player):
-        assert len(env.get_time_step().observations["info_state"][player]) == 89
+        assert len(env.get_time_step().observations["info_state"][player]) == 90
 
     examples_loop(env, agents, 300, on_turn, ends.append)
     assert ends and all(-24 <= r <= 0 for end in ends for r in end.rewards)
