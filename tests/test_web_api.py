@@ -257,8 +257,9 @@ def test_a_pasted_record_replays_its_own_auction_and_play(client, server):
 
 
 def test_serve_restarts_on_its_port_at_once(tmp_path):
-    """`bridgerl serve` stopped while a browser's connection is open, then started again on the same port: the
-    second binds at once (SO_REUSEADDR) and serves."""
+    """`bridgerl serve` stopped by Ctrl-C while a browser's connection is open: it exits within 2 s (idle, it takes
+    well under one; it once took seconds in the interpreter's exit); then started again on the same port: the second
+    binds at once (SO_REUSEADDR) and serves."""
     import http.client
     import signal
     import socket
@@ -287,8 +288,10 @@ def test_serve_restarts_on_its_port_at_once(tmp_path):
         raise AssertionError("the server did not answer")
 
     first, connection = start()
+    interrupted = time.monotonic()
     first.send_signal(signal.SIGINT)  # Ctrl-C: the server closes the open connection (its side in TIME_WAIT)
     assert first.wait(30) in (0, 130)  # 130: stopped by Ctrl-C
+    assert time.monotonic() - interrupted < 2, f"Ctrl-C took {time.monotonic() - interrupted:.1f} s"
     second, again = start()  # bound and answering
     try:
         assert second.poll() is None
@@ -297,6 +300,41 @@ def test_serve_restarts_on_its_port_at_once(tmp_path):
         second.wait(30)
         connection.close()
         again.close()
+
+
+def test_ctrl_c_stops_the_agents_computing(client, server):
+    """Ctrl-C (SIGINT, here raised in the test's own main thread) sets the server's ``stopping`` before the handler
+    it found runs (uvicorn's, under `bridgerl serve`); a stopping server computes no more of an agents' board (503,
+    one line, nothing cached) and a table's agents make no more moves, so that the shutdown does not wait for them;
+    the handlers are put back afterwards."""
+    import signal
+    import threading
+
+    from bridgerl.web.app import _stop_on_signals
+
+    if threading.current_thread() is not threading.main_thread():
+        pytest.skip("signal handlers are set in the main thread only")
+    caught = []
+
+    def uvicorns(sig, frame):  # in the place of uvicorn's handler
+        caught.append(sig)
+
+    before = signal.signal(signal.SIGINT, uvicorns)
+    try:
+        restore = _stop_on_signals(server)
+        signal.raise_signal(signal.SIGINT)
+        assert caught == [signal.SIGINT] and server.stopping.is_set()
+        restore()
+        assert signal.getsignal(signal.SIGINT) is uvicorns
+        assert "the server is stopping" in _one_line(client.get("/api/boards/44/play"), 503)
+        assert not any(key[0] == 44 for key in server._plays)
+        dealer = client.get("/api/boards/45").json()["dealer"]
+        seat = "NESW"["NESW".index(dealer) - 1]  # the seat before the dealer: the agents call first
+        table = client.post("/api/tables", json={"index": 45, "seats": seat}).json()  # waits for the agents
+        assert table["log"] == [] and table["to_act"] == dealer and not table["thinking"]
+    finally:
+        server.stopping.clear()
+        signal.signal(signal.SIGINT, before)
 
 
 def test_progress_tells_how_far_the_agents_board_is(client, server):

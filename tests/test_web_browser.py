@@ -38,12 +38,15 @@ def _browser():
 
 
 @pytest.fixture(scope="module")
-def url():
+def served():
+    """The server under test, uvicorn in a thread at a free port of this machine: (its address, the `Server`, which a
+    test may hold up to see what the page shows while an agent is slow)."""
     import uvicorn
 
     from bridgerl.web.app import Server, create_app
 
-    app = create_app(Server(data="test", ns=GAME, ew="bid=rules,play=pimc:worlds=2", explain_deals=150))
+    served = Server(data="test", ns=GAME, ew="bid=rules,play=pimc:worlds=2", explain_deals=150)
+    app = create_app(served)
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
@@ -54,9 +57,33 @@ def url():
     while not server.started and time.monotonic() < deadline:
         time.sleep(0.05)
     assert server.started, "the server did not start"
-    yield f"http://127.0.0.1:{port}/"
+    yield f"http://127.0.0.1:{port}/", served
     server.should_exit = True
     thread.join(10)
+
+
+@pytest.fixture(scope="module")
+def url(served):
+    return served[0]
+
+
+@contextlib.contextmanager
+def _slow_agents(server):
+    """Every move of the agents at the seated tables of ``server`` waits until the block ends: a slow agent, for what
+    the page shows while it waits (the table's own answers, nothing of them made up)."""
+    gate = threading.Event()
+    step = server._agent_step
+
+    def held(table, generation):
+        gate.wait(60)
+        return step(table, generation)
+
+    server._agent_step = held
+    try:
+        yield
+    finally:
+        gate.set()
+        del server._agent_step  # the method again
 
 
 def test_the_page_in_chromium(url, tmp_path):
@@ -148,7 +175,8 @@ def test_a_seated_board_flips_and_a_narrow_window(url):
     """A pair seated at North-South plays a whole board with the keyboard only (focus stays on what can be chosen),
     never asks the server for the deal while seated (the table's own responses carry what the seats may see), and
     sees every trick with its winner in the play so far; a quick flip through boards makes the server compute only
-    the board it stops on (checked by what the server computed); at 390 px nothing overflows sideways."""
+    the board it stops on (checked by what the server computed); at 390 px nothing overflows sideways and the hands'
+    labels are whole."""
     import json
     import urllib.request
 
@@ -248,6 +276,7 @@ def test_a_seated_board_flips_and_a_narrow_window(url):
 
         page.set_viewport_size({"width": 390, "height": 800})
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        _labels_in_full(page)  # each hand's label whole, wrapped where it is long
 
 
 def _settled(page, timeout=120_000):
@@ -277,6 +306,30 @@ def _boxes(page, selector):
     return [page.locator(selector).nth(k).bounding_box() for k in range(page.locator(selector).count())]
 
 
+def _in_view(page, selector) -> None:
+    """Everything ``selector`` matches lies inside the window as it opens (scrolled to the top): seen without
+    scrolling."""
+    page.evaluate("window.scrollTo(0, 0)")
+    size = page.viewport_size
+    boxes = _boxes(page, selector)
+    outside = [box for box in boxes if box["x"] < 0 or box["y"] < 0 or box["x"] + box["width"] > size["width"] + 0.5
+               or box["y"] + box["height"] > size["height"] + 0.5]
+    assert boxes and not outside, (size, outside)
+
+
+def _labels_in_full(page) -> dict:
+    """The label of each hand (who acts for it) is shown in full: nothing cut off across or down (no ellipsis) and
+    nothing out of its hand's box. Returns the labels by seat."""
+    labels = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll('.hand .who')].map((e) => {
+        const r = e.getBoundingClientRect(), hand = e.closest('.hand').getBoundingClientRect();
+        const fits = e.scrollWidth <= e.clientWidth && e.scrollHeight <= e.clientHeight &&
+            r.right <= hand.right + 0.5 && r.bottom <= hand.bottom + 0.5;
+        return [e.closest('.hand').id.slice(-1), [e.textContent, fits]];
+    }))""")
+    assert len(labels) == 4 and all(fits for _, fits in labels.values()), labels
+    return {seat: text for seat, (text, _) in labels.items()}
+
+
 def _check_tap_targets(page) -> None:
     """Every visible button, list, field, checkbox, summary and auction cell is at least 24 px each way."""
     targets = page.evaluate("""() => [...document.querySelectorAll(
@@ -287,11 +340,16 @@ def _check_tap_targets(page) -> None:
     assert len(targets) > 10 and not small, small
 
 
-def test_seated_controls_in_chromium(url):
-    """The address (board number shown, typed addresses, Back); your seat at the bottom at every seat; a double-click
-    on a dimmed call and on a card makes at most one move and a refusal moves nothing; dummy's label; undo, claim and
+def test_seated_controls_in_chromium(served):
+    """The address (board number shown, typed addresses, Back); your seat at the bottom at every seat; the whole
+    bidding box (Pass, X and XX first) in view without scrolling at 390 x 844 on every turn; a double-click on a
+    dimmed call and on a card makes at most one move and a refusal moves nothing; a flip clears the vulnerability
+    and disables Undo at once, until the next table is in; dummy's label, in full at 1400 and at 390 px; the status
+    line names the card played from dummy ("your turn: S to play from dummy (N)", "E to play from dummy (W)"); a
+    slow agent is named with the seconds it has been thinking, counted up while the page waits; undo, claim and
     concede; leaving a seated board asks, and it is taken up again where it was (never face up), after a reload
     too; 24 px targets at 390 px; the agents' progress; "the server stopped"."""
+    url, server = served
     with _browser() as browser:
         page = browser.new_page(viewport={"width": 1400, "height": 900})
         errors, dialogs = [], []
@@ -321,8 +379,14 @@ def test_seated_controls_in_chromium(url):
             assert page.url.endswith(f"#board={number}&seat={seat}")
         assert dialogs.count("confirm") == 4  # each unfinished board left asked first
 
-        # seated South at board 47: a double-click on a dimmed call moves nothing, not even the bidding box
+        # seated South at board 47: on a phone the whole bidding box is in view, Pass, X and XX first
         assert page.is_visible("#bidbox")
+        assert page.get_attribute("#bidbox button >> nth=0", "data-call") == "Pass"
+        page.set_viewport_size({"width": 390, "height": 844})
+        _in_view(page, "#bidbox, #bidbox button")
+        page.set_viewport_size({"width": 1400, "height": 900})
+
+        # a double-click on a dimmed call moves nothing, not even the bidding box
         boxes, calls = _boxes(page, "#bidbox button"), page.locator("#auction td.call").count()
         page.dblclick("#bidbox button.illegal >> nth=0")
         page.wait_for_function("document.getElementById('message').textContent.length > 0")
@@ -336,7 +400,24 @@ def test_seated_controls_in_chromium(url):
 
         # leaving asks; the next board is dealt to you face down; the left board comes back where it was
         left = page.evaluate("({id: table.id, log: table.log})")
+        vulnerable = "#auction thead th.vul, .hand h3.vul"
+        # board 47 has North-South vulnerable, and your call to take back
+        assert page.locator(vulnerable).count() > 0 and page.is_enabled("#undo")
+        held = []  # the next table's request held: the flip caught before the new board is in
+
+        def new_table(address):
+            return address.endswith("/api/tables?wait=false")
+
+        page.route(new_table, lambda route: held.append(route))
         page.click("#next-board")
+        assert page.locator(vulnerable).count() == 0 and page.is_disabled("#undo")  # at once
+        for _ in range(100):
+            if held:
+                break
+            page.wait_for_timeout(50)
+        assert held and page.locator(vulnerable).count() == 0 and page.is_disabled("#undo")  # while it loads
+        held[0].continue_()
+        page.unroute(new_table)
         _settled(page)
         assert page.evaluate("table.index") == 47 and page.locator(".hand.hidden").count() >= 2
         assert page.inner_text("#ddpar") == ""
@@ -365,7 +446,10 @@ def test_seated_controls_in_chromium(url):
             _settled(page)
         assert page.evaluate("table.contract") == "3NT" and page.evaluate("table.your_turn")
         dummy = page.evaluate("SEATS[(SEATS.indexOf(table.declarer) + 2) % 4]")
-        assert "dummy, played by you" in page.inner_text(f"#hand-{dummy} .who")
+        assert _labels_in_full(page)[dummy] == "dummy, played by you"
+        declarer = page.evaluate("table.declarer")  # after the opening lead dummy plays: declarer picks its card
+        assert page.evaluate("[table.to_act, table.seat_to_play]") == [declarer, dummy]
+        assert page.inner_text("#step").endswith(f"your turn: {declarer} to play from dummy ({dummy})")
         before, moves = page.evaluate("table.log"), _own_moves(page)
         page.dblclick(".hand button.card.legal >> nth=0")
         page.wait_for_timeout(100)
@@ -396,14 +480,32 @@ def test_seated_controls_in_chromium(url):
         if page.evaluate("table.log.length") == 0:  # nothing called yet: no empty first row of the auction
             assert page.locator("#auction tbody tr").count() == 0
         assert "0 of 0" not in page.inner_text("#claim-tricks")  # nothing to claim during the auction
+        page.set_viewport_size({"width": 390, "height": 844})  # on a phone: the bidding box in view at every turn
         while page.evaluate("table.phase") == "auction":
+            _in_view(page, "#bidbox, #bidbox button")
             page.click("#bidbox button[data-call='Pass']")
             page.wait_for_timeout(50)
             _settled(page)
-        page.set_viewport_size({"width": 390, "height": 844})  # tap targets of at least 24 px on a phone
-        assert page.locator(".hand button.card").count() > 0
+        assert page.locator(".hand button.card").count() > 0  # tap targets of at least 24 px on a phone
         _check_tap_targets(page)
-        page.set_viewport_size({"width": 1400, "height": 900})
+
+        # the opening lead with declarer slow to play dummy's card: the status line names dummy's card and the
+        # thinking line counts the seconds while the page waits; dummy's label is whole on a phone and wide
+        with _slow_agents(server):
+            page.click(".hand button.card.legal >> nth=0")
+            page.wait_for_function("document.getElementById('thinking-time').textContent === '1 s'", timeout=30_000)
+            page.wait_for_function("document.getElementById('thinking-time').textContent === '2 s'", timeout=30_000)
+            declarer, dummy = page.evaluate("[table.declarer, table.seat_to_play]")
+            name = {"N": "North", "E": "East", "S": "South", "W": "West"}[declarer]
+            assert page.is_visible("#thinking") and page.evaluate("table.thinking && busy")
+            assert page.inner_text("#thinking-who") == f"{name} (for dummy, {dummy}) is thinking\u2026"
+            assert page.inner_text("#step").endswith(f"{declarer} to play from dummy ({dummy})")
+            labels = _labels_in_full(page)
+            assert labels[dummy] == f"dummy, played by declarer {declarer} (plays: pimc:worlds=2)"
+            page.set_viewport_size({"width": 1400, "height": 900})
+            assert _labels_in_full(page) == labels
+        _settled(page)
+        assert not page.is_visible("#thinking")
         confirms = dialogs.count("confirm")
         page.click("#concede")
         _settled(page)

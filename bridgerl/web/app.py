@@ -26,7 +26,9 @@ given alone is played by the server's card player (the released learned one, ``m
 there: boards then load in seconds; else ``pimc:worlds=20``). Bad input gets a 4xx with a one-line ``detail``;
 the agents' boards are computed one at a time (``board_lock``) and cached, while each seated table moves under its own
 lock, so a table's agents never wait behind a board's search (DDS itself takes one search at a time in a process:
-`bridgerl.core.dd.DDS_LOCK`). A seated table's
+`bridgerl.core.dd.DDS_LOCK`). Ctrl-C stops `bridgerl serve` at once: a board being computed stops at its next
+call or card (``Server.stopping``, set before uvicorn's own handler runs) and the objects the server holds are frozen
+for the interpreter's exit (the app's lifespan). A seated table's
 responses show only what its seats may see until the board is over (the deal, the DD table and par come with the
 end).
 
@@ -45,7 +47,10 @@ HumanTable, check_request_spec`` works as before).
 
 from __future__ import annotations
 
+import contextlib
+import gc
 import itertools
+import signal
 import threading
 from pathlib import Path
 
@@ -100,6 +105,7 @@ class Server(BoardViews, HumanTables):
         self._custom: list = []            # boards posted as PBN: indices len(dataset), len(dataset) + 1, ...
         self._records: dict = {}           # index -> the HandRecord of a posted board with its own auction
         self.progress: dict = {}           # the agents' board being computed: index, pairs, calls and cards so far
+        self.stopping = threading.Event()  # set by Ctrl-C: a board being computed stops at its next call or card
         self._explaining: dict = {}        # bidders of the explanations: copies, so that they never shift the games
         for side, spec in enumerate((ns, ew)):  # the defaults must load (the command's own specs)
             self._pairs[(spec, side)] = load_pair(spec, seed + side)
@@ -123,6 +129,12 @@ class Server(BoardViews, HumanTables):
         if client is not None and seq is not None and seq < self._latest.get(client, seq):
             raise HTTPException(409, f"request {seq} of {client} was superseded by request "
                                      f"{self._latest[client]}: nothing computed")
+
+    def check_running(self) -> None:
+        """503 once Ctrl-C has stopped the server (``stopping``): a board being computed stops at its next call or
+        card, so that the server's shutdown never waits for the rest of it."""
+        if self.stopping.is_set():
+            raise HTTPException(503, "the server is stopping: nothing more is computed")
 
     def pair(self, spec: str | None, side: int, request: bool = True):
         """The `Pair` of a spec (the server's default for None), loaded once."""
@@ -158,10 +170,49 @@ class Server(BoardViews, HumanTables):
                     agent.reseed(agent_seed(self.seed, index, side))
 
 
+def _stop_on_signals(server: Server):
+    """While the app runs in the main thread (`bridgerl serve`): Ctrl-C (SIGINT) and SIGTERM set
+    ``server.stopping`` before uvicorn's own handler runs, so that a board being computed gives up at its next call
+    or card (its request answered 503) instead of holding the shutdown until the whole board is played. Returns what
+    puts the handlers back; elsewhere (a server in a thread of the tests) it does nothing."""
+    if threading.current_thread() is not threading.main_thread():
+        return lambda: None
+    handlers = {sig: signal.getsignal(sig) for sig in (signal.SIGINT, signal.SIGTERM)}
+    previous = {sig: handler for sig, handler in handlers.items() if callable(handler)}  # uvicorn's handle_exit
+
+    def stop(sig, frame):
+        server.stopping.set()
+        previous[sig](sig, frame)
+
+    for sig in previous:
+        signal.signal(sig, stop)
+
+    def restore() -> None:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
+
+    return restore
+
+
 def create_app(server: Server) -> FastAPI:
     """The FastAPI app of ``server``."""
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI):
+        restore = _stop_on_signals(server)
+        try:
+            yield
+        finally:
+            restore()
+            if threading.current_thread() is threading.main_thread():
+                # The process ends with the server (`bridgerl serve`): the objects it holds (the agents, JAX, the
+                # dataset: some 200,000) are frozen, so that the interpreter's exit does not walk them all again
+                # for reference cycles, which took a second of the Ctrl-C; a server in a thread of another program
+                # leaves that program's collector alone.
+                gc.freeze()
+
     app = FastAPI(title="bridgerl", description="Deals, agents and explanations of their calls and cards",
-                  version="1")
+                  version="1", lifespan=lifespan)
     app.mount("/static", StaticFiles(directory=STATIC), name="static")
 
     @app.exception_handler(RequestValidationError)

@@ -156,6 +156,7 @@ class BoardViews:
                 final = bid_auctions([BridgeState.start(deal)], [pairs], [index])[0]
                 state, calls = BridgeState.start(deal), []
                 for call in final.auction.calls:
+                    self.check_running()
                     self.progress = {**self.progress, "calls": len(calls)}
                     seat = state.auction.to_act
                     pair = pairs[seat % 2]
@@ -190,6 +191,7 @@ class BoardViews:
                 cards = []
 
                 def trace(before: BridgeState, action: int, pair) -> None:  # after the player chose, before the card
+                    self.check_running()
                     view = before.view()
                     forced = len(view.equivalent_groups()) == 1
                     explanation = ({"kind": "forced", "note": "one choice (the legal cards are equivalent)"}

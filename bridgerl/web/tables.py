@@ -83,12 +83,14 @@ class HumanTables:
         return self.tables[table_id]
 
     def _agent_step(self, table: HumanTable, generation: int) -> bool:
-        """One move of the agent to act, under the lock; False when it is the person's turn, the board is over or
-        the table moved on (an undo or an end since ``generation``). An agent's illegal action raises GameError,
+        """One move of the agent to act, under the lock; False when it is the person's turn, the board is over,
+        the table moved on (an undo or an end since ``generation``) or the server is stopping (Ctrl-C: a request that
+        waits for the agents is answered with the table as it stands). An agent's illegal action raises GameError,
         the server's fault."""
         with table.lock:
             state = table.state
-            if table.generation != generation or table.over or state.player in table.seats:
+            if (table.generation != generation or table.over or state.player in table.seats
+                    or self.stopping.is_set()):
                 return False
             if state.phase == "auction":
                 table.state = bid_auctions([state], [table.pairs], [table.index], stop=lambda s: s is not state)[0]

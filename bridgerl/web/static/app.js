@@ -3,6 +3,7 @@
 "use strict";
 
 const SEATS = ["N", "E", "S", "W"];
+const NAMES = { N: "North", E: "East", S: "South", W: "West" };
 const SUITS = ["S", "H", "D", "C"];
 const SYMBOL = { S: "\u2660", H: "\u2665", D: "\u2666", C: "\u2663", N: "NT" };
 const RANKS = "AKQJT98765432";
@@ -102,10 +103,9 @@ function playedHtml(c) { return `<span class="played pos-${position(c.seat)}">${
 function renderHand(seat, suits, options = {}) {
   const div = $(`hand-${seat}`);
   const vul = board && vulnerable(seat, board.vulnerability);
-  const name = { N: "North", E: "East", S: "South", W: "West" }[seat];
-  const label = name + (board && board.dealer === seat ? " (dealer)" : "");
+  const label = NAMES[seat] + (board && board.dealer === seat ? " (dealer)" : "");
   let html = `<h3 class="${vul ? "vul" : ""}">${label}</h3>` +
-    (options.who ? `<div class="who" title="${escapeHtml(options.who)}">${escapeHtml(options.who)}</div>` : "");
+    (options.who ? `<div class="who">${escapeHtml(options.who)}</div>` : "");  // in full: it wraps
   if (suits === null) {
     div.className = `hand hidden pos-${position(seat)}`;
     html += `<div class="backs" title="${options.count ?? 13} cards">` +
@@ -215,22 +215,25 @@ function mayLeave() {
                         "address or Back) to play on where you left it.");
 }
 
-// an empty table while a board loads (or after a bad number): nothing of the previous board stays on screen
+// an empty table while a board loads (or after a bad number): nothing of the previous board stays on screen, its
+// vulnerability included, and the seated controls (Undo, Claim, Concede) stay disabled until the new table is in
 function clearBoard(title) {
   board = null;
   for (const seat of SEATS) { $(`hand-${seat}`).innerHTML = ""; $(`hand-${seat}`).className = `hand pos-${position(seat)}`; }
   $("auction").querySelector("tbody").innerHTML = "";
+  renderAuctionHeader();
   $("trick").innerHTML = $("ddpar").innerHTML = $("explanation").innerHTML = $("result").innerHTML = "";
   $("step").textContent = "";
   $("board-title").textContent = title || "";
   $("bidbox").hidden = true;
+  $("undo").disabled = $("claim").disabled = $("concede").disabled = $("claim-tricks").disabled = true;
 }
 
 function renderAuctionHeader() {
   $("auction").querySelectorAll("thead th").forEach((th) => {
     const seat = th.textContent.trim()[0];
     th.className = board && vulnerable(seat, board.vulnerability) ? "vul" : "";
-    th.title = board && vulnerable(seat, board.vulnerability) ? "vulnerable" : "not vulnerable";
+    th.title = !board ? "" : vulnerable(seat, board.vulnerability) ? "vulnerable" : "not vulnerable";
   });
 }
 
@@ -480,7 +483,7 @@ async function follow(answer, before) {
   const mine = request;
   table = answer;
   busy = true;  // nothing to choose while the new cards are shown
-  $("thinking").classList.toggle("shown", answer.thinking);
+  showThinking(answer.thinking);
   await showNewCards(before);
   if (mine !== request || table !== answer) return;
   if (answer.phase === "over" && open[answer.index] && open[answer.index].id === answer.id) {
@@ -522,7 +525,38 @@ function pollTable(answer, mine, delay, failures) {
 function stopPolling() {
   clearTimeout(pollTimer);
   busy = false;
-  $("thinking").classList.remove("shown");
+  showThinking(false);
+}
+
+// the thinking line while the page waits for the agents: who is to move and for how long the page has waited for
+// that move (counted again from 0 s with every move that comes), updated every quarter of a second
+let thinkingSince = null;  // {moves: the table's moves when the wait began, at: when}
+let thinkingClock = null;
+
+function showThinking(on) {
+  $("thinking").classList.toggle("shown", on);
+  if (!on) {
+    clearInterval(thinkingClock);
+    thinkingClock = thinkingSince = null;
+    return;
+  }
+  const moves = table ? table.log.length : -1;
+  if (!thinkingSince || thinkingSince.moves !== moves) thinkingSince = { moves, at: Date.now() };
+  if (thinkingClock === null) thinkingClock = setInterval(renderThinking, 250);
+  renderThinking();
+}
+
+function renderThinking() {
+  if (!thinkingSince) return;
+  const t = table, seconds = Math.floor((Date.now() - thinkingSince.at) / 1000);
+  let who = "The agents are";  // the person's move on its way: no agent named yet
+  if (t && t.thinking && t.to_act && !t.seats.includes(t.to_act)) {
+    who = NAMES[t.to_act] + (t.seat_to_play && t.seat_to_play !== t.to_act ? ` (for dummy, ${t.seat_to_play})` : "") +
+      " is";
+  }
+  const text = `${who} thinking\u2026`;  // written only when it changes: a screen reader says it once
+  if ($("thinking-who").textContent !== text) $("thinking-who").textContent = text;
+  $("thinking-time").textContent = `${seconds} s`;
 }
 
 // a call or card of the person: one at a time (nothing while a move is on its way), and the second click of a
@@ -536,7 +570,7 @@ async function humanMove(kind, value, event) {
 async function tableAction(path, body) {
   const mine = request;
   busy = true;
-  $("thinking").classList.add("shown");
+  showThinking(true);
   $("bidbox").querySelectorAll("button").forEach((b) => { b.disabled = true; });
   document.querySelectorAll(".hand button.card, #table-controls button").forEach((b) => { b.disabled = true; });
   const before = cardCount(table);
@@ -550,7 +584,7 @@ async function tableAction(path, body) {
   } catch (error) {
     if (mine !== request) return;
     busy = false;
-    $("thinking").classList.remove("shown");
+    showThinking(false);
     say(error.message);
     if (table) renderTable();
   }
@@ -614,10 +648,7 @@ function renderTable() {
   // the trick in progress; between tricks, the last one with its winner (a reply of several cards never hides it)
   const shown = t.trick.length ? t.trick : (t.last_trick ? t.last_trick.cards : []);
   $("trick").innerHTML = shown.map(playedHtml).join("");
-  const fromDummy = t.seat_to_play && t.seat_to_play !== t.to_act ? `, from dummy ${t.seat_to_play}` : "";
-  const ended = t.ended ? ` (${t.ended.how === "claim" ? "claimed" : "conceded"})` : "";
-  const turn = t.phase === "over" ? `board over${ended}`
-    : (t.your_turn ? `your turn (${t.to_act}${fromDummy})` : `${t.to_act} to act`);
+  const turn = turnText(t);
   let status = turn;
   if (t.contract) {
     // after a claim or concession the tricks are the result's (declarer's total agreed), not those played
@@ -654,6 +685,17 @@ function renderTable() {
   focusNext();
 }
 
+// whose turn the status line gives: who calls or plays, and from dummy's hand when declarer plays dummy's card
+// ("W to play from dummy (E)", "your turn: S to call")
+function turnText(t) {
+  if (t.phase === "over") {
+    return "board over" + (t.ended ? ` (${t.ended.how === "claim" ? "claimed" : "conceded"})` : "");
+  }
+  const what = t.phase === "auction" ? `${t.to_act} to call` : (t.seat_to_play && t.seat_to_play !== t.to_act
+    ? `${t.to_act} to play from dummy (${t.seat_to_play})` : `${t.to_act} to play`);
+  return t.your_turn ? `your turn: ${what}` : what;
+}
+
 // the agents' reply card by card: each card in the middle of the table for a moment, and every completed trick
 // (with its winning card) before the next one starts, however many cards the reply holds
 const CARD_PAUSE_MS = 350;
@@ -681,14 +723,14 @@ function renderBidbox() {
   const t = table;
   if (!t || t.phase !== "auction" || !t.your_turn) { box.hidden = true; return; }
   box.hidden = false;
-  let html = "";
+  // Pass, X and XX first, above the bids: the calls made most often are the first seen, on a phone too
+  let html = `<div class="wide">${["Pass", "X", "XX"].map((call) => bidButton(call, t.legal)).join("")}</div>`;
   for (let level = 1; level <= 7; level++) {
     for (const strain of ["C", "D", "H", "S", "NT"]) {
       const call = `${level}${strain}`;
       html += bidButton(call, t.legal);
     }
   }
-  html += `<div class="wide">${["Pass", "X", "XX"].map((call) => bidButton(call, t.legal)).join("")}</div>`;
   box.innerHTML = html;
   box.querySelectorAll("button").forEach((b) => b.addEventListener("click", (event) => {
     humanMove("call", b.dataset.call, event);
