@@ -210,7 +210,7 @@ def test_a_misbehaving_seat_gets_one_line_and_no_wrong_board(tmp_path, misbehave
 
 
 def test_robots_conventions_are_accepted(tmp_path):
-    """WBridge5 connects "as ANYPL" (it gets its port's seat); BEN ends every message with a full stop."""
+    """WBridge5 connects "as ANYPL" (it gets its port's seat); a message with a full stop at the end is read too."""
     results, errors, raws = session(tmp_path, deals=2, raw={(0, 3): {"anypl": True, "full_stops": True}}, specs=GOOD)
     assert raws[0, 3].error is None, raws[0, 3].error
     assert results["failure"] is None and not errors and raws[0, 3].boards == 2
@@ -393,7 +393,7 @@ def test_brl_refuses_a_pickle_that_carries_code_or_is_not_brls(tmp_path, payload
 
 
 def test_the_words_of_other_programs_parse():
-    """Lines as WBridge5 (OpenSpiel's transcript), BEN (full stops) and other managers write them."""
+    """Lines as WBridge5 (OpenSpiel's transcript), BEN and other managers write them (with or without a full stop)."""
     from bridgerl.arena import protocol as P
 
     lines = {

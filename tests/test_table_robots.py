@@ -257,11 +257,13 @@ def _replay(sock: socket.socket, lines, ours: str, problems: list) -> None:
             sock.sendall(line.encode() + b"\r\n")
 
 
-def test_bridge_envs_clients_replayed_at_our_manager_line_for_line(tmp_path):
-    """bridge_env's client in all four seats (recorded): our manager answers every line as recorded."""
-    seats = _transcript("bridge_env_client.txt")
+def _replay_seats_at_our_manager(name: str, tmp_path) -> dict:
+    """Replay each seat's recorded lines of transcript ``name`` at our manager (``--data test --start 0 --deals 2``,
+    no ``--timing``, as recorded), one connection per seat; every line the manager sends must be the recorded one."""
+    seats = _transcript(name)
     port = free_ports(4)
-    manager = TableManager("test", tmp_path / "b.pbn", port, deals=2)
+    manager = TableManager("test", tmp_path / "b.pbn", port, start=0, deals=2)
+    manager.RESEND_SECONDS = 0.2  # the resend's wait, not its timing, is what the transcripts hold
     problems: list = []
 
     def client(seat, lines):
@@ -274,6 +276,26 @@ def test_bridge_envs_clients_replayed_at_our_manager_line_for_line(tmp_path):
         thread.join(30)
     assert not problems, problems
     assert results["failure"] is None and results["boards_played"] == 2
+    return seats
+
+
+def test_bridge_envs_clients_replayed_at_our_manager_line_for_line(tmp_path):
+    """bridge_env's client in all four seats (recorded): our manager answers every line as recorded."""
+    _replay_seats_at_our_manager("bridge_env_client.txt", tmp_path)
+
+
+@pytest.mark.parametrize("name, ben", [("ben_client_south.txt", {"South"}),
+                                       ("ben_client_east_west.txt", {"East", "West"}),
+                                       ("ben_client_four_seats.txt", {"North", "East", "South", "West"})])
+def test_bens_client_replayed_at_our_manager_line_for_line(name, ben, tmp_path):
+    """BEN's table_manager_client.py (recorded, run unchanged; our own seats at the rest): our manager answers every
+    line as recorded, the resend of board 2's Start of board to each BEN seat included (2 s at a real table)."""
+    seats = _replay_seats_at_our_manager(name, tmp_path)
+    for seat, lines in seats.items():
+        connecting = lines[0][1]
+        assert connecting.startswith('Connecting "BEN"' if seat in ben else 'Connecting "'), connecting
+        starts = [line for direction, line in lines if direction == "<-" and line == "Start of board"]
+        assert len(starts) == (3 if seat in ben else 2), (seat, starts)  # board 2's sent again to BEN only
 
 
 @pytest.mark.parametrize("seat", ["North", "West"])
