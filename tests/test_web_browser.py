@@ -17,6 +17,9 @@ pytest.importorskip("fastapi", reason="the web extra is not installed: pip insta
 pytest.importorskip("uvicorn", reason="the web extra is not installed: pip install -e '.[web]' (it is in dev)")
 sync_api = pytest.importorskip("playwright.sync_api", reason="Playwright is not installed (it is in the dev extra)")
 
+from helper_browser import (check_tap_targets, element_boxes, in_view, labels_in_full, own_moves,  # noqa: E402
+                            settled, slow_agents)
+
 CHROMIUM = next((path for path in map(shutil.which, ("chromium", "chromium-browser", "google-chrome")) if path), None)
 if CHROMIUM is None and os.environ.get("CI"):
     pytest.fail("no Chromium in CI: .ci/run installs Debian's chromium (apt-get install chromium)", pytrace=False)
@@ -65,25 +68,6 @@ def served():
 @pytest.fixture(scope="module")
 def url(served):
     return served[0]
-
-
-@contextlib.contextmanager
-def _slow_agents(server):
-    """Every move of the agents at the seated tables of ``server`` waits until the block ends: a slow agent, for what
-    the page shows while it waits (the table's own answers, nothing of them made up)."""
-    gate = threading.Event()
-    step = server._agent_step
-
-    def held(table, generation):
-        gate.wait(60)
-        return step(table, generation)
-
-    server._agent_step = held
-    try:
-        yield
-    finally:
-        gate.set()
-        del server._agent_step  # the method again
 
 
 def test_the_page_in_chromium(url, tmp_path):
@@ -276,68 +260,7 @@ def test_a_seated_board_flips_and_a_narrow_window(url):
 
         page.set_viewport_size({"width": 390, "height": 800})
         assert page.evaluate("document.documentElement.scrollWidth") <= 390
-        _labels_in_full(page)  # each hand's label whole, wrapped where it is long
-
-
-def _settled(page, timeout=120_000):
-    """Wait until the person can act at the table or the board is over (the agents done, the new cards shown); on a
-    timeout, fail with what the page and the server had (the page's table, ``busy``, its message, the server's view
-    of the same table), so that a slow agent and a page that stopped asking can be told apart."""
-    try:
-        page.wait_for_function("table && !busy && !table.thinking && (table.your_turn || table.phase === 'over')",
-                               timeout=timeout)
-    except sync_api.TimeoutError:
-        seen = page.evaluate("""async () => {
-            const mine = table && {id: table.id, phase: table.phase, to_act: table.to_act, your_turn: table.your_turn,
-                                   thinking: table.thinking, moves: table.log.length};
-            const server = table ? await (await fetch(`/api/tables/${table.id}`)).json() : null;
-            return {page: mine, busy, message: document.getElementById('message').textContent,
-                    server: server && {phase: server.phase, to_act: server.to_act, your_turn: server.your_turn,
-                                       thinking: server.thinking, moves: server.log.length, notice: server.notice}};
-        }""")
-        pytest.fail(f"the table did not settle in {timeout / 1000:.0f} s: {seen}", pytrace=False)
-
-
-def _own_moves(page) -> int:
-    return page.evaluate("table.log.filter((x) => table.seats.includes(x.player)).length")
-
-
-def _boxes(page, selector):
-    return [page.locator(selector).nth(k).bounding_box() for k in range(page.locator(selector).count())]
-
-
-def _in_view(page, selector) -> None:
-    """Everything ``selector`` matches lies inside the window as it opens (scrolled to the top): seen without
-    scrolling."""
-    page.evaluate("window.scrollTo(0, 0)")
-    size = page.viewport_size
-    boxes = _boxes(page, selector)
-    outside = [box for box in boxes if box["x"] < 0 or box["y"] < 0 or box["x"] + box["width"] > size["width"] + 0.5
-               or box["y"] + box["height"] > size["height"] + 0.5]
-    assert boxes and not outside, (size, outside)
-
-
-def _labels_in_full(page) -> dict:
-    """The label of each hand (who acts for it) is shown in full: nothing cut off across or down (no ellipsis) and
-    nothing out of its hand's box. Returns the labels by seat."""
-    labels = page.evaluate("""() => Object.fromEntries([...document.querySelectorAll('.hand .who')].map((e) => {
-        const r = e.getBoundingClientRect(), hand = e.closest('.hand').getBoundingClientRect();
-        const fits = e.scrollWidth <= e.clientWidth && e.scrollHeight <= e.clientHeight &&
-            r.right <= hand.right + 0.5 && r.bottom <= hand.bottom + 0.5;
-        return [e.closest('.hand').id.slice(-1), [e.textContent, fits]];
-    }))""")
-    assert len(labels) == 4 and all(fits for _, fits in labels.values()), labels
-    return {seat: text for seat, (text, _) in labels.items()}
-
-
-def _check_tap_targets(page) -> None:
-    """Every visible button, list, field, checkbox, summary and auction cell is at least 24 px each way."""
-    targets = page.evaluate("""() => [...document.querySelectorAll(
-            'button, select, input, summary, #auction td.call')]
-        .filter((e) => e.offsetParent !== null)
-        .map((e) => { const r = e.getBoundingClientRect(); return [e.id || e.textContent, r.width, r.height]; })""")
-    small = [t for t in targets if t[1] < 23.5 or t[2] < 23.5]
-    assert len(targets) > 10 and not small, small
+        labels_in_full(page)  # each hand's label whole, wrapped where it is long
 
 
 def test_seated_controls_in_chromium(served):
@@ -373,7 +296,7 @@ def test_seated_controls_in_chromium(served):
             page.fill("#index", str(number))
             page.select_option("#seat", seat)
             page.click("#sit")
-            _settled(page)
+            settled(page)
             bottom = "E" if seat == "EW" else seat
             assert "pos-bottom" in page.get_attribute(f"#hand-{bottom}", "class")
             assert page.url.endswith(f"#board={number}&seat={seat}")
@@ -383,20 +306,20 @@ def test_seated_controls_in_chromium(served):
         assert page.is_visible("#bidbox")
         assert page.get_attribute("#bidbox button >> nth=0", "data-call") == "Pass"
         page.set_viewport_size({"width": 390, "height": 844})
-        _in_view(page, "#bidbox, #bidbox button")
+        in_view(page, "#bidbox, #bidbox button")
         page.set_viewport_size({"width": 1400, "height": 900})
 
         # a double-click on a dimmed call moves nothing, not even the bidding box
-        boxes, calls = _boxes(page, "#bidbox button"), page.locator("#auction td.call").count()
+        boxes, calls = element_boxes(page, "#bidbox button"), page.locator("#auction td.call").count()
         page.dblclick("#bidbox button.illegal >> nth=0")
         page.wait_for_function("document.getElementById('message').textContent.length > 0")
         page.wait_for_timeout(300)
-        assert page.locator("#auction td.call").count() == calls and _boxes(page, "#bidbox button") == boxes
-        moves = _own_moves(page)
+        assert page.locator("#auction td.call").count() == calls and element_boxes(page, "#bidbox button") == boxes
+        moves = own_moves(page)
         page.dblclick("#bidbox button[data-call='Pass']")  # a legal call, double-clicked: one call
-        _settled(page)
+        settled(page)
         page.wait_for_timeout(300)
-        assert _own_moves(page) == moves + 1
+        assert own_moves(page) == moves + 1
 
         # leaving asks; the next board is dealt to you face down; the left board comes back where it was
         left = page.evaluate("({id: table.id, log: table.log})")
@@ -418,17 +341,17 @@ def test_seated_controls_in_chromium(served):
         assert held and page.locator(vulnerable).count() == 0 and page.is_disabled("#undo")  # while it loads
         held[0].continue_()
         page.unroute(new_table)
-        _settled(page)
+        settled(page)
         assert page.evaluate("table.index") == 47 and page.locator(".hand.hidden").count() >= 2
         assert page.inner_text("#ddpar") == ""
         page.click("#prev-board")
-        _settled(page)
+        settled(page)
         assert page.evaluate("({id: table.id, log: table.log})") == left
         page.click("#load")  # "Show agents" on a board that is yours to play: the table again, never face up
-        _settled(page)
+        settled(page)
         assert page.evaluate("table && table.id") == left["id"] and page.inner_text("#ddpar") == ""
         page.reload()  # the browser asks (beforeunload); the reloaded page takes the table up again
-        _settled(page)
+        settled(page)
         assert page.evaluate("table.id") == left["id"] and page.evaluate("table.log") == left["log"]
         assert "beforeunload" in dialogs
 
@@ -436,38 +359,38 @@ def test_seated_controls_in_chromium(served):
         page.fill("#index", "12")
         page.select_option("#seat", "NS")
         page.click("#sit")
-        _settled(page)
+        settled(page)
         bid = False
         while page.evaluate("table.phase") == "auction":
             call = "3NT" if not bid and page.evaluate("table.legal.includes('3NT')") else "Pass"
             bid = bid or call == "3NT"
             page.click(f"#bidbox button[data-call='{call}']")
             page.wait_for_timeout(50)
-            _settled(page)
+            settled(page)
         assert page.evaluate("table.contract") == "3NT" and page.evaluate("table.your_turn")
         dummy = page.evaluate("SEATS[(SEATS.indexOf(table.declarer) + 2) % 4]")
-        assert _labels_in_full(page)[dummy] == "dummy, played by you"
+        assert labels_in_full(page)[dummy] == "dummy, played by you"
         declarer = page.evaluate("table.declarer")  # after the opening lead dummy plays: declarer picks its card
         assert page.evaluate("[table.to_act, table.seat_to_play]") == [declarer, dummy]
         assert page.inner_text("#step").endswith(f"your turn: {declarer} to play from dummy ({dummy})")
-        before, moves = page.evaluate("table.log"), _own_moves(page)
+        before, moves = page.evaluate("table.log"), own_moves(page)
         page.dblclick(".hand button.card.legal >> nth=0")
         page.wait_for_timeout(100)
-        _settled(page)
+        settled(page)
         page.wait_for_timeout(300)
-        assert _own_moves(page) == moves + 1  # one card, not two
+        assert own_moves(page) == moves + 1  # one card, not two
         page.click("#undo")
-        _settled(page)
+        settled(page)
         assert page.evaluate("table.log") == before  # the card and the agents' replies taken back
 
         # a claim of every trick left: accepted if double dummy makes it good, else play on; then claim none
         page.click("#claim")
-        _settled(page)
+        settled(page)
         if page.evaluate("table.phase") != "over":
             assert "do not accept" in page.inner_text("#message")
             page.select_option("#claim-tricks", "0")
             page.click("#claim")
-            _settled(page)
+            settled(page)
         assert page.evaluate("table.phase") == "over" and "claimed" in page.inner_text("#step")
         assert "accept your claim" in page.inner_text("#message") and "Duplicate:" in page.inner_text("#result")
         total = page.evaluate("table.result.tricks")  # the status line gives the result, not the tricks played
@@ -476,22 +399,22 @@ def test_seated_controls_in_chromium(served):
         # conceding as a defender (board 7: East-West bid 4S while North-South pass)
         page.fill("#index", "7")
         page.click("#sit")
-        _settled(page)
+        settled(page)
         if page.evaluate("table.log.length") == 0:  # nothing called yet: no empty first row of the auction
             assert page.locator("#auction tbody tr").count() == 0
         assert "0 of 0" not in page.inner_text("#claim-tricks")  # nothing to claim during the auction
         page.set_viewport_size({"width": 390, "height": 844})  # on a phone: the bidding box in view at every turn
         while page.evaluate("table.phase") == "auction":
-            _in_view(page, "#bidbox, #bidbox button")
+            in_view(page, "#bidbox, #bidbox button")
             page.click("#bidbox button[data-call='Pass']")
             page.wait_for_timeout(50)
-            _settled(page)
+            settled(page)
         assert page.locator(".hand button.card").count() > 0  # tap targets of at least 24 px on a phone
-        _check_tap_targets(page)
+        check_tap_targets(page)
 
         # the opening lead with declarer slow to play dummy's card: the status line names dummy's card and the
         # thinking line counts the seconds while the page waits; dummy's label is whole on a phone and wide
-        with _slow_agents(server):
+        with slow_agents(server):
             page.click(".hand button.card.legal >> nth=0")
             page.wait_for_function("document.getElementById('thinking-time').textContent === '1 s'", timeout=30_000)
             page.wait_for_function("document.getElementById('thinking-time').textContent === '2 s'", timeout=30_000)
@@ -500,15 +423,15 @@ def test_seated_controls_in_chromium(served):
             assert page.is_visible("#thinking") and page.evaluate("table.thinking && busy")
             assert page.inner_text("#thinking-who") == f"{name} (for dummy, {dummy}) is thinking\u2026"
             assert page.inner_text("#step").endswith(f"{declarer} to play from dummy ({dummy})")
-            labels = _labels_in_full(page)
+            labels = labels_in_full(page)
             assert labels[dummy] == f"dummy, played by declarer {declarer} (plays: pimc:worlds=2)"
             page.set_viewport_size({"width": 1400, "height": 900})
-            assert _labels_in_full(page) == labels
-        _settled(page)
+            assert labels_in_full(page) == labels
+        settled(page)
         assert not page.is_visible("#thinking")
         confirms = dialogs.count("confirm")
         page.click("#concede")
-        _settled(page)
+        settled(page)
         assert dialogs.count("confirm") == confirms + 1
         assert page.evaluate("table.phase") == "over" and "conceded" in page.inner_text("#step")
 
@@ -523,7 +446,7 @@ def test_seated_controls_in_chromium(served):
         pending[0].continue_()
         page.wait_for_function(agents_in, timeout=120_000)
         page.set_viewport_size({"width": 390, "height": 844})  # reviewing: the stepper, the checkbox, the fields
-        _check_tap_targets(page)
+        check_tap_targets(page)
         page.set_viewport_size({"width": 1400, "height": 900})
         page.unroute("**/api/boards/*/play*")
         page.unroute("**/api/progress")
@@ -543,8 +466,8 @@ def test_a_failed_poll_is_asked_again(url):
         errors, cut = [], []
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.goto(url + "#board=48&seat=S")
-        _settled(page)
-        moves = _own_moves(page)
+        settled(page)
+        moves = own_moves(page)
 
         def thinking(route):  # the move's answer, as if the agents were still moving
             response = route.fetch()
@@ -560,6 +483,6 @@ def test_a_failed_poll_is_asked_again(url):
         page.route("**/api/tables/*", flaky)
         page.click("#bidbox button[data-call='Pass']")
         page.wait_for_function("document.getElementById('message').textContent.includes('asking again')")
-        _settled(page)
-        assert len(cut) == 2 and _own_moves(page) == moves + 1
+        settled(page)
+        assert len(cut) == 2 and own_moves(page) == moves + 1
         assert "asking again" not in page.inner_text("#message") and not errors, errors
