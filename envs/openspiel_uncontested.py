@@ -2,8 +2,8 @@
 
 Two players, 0 = first bidder, 1 = partner, with identical utility. Two chance nodes pick the deal, uniform over the
 dataset rows the side rule allows (a block, then the row: `openspiel_common.RowDealer`; ``game.deal_actions(row)``
-starts at a given row). Information state and observation tensors are the 89 bits of thesis fig. 4.4, then one bit set once the auction
-is over.
+starts at a given row). Information state and observation tensors are the 89 bits of thesis fig. 4.4, then one bit
+set once the auction is over.
 Parameters: ``dataset`` (path or "train"/"test"), ``opening_rules``, ``side``, ``reward``.
 Rules come from `bridgerl.core.uncontested`; this file only adapts them to OpenSpiel.
 """
@@ -106,8 +106,8 @@ class UncontestedBiddingState(DealAuctionState):
         whose opening rules allow that call) and, with the thesis side rule (4.4.6, ``side="thesis"``), that the
         rule deals to this side (someone makes a contract; EW bid unless their constructive par is 0): rejection
         sampling, the side rule checked by `side_rule_deals` (one DDS search of EW's likeliest contract settles
-        most layouts; the whole table, kept for the score, where it does not). The auction's meaning is not read further. ``probability_sampler``
-        (``sampler()`` -> [0, 1)) seeds the draw. The resampled deal is not a dataset row: without the side rule
+        most layouts; the whole table, kept for the score, where it does not). The auction's meaning is not read
+        further. ``probability_sampler`` (``sampler()`` -> [0, 1)) seeds the draw. The resampled deal is not a dataset row: without the side rule
         DDS solves its table if the state is scored. Before the deal, a plain clone."""
         if int(player_id) not in (0, 1):
             raise ValueError(f"player_id must be 0 (first bidder) or 1 (partner), got {player_id}")

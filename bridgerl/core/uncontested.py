@@ -88,10 +88,11 @@ def side_rule_deals(owner: np.ndarray, side: int) -> tuple[bool, np.ndarray | No
     most deals: 7 tricks deal an EW deal (no table: DDS solves it if it is scored); otherwise the whole table
     decides."""
     owner = np.asarray(owner)
-    fits = suit_lengths(owner, 1) + suit_lengths(owner, 3)
+    east, west = suit_lengths(owner, 1), suit_lengths(owner, 3)
+    fits = east + west
     strain = int(np.argmax(fits)) if fits.max() >= 8 else 4
     if strain < 4:
-        declarer = 1 if suit_lengths(owner, 1)[strain] >= suit_lengths(owner, 3)[strain] else 3
+        declarer = 1 if east[strain] >= west[strain] else 3
     else:
         declarer = 1 if hcp(owner, 1) >= hcp(owner, 3) else 3
     if solve_declarer_tricks(owner, declarer, strain) >= 7:
