@@ -20,9 +20,11 @@ layouts of the cards it cannot see, consistent with its view (PIMC's sampler: un
   is left is valued by the card player's value of every card (a network trained with ``train card-player --target
   both``: the best legal card's predicted DD tricks for the side on lead), or counted at the end of the deal (a full
   play-out, ``depth=13``). The card with the most tricks for the searcher's side on average over all ``worlds``
-  wins; ties go to the card player's own choice. All of it runs on the numpy path of `CardPlayer` in batches over
-  (world, candidate): a step of the play-outs is one matrix product per layer for every world and candidate still
-  playing.
+  wins; ties go to the card player's own choice. ``engine=jax`` (the default for play-outs to the end, issue #66)
+  plays every (world, candidate) pair as a row of the JAX whole deal (`bridgerl.agents.play.playout`): one
+  compiled loop, one matrix product per layer and card for all rows. ``engine=numpy`` (the only one for shorter
+  play-outs, which read the card values) runs the numpy path of `CardPlayer` in batches over (world, candidate),
+  with each row's features built in Python.
 
 Decisions without a choice go to the card player. The same seed and view give the same card. What each setting
 cost and gained on `valid` positions: `docs/results.md`, "The card player, second step (issue #50)".
@@ -46,12 +48,15 @@ FULL = 13
 VALUES = ("dds", "playout")
 """How candidates are valued in the worlds: DDS, or the card player's own play."""
 
+ENGINES = ("jax", "numpy")
+"""Where ``values=playout`` plays: batched in the JAX whole deal, or on the card player's numpy path."""
+
 _NEG = -1e9
 
 
 class CardSearch(SeededAgent):
-    """``cardsearch[:model=PATH,values=dds|playout,worlds=W,first=F,prior=P,gate=G,depth=D,auction=A]``: the
-    module docstring's search.
+    """``cardsearch[:model=PATH,values=dds|playout,worlds=W,first=F,prior=P,gate=G,depth=D,engine=E,auction=A]``:
+    the module docstring's search.
 
     ``model``: the card player searched with (default ``models/card-player``); ``values``: ``dds`` (default) or
     ``playout``; ``worlds``: layouts per decision at most (default 6); ``first`` (dds): worlds solved before the card
@@ -59,13 +64,15 @@ class CardSearch(SeededAgent):
     log-probability beside the mean DD tricks (default 0.3); ``gate`` (dds): the card player's entropy (nats) below
     which it plays without a search (default 0: always search); ``depth`` (playout): tricks played after the trick in
     progress before the card values judge the rest (13: to the end; fewer need a player with card values; -1: 0 for
-    such a player, else 13); ``auction``: how worlds are drawn (rules, the default: under the rule system's agreements
-    read from the calls, uniform where none hold; none: uniform among the layouts consistent with the view; sayc,
-    policy: as PIMC's ``auction``). The defaults are the released recipe, chosen on valid positions
+    such a player, else 13); ``engine`` (playout): ``jax`` (default with ``depth=13``) or ``numpy`` (the default,
+    and the only engine, for shorter play-outs); ``auction``: how worlds are drawn (rules, the default: under the
+    rule system's agreements read from the calls, uniform where none hold; none: uniform among the layouts
+    consistent with the view; sayc, policy: as PIMC's ``auction``). The defaults are the released recipe, chosen on valid positions
     (`docs/results.md`, "The card player, second step")."""
 
     def __init__(self, model: str = DEFAULT_MODEL, values: str = "dds", worlds: int = 6, first: int = 1,
-                 prior: float = 0.3, gate: float = 0.0, depth: int = FULL, auction: str = "rules", seed=None):
+                 prior: float = 0.3, gate: float = 0.0, depth: int = FULL, engine: str = "", auction: str = "rules",
+                 seed=None):
         super().__init__(seed)
         if values not in VALUES:
             raise ValueError(f"values must be one of {', '.join(VALUES)}, got {values!r}")
@@ -78,10 +85,13 @@ class CardSearch(SeededAgent):
         if not np.isfinite(gate) or gate < 0:
             raise ValueError(f"gate must be a finite number of nats >= 0, got {gate}")
         other = ([name for name, given, default in (("first", first, 1), ("prior", prior, 0.3), ("gate", gate, 0.0))
-                  if given != default] if values == "playout" else ["depth"] if depth != FULL else [])
+                  if given != default] if values == "playout" else
+                 [name for name, unset in (("depth", depth == FULL), ("engine", not engine)) if not unset])
         if other:
             raise ValueError(f"{', '.join(other)} set but not used by values={values} (first, prior and gate go with "
-                             f"values=dds, depth with values=playout)")
+                             f"values=dds, depth and engine with values=playout)")
+        if engine and engine not in ENGINES:
+            raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
         if not -1 <= depth <= FULL:
             raise ValueError(f"depth must be -1 (auto), 0 (the card values after this trick) .. 13 (to the end), "
                              f"got {depth}")
@@ -97,6 +107,11 @@ class CardSearch(SeededAgent):
         if values == "playout" and self.depth < FULL and not self.player.has_card_values:
             raise ValueError(f"depth {depth}: {model} has no card values to judge a play-out cut short (train one "
                              f"with --target both, or use depth=13)")
+        if values == "playout" and engine == "jax" and self.depth < FULL:
+            raise ValueError(f"engine=jax plays to the end of the deal (depth 13), got depth {self.depth}: a shorter "
+                             f"play-out reads the card values on engine=numpy")
+        self.engine = (engine or ("jax" if self.depth == FULL else "numpy")) if values == "playout" else ""
+        self._playouts = None
         self.bidders: Mapping[int, object] | None = None
         self.rows = 0  # network rows evaluated (trick-loss counts them)
         self.solved = 0  # dds: decisions that solved their first worlds (the others passed the gate)
@@ -173,6 +188,15 @@ class CardSearch(SeededAgent):
     def candidate_values(self, view: PlayerView, candidates: list[int], worlds: np.ndarray) -> np.ndarray:
         """float[C]: the searcher's side's total tricks in the deal after each candidate, averaged over ``worlds``
         (uint8[W, 52] layouts consistent with ``view``)."""
+        if self.engine == "jax":
+            if self._playouts is None:
+                from bridgerl.agents.play.playout import JaxPlayouts
+
+                self._playouts = JaxPlayouts(self.player)
+            before = self._playouts.rows
+            totals = self._playouts.totals(view, candidates, worlds)
+            self.rows += self._playouts.rows - before
+            return totals.mean(0)
         side = view.player % 2
         history = tuple(card for trick in view.all_tricks() for card in trick.cards)
         hands = holdings_of(view, worlds)
@@ -215,7 +239,7 @@ class CardSearch(SeededAgent):
 
     def __repr__(self) -> str:
         how = (f"first={self.first}, prior={self.prior}, gate={self.gate}" if self.values == "dds"
-               else f"depth={self.depth}")
+               else f"depth={self.depth}, engine={self.engine!r}")
         return (f"CardSearch(model={self.model!r}, values={self.values!r}, worlds={self.worlds}, {how}, "
                 f"auction={self.auction!r})")
 
@@ -245,4 +269,4 @@ def _side_tricks(state: PlayState, side: int) -> int:
     return state.declarer_tricks if state.declarer % 2 == side else state.defence_tricks
 
 
-__all__ = ["CardSearch", "FULL", "VALUES"]
+__all__ = ["CardSearch", "ENGINES", "FULL", "VALUES"]

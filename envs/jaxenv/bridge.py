@@ -342,6 +342,36 @@ def play_features(state: State, auction: bool = False) -> jnp.ndarray:
     return out
 
 
+def play_position(owner, fields: dict) -> State:
+    """The state of the deal ``owner`` during the play, given by ``fields`` (`State` field name -> value: the play's
+    fields as a search reads them from a player's view, and the auction's where the player reads them; every other
+    field at its start): what a search starts its play-outs in each world from."""
+    state = start(owner, jnp.zeros((4, 5), jnp.int8), 0, 0, 0, -1)
+    return state.replace(phase=jnp.int32(PLAY),
+                         **{name: jnp.asarray(value, getattr(state, name).dtype) for name, value in fields.items()})
+
+
+def play_card(state: State, card) -> State:
+    """``state`` after the legal ``card`` (0..51) of the play: the trick, its winner, the tricks and whose turn, not
+    the observation or the legal mask (`legal_cards` reads the cards a play-out needs)."""
+    return _card(state, NUM_CALLS + card)
+
+
+def legal_cards(state: State) -> jnp.ndarray:
+    """bool[52]: the cards the seat to play may play."""
+    return _legal_cards(state)
+
+
+def auction_fields_after(dealer: int, calls) -> dict:
+    """The auction's fields (`bridgerl.envs.jaxenv.competitive.auction_fields`) after ``calls`` (legal, from
+    ``dealer``), as numpy arrays: the JAX auction rules, call by call."""
+    state = start(np.zeros(52, np.int8), np.zeros((4, 5), np.int8), dealer, 0, 0, -1)
+    fields = auction_fields(state)
+    for i, call in enumerate(calls):
+        fields, _ = advance_auction(fields, (int(dealer) + i) % 4, int(call))
+    return {name: np.asarray(value) for name, value in fields.items()}
+
+
 def _lead_calls_table() -> np.ndarray:
     """int32[dealer, declarer, penalty, MAX_LEAD_CALLS]: `opening_lead_calls` for every case, the bid written as
     `_BID` (the contract's bid goes there) and -1 after the last call."""
