@@ -7,8 +7,7 @@ What agents read is exported here: the `AuctionView` of a bidding seat (and ``de
 the `PlayerView` of a card player (``view_of``), world sampling for play agents (``sample_worlds``), the JAX
 twin of the play features over the whole deal's JAX state (``jax_play_features``), the JAX whole deal itself
 (``JaxBridge``: a search playing contracts out in its sampled worlds) and its play from a given position
-(``jax_play_position``, ``jax_play_card``, ``jax_legal_cards``, ``jax_auction_fields``: `cardsearch`'s batched
-play-outs), all loaded on first use (JAX).
+(``jax_play_position``, ``jax_play_card``, ``jax_auction_fields``: `cardsearch`'s batched play-outs), all loaded on first use (JAX).
 """
 
 from bridgerl.core.card_play import PlayerView, view_of
@@ -16,10 +15,10 @@ from bridgerl.core.competitive import AuctionView, decode_auction
 from bridgerl.envs.worlds import WorldSamplingError, known_owner, sample_worlds
 
 __all__ = ["AuctionView", "decode_auction", "PlayerView", "view_of", "sample_worlds", "WorldSamplingError",
-           "known_owner", "jax_play_features", "JaxBridge", "jax_play_position", "jax_play_card", "jax_legal_cards",
+           "known_owner", "jax_play_features", "JaxBridge", "jax_play_position", "jax_play_card",
            "jax_auction_fields"]
 
-_JAX_PLAY = {"jax_play_position": "play_position", "jax_play_card": "play_card", "jax_legal_cards": "legal_cards",
+_JAX_PLAY = {"jax_play_position": "play_position", "jax_play_card": "play_card",
              "jax_auction_fields": "auction_fields_after"}
 
 

@@ -51,6 +51,9 @@ VALUES = ("dds", "playout")
 ENGINES = ("jax", "numpy")
 """Where ``values=playout`` plays: batched in the JAX whole deal, or on the card player's numpy path."""
 
+AFTER = ("dds", "playout")
+"""``values=dds``: how a decision whose check failed is settled: DDS in every world, or JAX play-outs."""
+
 _NEG = -1e9
 
 
@@ -71,8 +74,8 @@ class CardSearch(SeededAgent):
     (`docs/results.md`, "The card player, second step")."""
 
     def __init__(self, model: str = DEFAULT_MODEL, values: str = "dds", worlds: int = 6, first: int = 1,
-                 prior: float = 0.3, gate: float = 0.0, depth: int = FULL, engine: str = "", auction: str = "rules",
-                 seed=None):
+                 prior: float = 0.3, gate: float = 0.0, depth: int = FULL, engine: str = "", after: str = "dds",
+                 top: int = 0, auction: str = "rules", seed=None):
         super().__init__(seed)
         if values not in VALUES:
             raise ValueError(f"values must be one of {', '.join(VALUES)}, got {values!r}")
@@ -84,12 +87,19 @@ class CardSearch(SeededAgent):
             raise ValueError(f"prior must be a finite number >= 0, got {prior}")
         if not np.isfinite(gate) or gate < 0:
             raise ValueError(f"gate must be a finite number of nats >= 0, got {gate}")
-        other = ([name for name, given, default in (("first", first, 1), ("prior", prior, 0.3), ("gate", gate, 0.0))
-                  if given != default] if values == "playout" else
-                 [name for name, unset in (("depth", depth == FULL), ("engine", not engine)) if not unset])
+        other = ([name for name, given, default in (("first", first, 1), ("prior", prior, 0.3), ("gate", gate, 0.0),
+                                                    ("after", after, "dds")) if given != default]
+                 if values == "playout" else
+                 [name for name, unset in (("depth", depth == FULL), ("engine", not engine), ("top", top == 0 or
+                                                                                            after == "playout"))
+                  if not unset])
         if other:
-            raise ValueError(f"{', '.join(other)} set but not used by values={values} (first, prior and gate go with "
-                             f"values=dds, depth and engine with values=playout)")
+            raise ValueError(f"{', '.join(other)} set but not used by values={values} (first, prior, gate and after "
+                             f"go with values=dds, depth and engine with values=playout, top with play-outs)")
+        if after not in AFTER:
+            raise ValueError(f"after must be one of {', '.join(AFTER)}, got {after!r}")
+        if top < 0 or top == 1:
+            raise ValueError(f"top must be 0 (every candidate) or at least 2, got {top}")
         if engine and engine not in ENGINES:
             raise ValueError(f"engine must be one of {', '.join(ENGINES)}, got {engine!r}")
         if not -1 <= depth <= FULL:
@@ -110,7 +120,9 @@ class CardSearch(SeededAgent):
         if values == "playout" and engine == "jax" and self.depth < FULL:
             raise ValueError(f"engine=jax plays to the end of the deal (depth 13), got depth {self.depth}: a shorter "
                              f"play-out reads the card values on engine=numpy")
-        self.engine = (engine or ("jax" if self.depth == FULL else "numpy")) if values == "playout" else ""
+        self.engine = ((engine or ("jax" if self.depth == FULL else "numpy")) if values == "playout" else
+                       "jax" if after == "playout" else "")
+        self.after, self.top = after, int(top)
         self._playouts = None
         self.bidders: Mapping[int, object] | None = None
         self.rows = 0  # network rows evaluated (trick-loss counts them)
@@ -151,7 +163,7 @@ class CardSearch(SeededAgent):
         if self.values == "dds":
             return self._dds_choice(view, groups, own, logits, legal)
         worlds = self.sample(view)
-        candidates = [group[0] for group in groups]
+        candidates = [groups[g][0] for g in self._top_groups(groups, own, logits, legal)]
         values = self.candidate_values(view, candidates, worlds)
         best = values.max()
         tied = [c for c, v in zip(candidates, values) if v >= best - 1e-9]
@@ -175,15 +187,32 @@ class CardSearch(SeededAgent):
         group_of = {card: g for g, group in enumerate(groups) for card in group}
         if len(worlds) < self.worlds:
             worlds = np.concatenate([worlds, self.sample(view, self.worlds - len(worlds))])
-        scores = solve_worlds(view, worlds)  # every card's tricks in every world (the first ones again)
-        means = scores.astype(np.float64).mean(0)
         mass = _group_mass(logits, legal, groups)
-        score = np.array([means[group[0]] for group in groups]) + self.prior * np.log(np.maximum(mass, 1e-12))
+        if self.after == "playout":  # the player's group and those DDS found best in the first worlds, played out
+            best = [g for g, group in enumerate(groups) if (first[:, group].max(1) >= 0).all()]
+            kept = self._top_groups(groups, own, logits, legal, among=best)
+            values = self.candidate_values(view, [groups[g][0] for g in kept], worlds)
+            score = np.full(len(groups), -np.inf)
+            score[kept] = values + self.prior * np.log(np.maximum(mass[kept], 1e-12))
+        else:
+            scores = solve_worlds(view, worlds)  # every card's tricks in every world (the first ones again)
+            means = scores.astype(np.float64).mean(0)
+            score = np.array([means[group[0]] for group in groups]) + self.prior * np.log(np.maximum(mass, 1e-12))
         top = score.max()
         tied = [g for g in range(len(groups)) if score[g] >= top - 1e-9]
         if group_of[own] in tied:
             return own
         return int(groups[max(tied, key=lambda g: (mass[g], -groups[g][0]))][0])
+
+    def _top_groups(self, groups, own: int, logits: np.ndarray, legal: np.ndarray, among=None) -> list[int]:
+        """The groups a play-out values, in the groups' order: the player's own card's group and, of ``among`` (all
+        groups by default), the ``top`` - 1 others of most probability (every one with ``top`` 0)."""
+        mine = next(g for g, group in enumerate(groups) if own in group)
+        others = [g for g in (range(len(groups)) if among is None else among) if g != mine]
+        if self.top:
+            mass = _group_mass(logits, legal, groups)
+            others = sorted(others, key=lambda g: (-mass[g], g))[:self.top - 1]
+        return sorted([mine] + others)
 
     def candidate_values(self, view: PlayerView, candidates: list[int], worlds: np.ndarray) -> np.ndarray:
         """float[C]: the searcher's side's total tricks in the deal after each candidate, averaged over ``worlds``
@@ -238,8 +267,8 @@ class CardSearch(SeededAgent):
         return np.argmax(np.where(legal, self.player.outputs(features), _NEG), axis=1)
 
     def __repr__(self) -> str:
-        how = (f"first={self.first}, prior={self.prior}, gate={self.gate}" if self.values == "dds"
-               else f"depth={self.depth}, engine={self.engine!r}")
+        how = (f"first={self.first}, prior={self.prior}, gate={self.gate}, after={self.after!r}, top={self.top}"
+               if self.values == "dds" else f"depth={self.depth}, engine={self.engine!r}, top={self.top}")
         return (f"CardSearch(model={self.model!r}, values={self.values!r}, worlds={self.worlds}, {how}, "
                 f"auction={self.auction!r})")
 
@@ -269,4 +298,4 @@ def _side_tricks(state: PlayState, side: int) -> int:
     return state.declarer_tricks if state.declarer % 2 == side else state.defence_tricks
 
 
-__all__ = ["CardSearch", "ENGINES", "FULL", "VALUES"]
+__all__ = ["AFTER", "CardSearch", "ENGINES", "FULL", "VALUES"]

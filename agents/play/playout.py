@@ -1,17 +1,18 @@
 """Play-outs of a decision's candidate cards in sampled worlds, batched in JAX (issue #66): the engine of
 ``cardsearch:values=playout`` (``engine=jax``, the default for play-outs to the end of the deal).
 
-Every (world, candidate) pair is one row of the JAX whole deal (`bridgerl.envs.jaxenv.bridge`): the world's deal,
-the real auction replayed (the canonical auction of `bridgerl.core.bridge.opening_lead_calls` when the view carries
-none), the cards played so far, then the candidate. From there the card player plays every seat's card from that
+Every (world, candidate) pair is one row of the JAX whole deal (`bridgerl.envs.jaxenv.bridge`): the world's deal at
+the view's position (the play's fields built from the view, `base_fields`; the auction's replayed by the JAX auction
+rules when the player reads the auction), then the candidate. From there the card player plays every seat's card from that
 seat's own view of the world (`jax_play_features`: its own hand, dummy's once shown, the cards played; no seat sees
 another's hand) until the deal ends. All rows are at the same point of the deal, so they end together: one
 ``fori_loop`` of card player passes, each one matrix product per layer for all rows. The rows' count is rounded up
 to a few fixed sizes so that a process compiles the program at most a handful of times.
 
 The card is the same as the Python whole deal's (`bridgerl.core.play.PlayState` with `CardPlayer.act` at every
-seat) wherever the card player's top two cards differ by more than rounding (the float32 products of a batch round
-differently from one row's); a test checks it card by card.
+seat) wherever the card player's top two groups of equal cards differ by more than rounding (the float32 products
+of a batch round differently from one row's); a test checks it card by card. Worlds that do not agree with the view
+and illegal candidates are refused in one line (`check_play_outs`).
 """
 
 from __future__ import annotations
@@ -23,7 +24,6 @@ import jax.numpy as jnp
 import numpy as np
 
 from bridgerl.core.board import VULS, parse_vul
-from bridgerl.core.bridge import opening_lead_calls
 
 ROW_SIZES = (16, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024)
 """The batch sizes the play-outs are compiled for (rows are padded up to the next; more rows: multiples of 1024)."""
@@ -61,21 +61,15 @@ class JaxPlayouts:
     each world, the card player (a loaded `bridgerl.agents.learned.card_player.CardPlayer`) playing every seat."""
 
     def __init__(self, player):
-        if not callable(getattr(player, "jax_cards", None)):
-            raise ValueError(f"{player!r} is not a learned card player (it has no JAX path)")
+        if not all(hasattr(player, name) for name in ("jax_cards", "_graphdef", "_params", "auction")):
+            raise ValueError(f"{player!r} is not a learned card player (bridgerl.agents.CardPlayer: no JAX network)")
         self.player = player
-        self.rows = 0  # network rows evaluated, padding included
+        self.rows = 0  # network rows evaluated (the play-outs' own; not the padding)
 
     def totals(self, view, candidates, worlds: np.ndarray) -> np.ndarray:
         """float64[W, C]: ``view``'s player's side's total tricks (those won so far included) once each candidate
         (cards of ``view.legal``) has been played in each world (uint8[W, 52] layouts consistent with ``view``) and
         the card player has played the deal to its end."""
-        worlds = np.asarray(worlds, np.int8)
-        candidates = np.asarray(candidates, np.int32)
-        if worlds.ndim != 2 or worlds.shape[1] != 52:
-            raise ValueError(f"worlds must have shape (W, 52), got {worlds.shape}")
-        if not set(candidates.tolist()) <= set(view.legal):
-            raise ValueError(f"candidates {sorted(set(candidates.tolist()) - set(view.legal))} are not legal here")
         w, c = len(worlds), len(candidates)
         tricks, _ = self.play(view, worlds, candidates)
         tricks = tricks.reshape(w, c).astype(np.float64)  # declarer's
@@ -86,8 +80,9 @@ class JaxPlayouts:
         """(declarer's tricks int[W x C], cards int[W x C, L]): the play-outs themselves, row ``w * C + c`` world
         ``w`` after candidate ``c``, with the ``L`` cards played after the candidate in order (L = the cards left
         after it)."""
-        worlds = np.asarray(worlds, np.int8)
-        candidates = np.asarray(candidates, np.int32)
+        worlds, candidates = check_play_outs(view, worlds, candidates)
+        if self.player.auction and view.auction is None:
+            raise ValueError("this card player reads the auction, and the view carries none")
         w, c = len(worlds), len(candidates)
         rows = w * c
         size = padded_rows(rows)
@@ -102,19 +97,37 @@ class JaxPlayouts:
         left = 52 - len(view.tricks) * 4 - len(view.current_trick.cards) - 1
         tricks, played = _play_outs(self.player._graphdef, bool(self.player.auction))(
             self.player._params, fields, jnp.asarray(owners), jnp.asarray(cards), left)
-        self.rows += size * left
+        self.rows += rows * left
         return np.asarray(tricks)[:rows], np.asarray(played)[:rows, :left]
 
 
+def check_play_outs(view, worlds, candidates) -> tuple[np.ndarray, np.ndarray]:
+    """(worlds int8[W, 52], candidates int32[C]) once checked against ``view``: at least one of each, the candidates
+    legal, and every world a layout the view allows (each card the view knows, held or played, at its seat); a
+    one-line ValueError otherwise."""
+    from bridgerl.envs import known_owner
+
+    worlds = np.asarray(worlds)
+    candidates = np.asarray(candidates, np.int64).reshape(-1)
+    if worlds.ndim != 2 or worlds.shape[1] != 52 or len(worlds) == 0:
+        raise ValueError(f"worlds must have shape (W, 52) with W >= 1, got {worlds.shape}")
+    if len(candidates) == 0:
+        raise ValueError("no candidate card to play out")
+    if not set(candidates.tolist()) <= set(view.legal):
+        raise ValueError(f"candidates {sorted(set(candidates.tolist()) - set(view.legal))} are not legal here")
+    known = known_owner(view)
+    seen = known >= 0
+    wrong = np.flatnonzero((worlds[:, seen] != known[seen]).any(1) | (worlds.min(1) < 0) | (worlds.max(1) > 3))
+    if len(wrong):
+        raise ValueError(f"world {int(wrong[0])} does not agree with the view (a known card at another seat)")
+    return worlds.astype(np.int8), candidates.astype(np.int32)
+
+
 def auction_fields(view) -> dict:
-    """The whole deal's auction fields (what the auction's bits are read from) after ``view``'s auction, or after
-    the canonical auction of its contract (`opening_lead_calls`) when it carries none."""
+    """The whole deal's auction fields (what the auction's bits are read from) after ``view``'s auction."""
     from bridgerl.envs import jax_auction_fields
 
-    if view.auction is not None:
-        return jax_auction_fields(int(view.auction.dealer), [int(c) for c in view.auction.calls])
-    dealer = int(view.contract.declarer)
-    return jax_auction_fields(dealer, opening_lead_calls(dealer, view.contract))
+    return jax_auction_fields(int(view.auction.dealer), [int(c) for c in view.auction.calls])
 
 
 @functools.cache
@@ -123,7 +136,7 @@ def _play_outs(graphdef, auction: bool):
     from flax import nnx
 
     from bridgerl.agents.learned.card_player import masked_choice
-    from bridgerl.envs import jax_legal_cards, jax_play_card, jax_play_features, jax_play_position
+    from bridgerl.envs import jax_play_card, jax_play_features, jax_play_position
 
     def run(params, fields, owners, candidates, left):
         states = jax.vmap(lambda owner: jax_play_position(owner, fields))(owners)
@@ -134,7 +147,7 @@ def _play_outs(graphdef, auction: bool):
         def card(i, carry):
             states, played = carry
             features = jax.vmap(lambda s: jax_play_features(s, auction))(states).astype(jnp.float32)
-            chosen = masked_choice(network(features), jax.vmap(jax_legal_cards)(states))
+            chosen = masked_choice(network(features), states.legal_action_mask[..., -52:])
             return play(states, chosen), played.at[:, i].set(chosen)
 
         states, played = jax.lax.fori_loop(0, left, card, (states, jnp.full((owners.shape[0], 52), -1, jnp.int32)))
@@ -143,4 +156,4 @@ def _play_outs(graphdef, auction: bool):
     return jax.jit(run)
 
 
-__all__ = ["JaxPlayouts", "auction_fields", "base_fields", "padded_rows", "ROW_SIZES"]
+__all__ = ["JaxPlayouts", "auction_fields", "base_fields", "check_play_outs", "padded_rows", "ROW_SIZES"]

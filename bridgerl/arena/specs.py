@@ -184,7 +184,7 @@ PLAY_SPEC_HELP = ("random | dd[:objective=tricks|make] | pimc[:worlds=N,objectiv
                   "true) | issn[:model=PATH] (the ISSN's most likely card, default models/issn) | cardnet[:model=PATH] "
                   "(the learned card player, default models/card-player; a bare model path loads it too) | "
                   "cardsearch[:model=PATH,values=dds|playout,worlds=W,first=F,prior=P,gate=G,depth=D,"
-                  "engine=jax|numpy,auction=none|rules|sayc|policy] "
+                  "engine=jax|numpy,after=dds|playout,top=T,auction=none|rules|sayc|policy] "
                   "(a search on top of the card player, defaults models/card-player, dds, 6 worlds, first 1, prior "
                   "0.3, gate 0, auction rules: the player alone where its entropy over groups of equal cards is "
                   "below G nats, else its card kept when DDS finds it among the best in each of the first F worlds, "
@@ -192,7 +192,8 @@ PLAY_SPEC_HELP = ("random | dd[:objective=tricks|make] | pimc[:worlds=N,objectiv
                   "no DDS, each "
                   "candidate valued by the player's own play from every seat's view, D tricks (13: to the end; fewer "
                   "with the card values of a player trained with --target both), batched in JAX to the end "
-                  "(engine=jax, the default there) or in numpy) | "
+                  "(engine=jax, the default there) or in numpy; after=playout: a failed DDS check settled by "
+                  "play-outs; top=T: the T likeliest groups played out) | "
                   "module:attr (an "
                   "object, or a class to instantiate, with act(view); the module may be a .py file in the current "
                   "directory)")

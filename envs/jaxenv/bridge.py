@@ -14,6 +14,8 @@ opening lead of a given contract by the canonical auction (`bridgerl.core.bridge
 
 from __future__ import annotations
 
+import functools
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -345,30 +347,41 @@ def play_features(state: State, auction: bool = False) -> jnp.ndarray:
 def play_position(owner, fields: dict) -> State:
     """The state of the deal ``owner`` during the play, given by ``fields`` (`State` field name -> value: the play's
     fields as a search reads them from a player's view, and the auction's where the player reads them; every other
-    field at its start): what a search starts its play-outs in each world from."""
+    field at its start), with the legal mask of the seat to play: what a search starts its play-outs in each world
+    from. The ``observation`` is not computed (`play_features` reads the state's fields)."""
     state = start(owner, jnp.zeros((4, 5), jnp.int8), 0, 0, 0, -1)
-    return state.replace(phase=jnp.int32(PLAY),
-                         **{name: jnp.asarray(value, getattr(state, name).dtype) for name, value in fields.items()})
+    state = state.replace(phase=jnp.int32(PLAY),
+                          **{name: jnp.asarray(value, getattr(state, name).dtype) for name, value in fields.items()})
+    return _with_card_mask(state)
 
 
 def play_card(state: State, card) -> State:
-    """``state`` after the legal ``card`` (0..51) of the play: the trick, its winner, the tricks and whose turn, not
-    the observation or the legal mask (`legal_cards` reads the cards a play-out needs)."""
-    return _card(state, NUM_CALLS + card)
+    """``state`` after the legal ``card`` (0..51) of the play: the trick, its winner, the tricks, whose turn and the
+    legal mask (the observation is not computed)."""
+    return _with_card_mask(_card(state, NUM_CALLS + card))
 
 
-def legal_cards(state: State) -> jnp.ndarray:
-    """bool[52]: the cards the seat to play may play."""
-    return _legal_cards(state)
+def _with_card_mask(state: State) -> State:
+    mask = jnp.concatenate([jnp.zeros(NUM_CALLS, bool), _legal_cards(state) & ~state.terminated])
+    return state.replace(legal_action_mask=mask | state.terminated)
 
 
 def auction_fields_after(dealer: int, calls) -> dict:
-    """The auction's fields (`bridgerl.envs.jaxenv.competitive.auction_fields`) after ``calls`` (legal, from
-    ``dealer``), as numpy arrays: the JAX auction rules, call by call."""
+    """The auction's fields (`bridgerl.envs.jaxenv.competitive.auction_fields`) after ``calls`` from ``dealer``, as
+    numpy arrays: the JAX auction rules, call by call (an illegal call raises the rules core's error first)."""
+    from bridgerl.core.auction import Auction
+
+    calls = tuple(int(c) for c in calls)
+    Auction.from_calls(int(dealer), calls)
+    return _auction_fields_after(int(dealer), calls)
+
+
+@functools.lru_cache(maxsize=4096)
+def _auction_fields_after(dealer: int, calls: tuple) -> dict:
     state = start(np.zeros(52, np.int8), np.zeros((4, 5), np.int8), dealer, 0, 0, -1)
     fields = auction_fields(state)
     for i, call in enumerate(calls):
-        fields, _ = advance_auction(fields, (int(dealer) + i) % 4, int(call))
+        fields, _ = advance_auction(fields, (dealer + i) % 4, call)
     return {name: np.asarray(value) for name, value in fields.items()}
 
 
