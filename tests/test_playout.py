@@ -232,3 +232,23 @@ def test_play_outs_after_a_failed_check_and_the_top_groups(model, monkeypatch):
     for view, candidates in calls:
         own = capped.player.act(view)
         assert any(own in group and group[0] in candidates for group in view.equivalent_groups())
+
+
+def test_worlds_from_the_card_location_model(model):
+    """``sampler=network``: the worlds are drawn from the released card-location model, each a layout the view
+    allows; the same seed gives the same card; a location without the sampler is refused."""
+    from bridgerl.envs import known_owner
+
+    agent = load_play_agent(f"cardsearch:model={model},sampler=network,worlds=3", seed=4)
+    assert agent.location == "models/card-location" and "sampler='network'" in repr(agent)
+    states = [s for s in _play_states(range(2), cards_played=(1, 14)) if len(s.view().equivalent_groups()) > 1]
+    for state in states:
+        view = state.view()
+        known = known_owner(view)
+        worlds = agent.sample(view)
+        assert len(worlds) and (worlds[:, known >= 0] == known[known >= 0]).all()
+    first = [agent.act(s.view()) for s in states]
+    agent.reseed(4)
+    assert [agent.act(s.view()) for s in states] == first and all(c in s.view().legal for c, s in zip(first, states))
+    with pytest.raises(ValueError, match="give sampler=network too"):
+        load_play_agent(f"cardsearch:model={model},location=models/card-location")

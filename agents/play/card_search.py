@@ -37,7 +37,7 @@ from typing import Mapping
 import numpy as np
 
 from bridgerl.agents.learned.card_player import DEFAULT_MODEL, CardPlayerAgent, one_blas_thread
-from bridgerl.agents.play.pimc import SeededAgent, draw_worlds, holdings_of, solve_worlds
+from bridgerl.agents.play.pimc import SeededAgent, check_sampler, draw_worlds, holdings_of, load_model, solve_worlds
 from bridgerl.core.card_play import PlayerView, view_of
 from bridgerl.core.play import PlayState
 from bridgerl.core.play_features import play_features
@@ -70,12 +70,14 @@ class CardSearch(SeededAgent):
     such a player, else 13); ``engine`` (playout): ``jax`` (default with ``depth=13``) or ``numpy`` (the default,
     and the only engine, for shorter play-outs); ``auction``: how worlds are drawn (rules, the default: under the
     rule system's agreements read from the calls, uniform where none hold; none: uniform among the layouts
-    consistent with the view; sayc, policy: as PIMC's ``auction``). The defaults are the released recipe, chosen on valid positions
+    consistent with the view; sayc, policy: as PIMC's ``auction``); ``sampler``: ``uniform`` (default) or
+    ``network``, the worlds drawn from the card-location model at ``location`` (default ``models/card-location``,
+    issue #20) within the auction's ranges, as PIMC's ``sampler=network``. The defaults are the released recipe, chosen on valid positions
     (`docs/results.md`, "The card player, second step")."""
 
     def __init__(self, model: str = DEFAULT_MODEL, values: str = "dds", worlds: int = 6, first: int = 1,
                  prior: float = 0.3, gate: float = 0.0, depth: int = FULL, engine: str = "", after: str = "dds",
-                 top: int = 0, auction: str = "rules", seed=None):
+                 top: int = 0, auction: str = "rules", sampler: str = "uniform", location: str = "", seed=None):
         super().__init__(seed)
         if values not in VALUES:
             raise ValueError(f"values must be one of {', '.join(VALUES)}, got {values!r}")
@@ -109,6 +111,15 @@ class CardSearch(SeededAgent):
 
         if auction not in METHODS:
             raise ValueError(f"auction must be one of {', '.join(METHODS)}, got {auction!r}")
+        if sampler not in ("uniform", "network"):
+            raise ValueError(f"sampler must be uniform or network, got {sampler!r}")
+        if sampler == "network":
+            location = location or "models/card-location"
+            check_sampler(sampler, location, auction)
+            load_model("location", location)  # a wrong file refused now, in one line
+        elif location:
+            raise ValueError("location=PATH is the card-location model of sampler=network; give sampler=network too")
+        self.sampler, self.location = sampler, location
         self.player = CardPlayerAgent(model)
         self.model, self.values, self.worlds, self.auction = str(model), values, int(worlds), auction
         self.first, self.prior = int(first), float(prior)
@@ -137,8 +148,8 @@ class CardSearch(SeededAgent):
     def sample(self, view: PlayerView, n: int | None = None) -> np.ndarray:
         """uint8[n, 52] (n = ``worlds`` by default): worlds of the decision, layouts consistent with ``view`` (and
         the auction, by ``auction``)."""
-        return draw_worlds(view, self.worlds if n is None else n, self.rng, auction=self.auction,
-                           bidders=self.bidders)
+        return draw_worlds(view, self.worlds if n is None else n, self.rng, sampler=self.sampler, model=self.location,
+                           auction=self.auction, bidders=self.bidders)
 
     def network_rows(self) -> int:
         return self.rows + self.player.network_rows()
@@ -269,8 +280,9 @@ class CardSearch(SeededAgent):
     def __repr__(self) -> str:
         how = (f"first={self.first}, prior={self.prior}, gate={self.gate}, after={self.after!r}, top={self.top}"
                if self.values == "dds" else f"depth={self.depth}, engine={self.engine!r}, top={self.top}")
+        where = f", sampler='network', location={self.location!r}" if self.sampler == "network" else ""
         return (f"CardSearch(model={self.model!r}, values={self.values!r}, worlds={self.worlds}, {how}, "
-                f"auction={self.auction!r})")
+                f"auction={self.auction!r}{where})")
 
 
 def _probabilities(logits: np.ndarray, legal: np.ndarray) -> np.ndarray:
