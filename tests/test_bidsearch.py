@@ -154,6 +154,34 @@ def test_specs_nest_and_are_refused_in_one_line(estimator):
         load_agent(f"bidsearch:base={BASE}", "uncontested_bidding")
 
 
+def test_punished_scoring_doubles_our_failing_contracts_only():
+    """``punished=true``: each of our undoubled contracts scores doubled where it fails (the exploitability's
+    punisher), as bid where it makes; doubled contracts and theirs score as before (score=dd: exact tricks)."""
+    from bridgerl.core.contract import Contract
+    from bridgerl.core.dd import solve_dd_table
+    from bridgerl.core.scoring import SCORE_TABLE
+
+    owner = load_dataset("valid").owner[3]
+    dd = solve_dd_table(owner)
+    plain, punished = (load_agent(f"bidsearch:score=dd,{flag}base=rules", "competitive_bidding")
+                       for flag in ("", "punished=true,"))
+    assert "punished" in repr(punished) and "punished" not in repr(plain)
+    contracts = [[Contract(level, strain, penalty, declarer)] for level in (1, 4, 7) for strain in (0, 4)
+                 for penalty in (0, 1) for declarer in (0, 1)]
+    a = plain.our_scores(owner[None], contracts, False, True)[:, 0]
+    b = punished.our_scores(owner[None], contracts, False, True)[:, 0]
+    failed = 0
+    for (contract,), x, y in zip(contracts, a, b):
+        tricks = int(dd[contract.declarer, contract.strain])
+        fails = tricks < contract.level + 6
+        if contract.declarer % 2 == 0 and contract.penalty == 0 and fails:
+            assert y == SCORE_TABLE[contract.bid, 1, 0, tricks] < x
+            failed += 1
+        else:
+            assert y == x
+    assert failed >= 2
+
+
 def test_a_search_over_sayc_is_refused_as_a_teacher():
     from bridgerl.training.bid_labels import LabelError, load_teacher
 

@@ -109,8 +109,8 @@ class BidSearch:
     def __init__(self, base, candidates: int = 3, min_prob: float = 0.05, worlds: int = 32, score: str = "estimator",
                  margin: float = 0.5, belief: str = "weighted", keep: str = "heaviest", draws: int = 2048,
                  opponents: str = "base", prior: str = "rules", min_ess: float = MIN_ESS,
-                 estimator: str = "models/trick-estimator", player: str = "models/card-player", seed=0,
-                 name: str | None = None):
+                 estimator: str = "models/trick-estimator", player: str = "models/card-player",
+                 punished: bool = False, seed=0, name: str | None = None):
         checks = ((candidates >= 1, f"candidates must be at least 1, got {candidates}"),
                   (0.0 <= min_prob <= 1.0, f"min_prob must be in 0..1, got {min_prob}"),
                   (worlds >= 1, f"worlds must be at least 1, got {worlds}"),
@@ -132,6 +132,7 @@ class BidSearch:
         self._model = _Model(base)
         self._opponent_model = self._model
         self.min_ess, self.prior = float(min_ess), prior
+        self.punished = bool(punished)
         self.rng = np.random.default_rng(seed)
         self.stats = SearchStats()
         self.last: Decision | None = None
@@ -378,6 +379,9 @@ class BidSearch:
         vulnerable = np.where(declarer % 2 == 0, we, they).astype(np.int64)
         sign = np.where(declarer % 2 == 0, 1.0, -1.0)
         table = SCORE_TABLE[bid, penalty, vulnerable]  # [R, 14]: declarer's score for every trick count
+        if self.punished:  # our undoubled contracts doubled where they fail: the lower of the two scores each count
+            ours = (declarer % 2 == 0) & (penalty == 0)
+            table = np.where(ours[:, None], np.minimum(table, SCORE_TABLE[bid, 1, vulnerable]), table)
         if self.score == "estimator":
             dist = self._estimator.distribution(owners[ws], declarer)[np.arange(len(ws)), strain]
             declarer_score = (dist * table).sum(1)
@@ -397,7 +401,9 @@ class BidSearch:
         return play_contracts(self._player, owners[ws], bid, penalty, declarer)
 
     def __repr__(self) -> str:
-        return f"BidSearch({self.name}, K={self.candidates}, P={self.min_prob}, N={self.worlds}, score={self.score})"
+        punished = ", punished" if self.punished else ""
+        return (f"BidSearch({self.name}, K={self.candidates}, P={self.min_prob}, N={self.worlds}, score={self.score}"
+                f"{punished})")
 
 
 _PLAY_FUNCTIONS: dict = {}
