@@ -273,36 +273,42 @@ def play_boards(a: Pair, b: Pair, dataset, todo: list[int], seed: int, batch: in
     """Bid and play the boards of rows ``todo`` at both tables; ``keep(item)`` receives each finished board."""
     source = CompetitiveDealSource(dataset)
     tables = [(a, b), (b, a)]
-    starts = [BridgeState.start(source.deal_at(row)) for row in todo for _ in tables]
-    seating = [tables[t] for _ in todo for t in range(2)]
-    auctions = bid_auctions(starts, seating, [row for row in todo for _ in tables], seed=seed,
-                            tables=[t for _ in todo for t in range(2)])
-    for first in range(0, len(todo), int(batch)):
-        chunk = range(first, min(len(todo), first + int(batch)))
-        # the chunk's tables of batchable players first, in lockstep; then board by board, each kept as it
-        # finishes (a match of players without act_views runs, and is kept, one board at a time as ever)
-        lockstep = [(k, t) for k in chunk for t, (ns, ew) in enumerate(tables)
-                    if batch > 1 and batchable(ns.player) and batchable(ew.player)]
-        results = play_lockstep([auctions[2 * k + t] for k, t in lockstep], [tables[t] for _, t in lockstep])
-        played: dict[tuple[int, int], tuple[BridgeState, list]] = dict(zip(lockstep, results))
-        for k in chunk:
-            row = todo[k]
-            records = []
-            for t, (ns, ew) in enumerate(tables):
-                if (k, t) not in played:
-                    state = auctions[2 * k + t]
-                    for side, pair in enumerate((ns, ew)):
-                        if hasattr(pair.player, "reseed"):
-                            pair.player.reseed(agent_seed(seed, row, 2 * t + side))
-                        see_table(pair.player, state, ns, ew)
-                    played[k, t] = play_out(state, ns, ew)
-                record = table_record(*played[k, t])
-                record["declaring_pair"] = declaring_pair(record, t)
-                records.append(record)
-            deal = auctions[2 * k].deal
-            keep({"row": row, "board": deal.board, "dealer": SEATS[deal.dealer], "vul": deal.vul,
-                  "par_ns": int(deal.par_ns), "tables": records,
-                  "imps": int(imps(records[0]["score_ns"] - records[1]["score_ns"]))})
+    for first in range(0, len(todo), int(batch)):  # bid and played a chunk at a time: each board kept as it ends
+        rows = todo[first:first + int(batch)]
+        starts = [BridgeState.start(source.deal_at(row)) for row in rows for _ in tables]
+        seating = [tables[t] for _ in rows for t in range(2)]
+        auctions = bid_auctions(starts, seating, [row for row in rows for _ in tables], seed=seed,
+                                tables=[t for _ in rows for t in range(2)])
+        _play_chunk(tables, auctions, rows, seed, batch, keep)
+
+
+def _play_chunk(tables, auctions: list, todo: list[int], seed: int, batch: int, keep: Callable) -> None:
+    """`play_boards`' play of one chunk of bid boards (``auctions``: two tables a row of ``todo``)."""
+    chunk = range(len(todo))
+    # the chunk's tables of batchable players first, in lockstep; then board by board, each kept as it
+    # finishes (a match of players without act_views runs, and is kept, one board at a time as ever)
+    lockstep = [(k, t) for k in chunk for t, (ns, ew) in enumerate(tables)
+                if batch > 1 and batchable(ns.player) and batchable(ew.player)]
+    results = play_lockstep([auctions[2 * k + t] for k, t in lockstep], [tables[t] for _, t in lockstep])
+    played: dict[tuple[int, int], tuple[BridgeState, list]] = dict(zip(lockstep, results))
+    for k in chunk:
+        row = todo[k]
+        records = []
+        for t, (ns, ew) in enumerate(tables):
+            if (k, t) not in played:
+                state = auctions[2 * k + t]
+                for side, pair in enumerate((ns, ew)):
+                    if hasattr(pair.player, "reseed"):
+                        pair.player.reseed(agent_seed(seed, row, 2 * t + side))
+                    see_table(pair.player, state, ns, ew)
+                played[k, t] = play_out(state, ns, ew)
+            record = table_record(*played[k, t])
+            record["declaring_pair"] = declaring_pair(record, t)
+            records.append(record)
+        deal = auctions[2 * k].deal
+        keep({"row": row, "board": deal.board, "dealer": SEATS[deal.dealer], "vul": deal.vul,
+              "par_ns": int(deal.par_ns), "tables": records,
+              "imps": int(imps(records[0]["score_ns"] - records[1]["score_ns"]))})
 
 
 _WORKER_PAIRS: dict = {}  # (game spec, seed) -> Pair, in a worker process
