@@ -7,7 +7,8 @@ What agents read is exported here: the `AuctionView` of a bidding seat (and ``de
 the `PlayerView` of a card player (``view_of``), world sampling for play agents (``sample_worlds``), the JAX
 twin of the play features over the whole deal's JAX state (``jax_play_features``), the JAX whole deal itself
 (``JaxBridge``: a search playing contracts out in its sampled worlds) and its play from a given position
-(``jax_play_position``, ``jax_play_card``, ``jax_auction_fields``: `cardsearch`'s batched play-outs), all loaded on first use (JAX).
+(``jax_play_position``, ``jax_play_card``, ``jax_auction_fields``: `cardsearch`'s batched play-outs), all loaded
+on first use (JAX).
 """
 
 from bridgerl.core.card_play import PlayerView, view_of

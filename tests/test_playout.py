@@ -44,13 +44,17 @@ def _positions(deals: int):
     return [_play_states([row], cards_played=(row * 5 % 36,))[0] for row in range(deals)]
 
 
+def _position_in(view, world) -> PlayState:
+    """The Python whole deal's play at ``view``'s position, the hidden cards lying as in ``world``."""
+    hands = holdings_of(view, world[None])[0]
+    return PlayState(np.asarray(world, np.uint8), view.contract, tuple(int(h) for h in hands), view.tricks,
+                     view.current_trick, view.declarer_tricks, tuple(c for t in view.all_tricks() for c in t.cards))
+
+
 def _python_play(player, view, world, card):
     """(the cards played after ``card`` in ``world`` with ``player`` at every seat, the margin between the top two
     groups of equal cards at each, declarer's tricks): the Python whole deal, one view at a time."""
-    hands = holdings_of(view, world[None])[0]
-    state = PlayState(np.asarray(world, np.uint8), view.contract, tuple(int(h) for h in hands), view.tricks,
-                      view.current_trick, view.declarer_tricks,
-                      tuple(c for trick in view.all_tricks() for c in trick.cards)).play(int(card))
+    state = _position_in(view, world).play(int(card))
     cards, margins = [], []
     while not state.is_over:
         seen = view_of(state, auction=view.auction, vul=view.vul)
@@ -66,9 +70,7 @@ def _python_play(player, view, world, card):
 def _replay(view, world, cards) -> int:
     """Declarer's tricks once ``cards`` are played from ``view``'s position in ``world`` (raises on an illegal
     card)."""
-    hands = holdings_of(view, world[None])[0]
-    state = PlayState(np.asarray(world, np.uint8), view.contract, tuple(int(h) for h in hands), view.tricks,
-                      view.current_trick, view.declarer_tricks, tuple(c for t in view.all_tricks() for c in t.cards))
+    state = _position_in(view, world)
     for card in cards:
         state = state.play(int(card))
     assert state.is_over
@@ -134,9 +136,7 @@ def test_equal_outputs_resolve_to_the_lowest_card(model):
         _, played = JaxPlayouts(player).play(view, world[None], [min(view.legal)])
         cards, _, _ = _python_play(player, view, world, min(view.legal))
         assert played[0].tolist() == cards
-        hands = holdings_of(view, world[None])[0]
-        replay = PlayState(world, view.contract, tuple(int(h) for h in hands), view.tricks, view.current_trick,
-                           view.declarer_tricks, tuple(c for t in view.all_tricks() for c in t.cards))
+        replay = _position_in(view, world)
         for card in [min(view.legal)] + cards:
             assert card == min(replay.legal_cards())
             replay = replay.play(card)

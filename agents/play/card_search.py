@@ -58,8 +58,8 @@ _NEG = -1e9
 
 
 class CardSearch(SeededAgent):
-    """``cardsearch[:model=PATH,values=dds|playout,worlds=W,first=F,prior=P,gate=G,depth=D,engine=E,auction=A]``:
-    the module docstring's search.
+    """``cardsearch[:model=PATH,values=dds|playout,worlds=W,first=F,prior=P,gate=G,depth=D,engine=E,after=A,top=T,
+    auction=A,sampler=S,location=PATH]``: the module docstring's search.
 
     ``model``: the card player searched with (default ``models/card-player``); ``values``: ``dds`` (default) or
     ``playout``; ``worlds``: layouts per decision at most (default 6); ``first`` (dds): worlds solved before the card
@@ -68,12 +68,15 @@ class CardSearch(SeededAgent):
     which it plays without a search (default 0: always search); ``depth`` (playout): tricks played after the trick in
     progress before the card values judge the rest (13: to the end; fewer need a player with card values; -1: 0 for
     such a player, else 13); ``engine`` (playout): ``jax`` (default with ``depth=13``) or ``numpy`` (the default,
-    and the only engine, for shorter play-outs); ``auction``: how worlds are drawn (rules, the default: under the
+    and the only engine, for shorter play-outs); ``after`` (dds): how a decision whose check failed is settled,
+    ``dds`` (every card solved in every world, the default) or ``playout`` (the player's group and the groups DDS
+    found best in the first worlds played out in JAX); ``top`` (play-outs): at most T groups played out, the
+    player's own among them (0: all); ``auction``: how worlds are drawn (rules, the default: under the
     rule system's agreements read from the calls, uniform where none hold; none: uniform among the layouts
     consistent with the view; sayc, policy: as PIMC's ``auction``); ``sampler``: ``uniform`` (default) or
     ``network``, the worlds drawn from the card-location model at ``location`` (default ``models/card-location``,
-    issue #20) within the auction's ranges, as PIMC's ``sampler=network``. The defaults are the released recipe, chosen on valid positions
-    (`docs/results.md`, "The card player, second step")."""
+    issue #20) within the auction's ranges, as PIMC's ``sampler=network``. The defaults are the released recipe,
+    chosen on valid positions (`docs/results.md`, "The card player, second step")."""
 
     def __init__(self, model: str = DEFAULT_MODEL, values: str = "dds", worlds: int = 6, first: int = 1,
                  prior: float = 0.3, gate: float = 0.0, depth: int = FULL, engine: str = "", after: str = "dds",

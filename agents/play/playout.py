@@ -3,9 +3,9 @@
 
 Every (world, candidate) pair is one row of the JAX whole deal (`bridgerl.envs.jaxenv.bridge`): the world's deal at
 the view's position (the play's fields built from the view, `base_fields`; the auction's replayed by the JAX auction
-rules when the player reads the auction), then the candidate. From there the card player plays every seat's card from that
-seat's own view of the world (`jax_play_features`: its own hand, dummy's once shown, the cards played; no seat sees
-another's hand) until the deal ends. All rows are at the same point of the deal, so they end together: one
+rules when the player reads the auction), then the candidate. From there the card player plays every seat's card
+from that seat's own view of the world (`jax_play_features`: its own hand, dummy's once shown, the cards played; no
+seat sees another's hand) until the deal ends. All rows are at the same point of the deal, so they end together: one
 ``fori_loop`` of card player passes, each one matrix product per layer for all rows. The rows' count is rounded up
 to a few fixed sizes so that a process compiles the program at most a handful of times.
 

@@ -24,15 +24,15 @@ SPEC_HELP = ("pass | random | rules | sayc (competitive: a SAYC-like natural sys
              "search:PATH[,samples=N,min_kept=K] (uncontested: decision-time search with the critic saved beside "
              "the DQN, defaults 1024 and 8) | bidsearch:[candidates=K,][min_prob=P,][worlds=N,][score=estimator|"
              "played|dd,][margin=M,][belief=weighted|greedy,][keep=heaviest|resample,][draws=D,]"
-             "[opponents=base|known,][min_ess=E,][estimator=PATH,][player=PATH,][punished=true,]base=SPEC (competitive: "
-             "search at the "
-             "table over SPEC's calls of probability >= P, at most K, in N worlds weighted by the calls seen and bid "
+             "[opponents=base|known,][min_ess=E,][estimator=PATH,][player=PATH,][punished=true,]base=SPEC "
+             "(competitive: search at the table over SPEC's calls of probability >= P, at most K, in N worlds "
+             "weighted by the calls seen and bid "
              "out by the models, scored with the cards played by the trick estimator, by models/card-player itself, "
              "or double dummy; SPEC's call unless another gains M IMPs or fewer than E effective worlds were kept; "
              "defaults 3, 0.05, 32, estimator, 0.5, weighted, heaviest, 2048, base, 8, models/trick-estimator, "
              "models/card-player; punished=true scores our undoubled contracts doubled where they fail, as the "
-             "exploitability's punisher would; base= last, taking the rest; docs/bidsearch.md) | module:attr (an object, or a class to instantiate, with act(); the "
-             "module may be a .py file in the current directory)")
+             "exploitability's punisher would; base= last, taking the rest; docs/bidsearch.md) | module:attr (an "
+             "object, or a class to instantiate, with act(); the module may be a .py file in the current directory)")
 
 
 @contextlib.contextmanager

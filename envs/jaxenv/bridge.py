@@ -373,7 +373,7 @@ def auction_fields_after(dealer: int, calls) -> dict:
 
     calls = tuple(int(c) for c in calls)
     Auction.from_calls(int(dealer), calls)
-    return _auction_fields_after(int(dealer), calls)
+    return {name: value.copy() for name, value in _auction_fields_after(int(dealer), calls).items()}  # cache kept
 
 
 @functools.lru_cache(maxsize=4096)
