@@ -277,6 +277,7 @@ def test_an_expert_iteration_round_is_seeded_resumable_and_moves_toward_the_sear
     assert after_agree > before_agree, (before_agree, after_agree)
     log = [json.loads(line) for line in (tmp_path / "whole" / "log.jsonl").read_text().splitlines()]
     assert [r["updates"] for r in log] == [30, 60] and log[-1]["searched_positions"] == labels["searched"].sum()
+    assert log[-1]["search_changed_base"] == pytest.approx(changed.sum() / labels["searched"].sum())
 
 
 def test_bidsearch_plays_a_board_as_a_table_seat(tmp_path, estimator):

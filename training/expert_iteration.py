@@ -14,7 +14,8 @@ BASE (Anthony et al. 2017's expert iteration; DeepMind's policy iteration for br
 
 Read top to bottom: the config, the losses, one jitted chunk of Adam updates (a ``lax.scan``), the recipe the one
 training loop drives (resumable: the state is saved after every chunk; the log reports the agreement with the search
-on its searched positions and with the base everywhere).
+on its searched positions and with the base everywhere, and the share of searched positions where the search's call
+is not the base's greedy call: ``search_changed_base``).
 """
 
 from __future__ import annotations
@@ -188,9 +189,11 @@ class _DistillRecipe:
                                 for s in range(0, self.rows, 4096)])
         searched = np.asarray(self.data["searched"])
         base = np.asarray(jnp.argmax(jnp.where(self.data["mask"], self.data["base"], -1.0), -1))
-        return {"search_agreement": float((calls == np.asarray(self.data["call"]))[searched].mean()),
+        labels = np.asarray(self.data["call"])
+        return {"search_agreement": float((calls == labels)[searched].mean()),
                 "base_agreement": float((calls == base).mean()), "positions": self.rows,
-                "searched_positions": self.searched}
+                "searched_positions": self.searched,
+                "search_changed_base": float((base != labels)[searched].mean())}  # the labels' own share
 
     def evaluate(self, carry, record: dict):
         return carry, self.agreement(carry["params"])
