@@ -13,7 +13,8 @@ from bridgerl.core.models import released_folder, released_models, resolve_model
 ROOT = Path(__file__).resolve().parent.parent
 KINDS = {"card-location": "card-location", "card-player": "card-player", "card-player-1": "card-player",
          "competitive-dqn": "DQN",
-         "competitive-distilled": "PPO", "competitive-distilled-2": "PPO", "competitive-played": "PPO", "competitive-ppo": "PPO",
+         "competitive-distilled": "PPO", "competitive-distilled-2": "PPO", "competitive-played": "PPO",
+         "competitive-ppo": "PPO",
          "competitive-student": "PPO", "issn": "ISSN", "ssn": "SSN",
          "trick-estimator": "trick-estimator", "uncontested-critic": "DQN", "uncontested-dqn": "DQN"}
 
