@@ -202,6 +202,40 @@ def test_training_is_seeded_resumable_and_loads_checked(positions_file, valid_fi
     shutil.rmtree(tmp_path / "b")
 
 
+def test_a_fine_tune_starts_from_the_given_weights(positions_file, valid_file, tmp_path):
+    """``--init MODEL`` (issue #66's retrain): the run starts from MODEL's weights (a step too small to move them
+    keeps them), is seeded, and a model of another shape or kind is refused in one line."""
+    from bridgerl.agents.learned.card_player import FORMAT
+    from bridgerl.agents.learned.checkpoint import load_weights
+
+    task = card_player_task()
+    train_supervised(task, tmp_path / "a", positions_file, valid_file, SupervisedConfig(hidden=(32,), epochs=2,
+                                                                                         batch_size=32), seed=4,
+                     progress=False)
+    still = SupervisedConfig(hidden=(32,), epochs=1, batch_size=32, learning_rate=1e-12, weight_decay=0.0)
+    for out, seed in (("b", 5), ("c", 5), ("d", 6)):
+        train_supervised(task, tmp_path / out, positions_file, valid_file, still, seed=seed, progress=False,
+                         init=str(tmp_path / "a"))
+    started = load_weights(tmp_path / "a", format=FORMAT)[1]
+    for out in "bd":
+        tuned = load_weights(tmp_path / out, format=FORMAT)[1]
+        assert jax.tree.all(jax.tree.map(lambda x, y: np.allclose(x, y, atol=1e-6), started, tuned))
+    assert (tmp_path / "b" / "model.msgpack").read_bytes() == (tmp_path / "c" / "model.msgpack").read_bytes()
+    train_supervised(task, tmp_path / "e", positions_file, valid_file, still, seed=5, progress=False)
+    fresh = load_weights(tmp_path / "e", format=FORMAT)[1]
+    assert not jax.tree.all(jax.tree.map(lambda x, y: np.allclose(x, y, atol=1e-3), started, fresh))
+    with pytest.raises(ValueError, match=r"differs from this run in hidden \(32,\) \(this run: \(16,\)\)"):
+        train_supervised(task, tmp_path / "f", positions_file, valid_file, SupervisedConfig(hidden=(16,), epochs=1,
+                                                                                             batch_size=32),
+                         progress=False, init=str(tmp_path / "a"))
+    with pytest.raises(ValueError, match="differs from this run in card_values"):
+        train_supervised(card_player_task(target="both"), tmp_path / "g", positions_file, valid_file, still,
+                         progress=False, init=str(tmp_path / "a"))
+    assert main(["train", "card-player", "--train", str(positions_file), "--valid", str(valid_file), "--out",
+                 str(tmp_path / "h"), "--init", "models/issn", "--hidden", "32", "--quiet"]) != 0
+    assert not (tmp_path / "h").exists()  # refused before --out was made
+
+
 def test_cosine_learning_rate_is_seeded_resumable_and_keeps_its_epochs(positions_file, valid_file, tmp_path,
                                                                         monkeypatch):
     """``--lr-decay cosine`` decays the rate over the run's steps: seeded, an interrupted run resumes to the same

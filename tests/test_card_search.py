@@ -47,16 +47,19 @@ def test_the_spec_and_the_same_card_for_the_same_seed(valued, how, deals):
 
 
 def test_the_spec_defaults_and_bad_settings(valued):
-    agent = load_play_agent("cardsearch")  # the released recipe
+    agent = load_play_agent("cardsearch")  # the released recipe (issue #66: three checking worlds)
     assert (agent.values, agent.worlds, agent.first, agent.prior, agent.gate, agent.auction) == (
-        "dds", 6, 1, 0.3, 0.0, "rules")
+        "dds", 6, 3, 0.3, 0.0, "rules")
+    assert load_play_agent(f"cardsearch:model={valued},worlds=2").first == 2  # no more than the worlds
+    assert load_play_agent(f"cardsearch:model={valued},first=1").first == 1
     assert load_play_agent(f"cardsearch:model={valued},values=playout,depth=-1").depth == 0  # values: after the trick
     assert load_play_agent(f"cardsearch:model={valued},values=playout").depth == 13  # play-outs to the end
     with pytest.raises(ValueError, match="has no card values"):
         load_play_agent("cardsearch:values=playout,depth=0")  # the released player has none
     for spec, message in (("worlds=0", "worlds must be at least 1"), ("values=mcts", "values must be one of"),
-                          ("first=0", "first must be 1 .. worlds"),
-                          ("worlds=2,first=3", "first must be 1 .. worlds \\(2\\), got 3"),
+                          ("first=-1", "first must be 1 .. worlds \\(6\\), or 0 for the default"),
+                          ("values=playout,first=2", "first set but not used by values=playout"),
+                          ("worlds=2,first=3", "first must be 1 .. worlds \\(2\\), or 0 for the default, got 3"),
                           ("values=playout,gate=0.5", "gate set but not used by values=playout"),
                           ("depth=3", "depth set but not used by values=dds"), ("prior=-1", "prior must be a finite"),
                           ("gate=-0.5", "gate must be a finite"), ("auction=bayes", "auction must be one of")):

@@ -170,15 +170,20 @@ def make_evaluate(task: Task, graphdef, loss=None):
 
 def train_supervised(task: Task, out, train, valid, config: SupervisedConfig = SupervisedConfig(), seed: int = 0,
                      resume: bool = False, force: bool = False, progress: bool = True,
-                     command: str | None = None) -> dict:
+                     command: str | None = None, init: str | None = None) -> dict:
     """Train ``task`` on the positions file(s) ``train``, select on ``valid``; writes ``out``/model.msgpack (the
-    epoch with the lowest validation loss), train_state.msgpack and log.jsonl. Returns the last log record."""
+    epoch with the lowest validation loss), train_state.msgpack and log.jsonl. Returns the last log record.
+    ``init``: a model of the same kind, features, settings and hidden sizes whose weights the run starts from (a
+    fine-tune) instead of the seed's initialisation; the seed still shuffles."""
     train = [train] if isinstance(train, (str, Path)) else list(train)
     out = Path(out)
     state_path = check_run_dir(out, resume, force)
     (task.check or check_splits)(train, valid)
     data = load_examples(task, train)  # read (and checked) before anything in --out is touched
     valid_data = load_examples(task, [valid], valid=True)
+    graphdef, params = nnx.split(task.build(config.hidden, seed=seed))
+    if init is not None:  # a fine-tune: its model checked before --out is touched
+        params = _initial_weights(task, config, params, init)
     if force and not resume:
         model = out / MODEL_FILE
         if model.exists():
@@ -193,7 +198,6 @@ def train_supervised(task: Task, out, train, valid, config: SupervisedConfig = S
     if len(data[0]) < config.batch_size:
         raise ValueError(f"{', '.join(map(str, train))}: {len(data[0])} positions, fewer than one batch of "
                          f"{config.batch_size}")
-    graphdef, params = nnx.split(task.build(config.hidden, seed=seed))
     rate = config.learning_rate
     if config.lr_decay == "cosine":  # the schedule spans the run's steps: a resume may not add epochs then
         rate = optax.cosine_decay_schedule(config.learning_rate, config.epochs * (len(data[0]) // config.batch_size))
@@ -202,7 +206,8 @@ def train_supervised(task: Task, out, train, valid, config: SupervisedConfig = S
     settings = {k: v for k, v in dataclasses.asdict(config).items()
                 if k != "epochs" or config.lr_decay == "cosine"}  # a resume may add epochs at a constant rate
     meta = {"config": settings, "seed": seed, "data": [*map(str, train), str(valid)], "env_id": None,
-            "env_options": {"kind": task.kind, "features": task.features, **task.settings}, "pretrain": None,
+            "env_options": {"kind": task.kind, "features": task.features, **task.settings},
+            "pretrain": None if init is None else str(init),
             "constructive": None}  # what load_state compares on --resume
     carry = {"params": params, "opt_state": opt_state, "key": jax.random.PRNGKey(seed),
              "epoch": jax.numpy.int32(0), "best": jax.numpy.float32(np.inf)}
@@ -216,6 +221,29 @@ def train_supervised(task: Task, out, train, valid, config: SupervisedConfig = S
     carry, record, _ = run_loop(recipe, carry, loop)
     atomic_write_text(out / "config.json", json.dumps(meta, indent=1))
     return record
+
+
+def _initial_weights(task: Task, config: SupervisedConfig, params, init):
+    """``params`` (an nnx state) holding the weights of the model at ``init``, refused in one line unless it is a
+    model of ``task``'s kind over the same features and hidden sizes (and, for a card player, the same auction bits
+    and card values); the training settings (target, relabelling) may differ."""
+    metadata, weights = load_weights(init, format=task.format, what=task.kind)
+    shape = [k for k in ("auction", "card_values") if k in task.settings or k in metadata]  # what the inputs and
+    given = {"features": metadata.get("features"), "hidden": tuple(metadata.get("hidden", ())),  # outputs hold
+             **{k: bool(metadata.get(k, False)) for k in shape}}
+    wanted = {"features": task.features, "hidden": tuple(config.hidden),
+              **{k: bool(task.settings.get(k, False)) for k in shape}}
+    differ = [f"{k} {given[k]!r} (this run: {wanted[k]!r})" for k in wanted if given[k] != wanted[k]]
+    if differ:
+        raise ValueError(f"--init {init}: the model differs from this run in {', '.join(differ)}")
+    try:
+        fits = jax.tree.all(jax.tree.map(lambda a, b: np.shape(a) == np.shape(b), nnx.to_pure_dict(params), weights))
+    except (ValueError, TypeError, KeyError):
+        fits = False
+    if not fits:
+        raise ValueError(f"--init {init}: its weights do not fit this run's network (a damaged or edited checkpoint)")
+    nnx.replace_by_pure_dict(params, weights)
+    return params
 
 
 __all__ = ["SupervisedConfig", "Task", "check_run_dir", "check_splits", "load_examples", "train_supervised"]

@@ -45,6 +45,10 @@ from bridgerl.core.play_features import play_features
 FULL = 13
 """``depth`` of a play-out to the end of the deal (no card values needed)."""
 
+FIRST = 3
+"""``first``'s default: worlds solved before the card player's card may be kept (issue #66 chose 3 over #50's 1 on
+valid positions: `docs/results.md`, "The card player, third step")."""
+
 VALUES = ("dds", "playout")
 """How candidates are valued in the worlds: DDS, or the card player's own play."""
 
@@ -63,7 +67,7 @@ class CardSearch(SeededAgent):
 
     ``model``: the card player searched with (default ``models/card-player``); ``values``: ``dds`` (default) or
     ``playout``; ``worlds``: layouts per decision at most (default 6); ``first`` (dds): worlds solved before the card
-    player's card may be kept (default 1, at most ``worlds``); ``prior`` (dds): weight of the card player's
+    player's card may be kept (default 0: 3, or ``worlds`` if fewer; issue #66); ``prior`` (dds): weight of the card player's
     log-probability beside the mean DD tricks (default 0.3); ``gate`` (dds): the card player's entropy (nats) below
     which it plays without a search (default 0: always search); ``depth`` (playout): tricks played after the trick in
     progress before the card values judge the rest (13: to the end; fewer need a player with card values; -1: 0 for
@@ -78,7 +82,7 @@ class CardSearch(SeededAgent):
     issue #20) within the auction's ranges, as PIMC's ``sampler=network``. The defaults are the released recipe,
     chosen on valid positions (`docs/results.md`, "The card player, second step")."""
 
-    def __init__(self, model: str = DEFAULT_MODEL, values: str = "dds", worlds: int = 6, first: int = 1,
+    def __init__(self, model: str = DEFAULT_MODEL, values: str = "dds", worlds: int = 6, first: int = 0,
                  prior: float = 0.3, gate: float = 0.0, depth: int = FULL, engine: str = "", after: str = "dds",
                  top: int = 0, auction: str = "rules", sampler: str = "uniform", location: str = "", seed=None):
         super().__init__(seed)
@@ -86,14 +90,15 @@ class CardSearch(SeededAgent):
             raise ValueError(f"values must be one of {', '.join(VALUES)}, got {values!r}")
         if worlds < 1:
             raise ValueError(f"worlds must be at least 1, got {worlds}")
+        given_first, first = first != 0, (min(FIRST, worlds) if first == 0 else first)
         if not 1 <= first <= (worlds if values == "dds" else first):
-            raise ValueError(f"first must be 1 .. worlds ({worlds}), got {first}")
+            raise ValueError(f"first must be 1 .. worlds ({worlds}), or 0 for the default, got {first}")
         if not np.isfinite(prior) or prior < 0:
             raise ValueError(f"prior must be a finite number >= 0, got {prior}")
         if not np.isfinite(gate) or gate < 0:
             raise ValueError(f"gate must be a finite number of nats >= 0, got {gate}")
-        other = ([name for name, given, default in (("first", first, 1), ("prior", prior, 0.3), ("gate", gate, 0.0),
-                                                    ("after", after, "dds")) if given != default]
+        other = ([name for name, given, default in (("first", given_first, False), ("prior", prior, 0.3),
+                                                    ("gate", gate, 0.0), ("after", after, "dds")) if given != default]
                  if values == "playout" else
                  [name for name, unset in (("depth", depth == FULL), ("engine", not engine), ("top", top == 0 or
                                                                                             after == "playout"))
@@ -313,4 +318,4 @@ def _side_tricks(state: PlayState, side: int) -> int:
     return state.declarer_tricks if state.declarer % 2 == side else state.defence_tricks
 
 
-__all__ = ["AFTER", "CardSearch", "ENGINES", "FULL", "VALUES"]
+__all__ = ["AFTER", "CardSearch", "ENGINES", "FIRST", "FULL", "VALUES"]

@@ -188,7 +188,7 @@ PLAY_SPEC_HELP = ("random | dd[:objective=tricks|make] | pimc[:worlds=N,objectiv
                   "cardsearch[:model=PATH,values=dds|playout,worlds=W,first=F,prior=P,gate=G,depth=D,"
                   "engine=jax|numpy,after=dds|playout,top=T,auction=none|rules|sayc|policy,sampler=uniform|network,"
                   "location=PATH] "
-                  "(a search on top of the card player, defaults models/card-player, dds, 6 worlds, first 1, prior "
+                  "(a search on top of the card player, defaults models/card-player, dds, 6 worlds, first 3, prior "
                   "0.3, gate 0, auction rules: the player alone where its entropy over groups of equal cards is "
                   "below G nats, else its card kept when DDS finds it among the best in each of the first F worlds, "
                   "else the best of mean DD tricks over W worlds + P x the player's log-probability; values=playout: "

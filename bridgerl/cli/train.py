@@ -160,7 +160,7 @@ def _train_network(args) -> int:
 
         task = ssn_task(not args.no_relabel)
     record = train_supervised(task, args.out, args.train, args.valid, config, seed=args.seed, resume=args.resume,
-                              force=args.force, progress=not args.quiet,
+                              force=args.force, progress=not args.quiet, init=getattr(args, "init", None),
                               command=" ".join(["bridgerl", *map(shlex.quote, sys.argv[1:])]))
     metric = task.metric
     print(f"{args.out}: epoch {record.get('epoch')} train {metric.replace('_', '-')} "
@@ -432,6 +432,8 @@ def add_parser(commands) -> None:
         if kind in ("ssn", "card-player", "trick-estimator"):
             net.add_argument("--no-relabel", action="store_true", help="no random relabelling of the side suits")
         if kind == "card-player":
+            net.add_argument("--init", metavar="MODEL", help="start from this card player's weights (a fine-tune: "
+                             "the same features, hidden sizes and heads) instead of the seed's initialisation")
             net.add_argument("--auction", action="store_true",
                              help="the features carry the auction's 231 bits (then pass --no-relabel: relabelling "
                                   "is exact only without the auction)")
