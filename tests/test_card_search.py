@@ -62,7 +62,8 @@ def test_the_spec_defaults_and_bad_settings(valued):
                           ("worlds=2,first=3", "first must be 1 .. worlds \\(2\\), or 0 for the default, got 3"),
                           ("values=playout,gate=0.5", "gate set but not used by values=playout"),
                           ("depth=3", "depth set but not used by values=dds"), ("prior=-1", "prior must be a finite"),
-                          ("gate=-0.5", "gate must be a finite"), ("auction=bayes", "auction must be one of")):
+                          ("gate=-0.5", "gate must be a finite"), ("auction=bayes", "auction must be one of"),
+                          ("keep=all", "keep must be one of any, sole")):
         with pytest.raises(ValueError, match=message):
             load_play_agent(f"cardsearch:model={valued},{spec}")
 
@@ -89,6 +90,23 @@ def test_dds_keeps_the_players_card_when_the_worlds_agree_and_overrules_it_when_
             assert agent.searched == searched + 1
             overruled += 1
     assert kept and overruled  # a random player: both cases occur
+    sole = CardSearch(valued, worlds=2, first=1, prior=0.0, keep="sole", seed=0)  # keeps a card only if no other
+    alone = tied = 0  # group is DD-best in the worlds too
+    for state in _choices(_play_states(range(6)))[:30]:
+        view = state.view()
+        owner = np.asarray(state.deal.owner, np.uint8)
+        sole.sample = lambda view, n=None: np.repeat(owner[None], n or 2, 0)
+        dd = solve_worlds(view, owner[None])[0]
+        best = [group for group in view.equivalent_groups() if dd[group[0]] == dd.max()]
+        own, searched = sole.player.act(view), sole.searched
+        assert dd[sole.act(view)] == dd.max()
+        if dd[own] == dd.max() and len(best) == 1:
+            assert sole.searched == searched
+            alone += 1
+        else:
+            assert sole.searched == searched + 1
+            tied += dd[own] == dd.max()
+    assert alone and tied  # both kinds of best card occur
     some = CardSearch(valued, worlds=2, first=1, gate=_median_entropy(valued), seed=0)  # searches about half
     states = _choices(_play_states(range(6)))[:30]
     for state in states:

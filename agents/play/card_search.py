@@ -58,12 +58,17 @@ ENGINES = ("jax", "numpy")
 AFTER = ("dds", "playout")
 """``values=dds``: how a decision whose check failed is settled: DDS in every world, or JAX play-outs."""
 
+KEEP = ("any", "sole")
+"""``values=dds``: when the check keeps the player's card: best in each first world (``any``), or best there and
+no other group best in each of them too (``sole``: a card as good in the worlds seen goes to the full search,
+where the other worlds may show it better, as a safety play is)."""
+
 _NEG = -1e9
 
 
 class CardSearch(SeededAgent):
     """``cardsearch[:model=PATH,values=dds|playout,worlds=W,first=F,prior=P,gate=G,depth=D,engine=E,after=A,top=T,
-    auction=A,sampler=S,location=PATH]``: the module docstring's search.
+    keep=K,auction=A,sampler=S,location=PATH]``: the module docstring's search.
 
     ``model``: the card player searched with (default ``models/card-player``); ``values``: ``dds`` (default) or
     ``playout``; ``worlds``: layouts per decision at most (default 6); ``first`` (dds): worlds solved before the card
@@ -75,7 +80,9 @@ class CardSearch(SeededAgent):
     and the only engine, for shorter play-outs); ``after`` (dds): how a decision whose check failed is settled,
     ``dds`` (every card solved in every world, the default) or ``playout`` (the player's group and the groups DDS
     found best in the first worlds played out in JAX); ``top`` (play-outs): at most T groups played out, the
-    player's own among them (0: all); ``auction``: how worlds are drawn (rules, the default: under the
+    player's own among them (0: all); ``keep`` (dds): ``any`` (default)
+    keeps the card player's card when it is best in each first world, ``sole`` only when no other group is best in
+    each of them too; ``auction``: how worlds are drawn (rules, the default: under the
     rule system's agreements read from the calls, uniform where none hold; none: uniform among the layouts
     consistent with the view; sayc, policy: as PIMC's ``auction``); ``sampler``: ``uniform`` (default) or
     ``network``, the worlds drawn from the card-location model at ``location`` (default ``models/card-location``,
@@ -84,7 +91,8 @@ class CardSearch(SeededAgent):
 
     def __init__(self, model: str = DEFAULT_MODEL, values: str = "dds", worlds: int = 6, first: int = 0,
                  prior: float = 0.3, gate: float = 0.0, depth: int = FULL, engine: str = "", after: str = "dds",
-                 top: int = 0, auction: str = "rules", sampler: str = "uniform", location: str = "", seed=None):
+                 top: int = 0, auction: str = "rules", sampler: str = "uniform", location: str = "", keep: str = "any",
+                 seed=None):
         super().__init__(seed)
         if values not in VALUES:
             raise ValueError(f"values must be one of {', '.join(VALUES)}, got {values!r}")
@@ -98,14 +106,17 @@ class CardSearch(SeededAgent):
         if not np.isfinite(gate) or gate < 0:
             raise ValueError(f"gate must be a finite number of nats >= 0, got {gate}")
         other = ([name for name, given, default in (("first", given_first, False), ("prior", prior, 0.3),
-                                                    ("gate", gate, 0.0), ("after", after, "dds")) if given != default]
+                                                    ("gate", gate, 0.0), ("after", after, "dds"), ("keep", keep, "any"))
+                  if given != default]
                  if values == "playout" else
                  [name for name, unset in (("depth", depth == FULL), ("engine", not engine), ("top", top == 0 or
                                                                                             after == "playout"))
                   if not unset])
         if other:
-            raise ValueError(f"{', '.join(other)} set but not used by values={values} (first, prior, gate and after "
-                             f"go with values=dds, depth and engine with values=playout, top with play-outs)")
+            raise ValueError(f"{', '.join(other)} set but not used by values={values} (first, prior, gate, after and "
+                             f"keep go with values=dds, depth and engine with values=playout, top with play-outs)")
+        if keep not in KEEP:
+            raise ValueError(f"keep must be one of {', '.join(KEEP)}, got {keep!r}")
         if after not in AFTER:
             raise ValueError(f"after must be one of {', '.join(AFTER)}, got {after!r}")
         if top < 0 or top == 1:
@@ -141,7 +152,7 @@ class CardSearch(SeededAgent):
                              f"play-out reads the card values on engine=numpy")
         self.engine = ((engine or ("jax" if self.depth == FULL else "numpy")) if values == "playout" else
                        "jax" if after == "playout" else "")
-        self.after, self.top = after, int(top)
+        self.after, self.top, self.keep = after, int(top), keep
         self._playouts = None
         self.bidders: Mapping[int, object] | None = None
         self.rows = 0  # network rows evaluated (trick-loss counts them)
@@ -200,8 +211,9 @@ class CardSearch(SeededAgent):
         # DDS asked for the best cards only (solutions=2, a faster search): -1 for every other card
         first = solve_worlds(view, worlds[: self.first], best=True)
         self.solved += 1
-        if (first[:, own] >= 0).all():
-            return own  # best in each of the first worlds
+        if (first[:, own] >= 0).all() and (self.keep == "any" or not any(
+                (first[:, group].max(1) >= 0).all() for group in groups if own not in group)):
+            return own  # best in each of the first worlds (keep=sole: and no other group is)
         self.searched += 1
         group_of = {card: g for g, group in enumerate(groups) for card in group}
         if len(worlds) < self.worlds:
@@ -286,7 +298,8 @@ class CardSearch(SeededAgent):
         return np.argmax(np.where(legal, self.player.outputs(features), _NEG), axis=1)
 
     def __repr__(self) -> str:
-        how = (f"first={self.first}, prior={self.prior}, gate={self.gate}, after={self.after!r}, top={self.top}"
+        how = (f"first={self.first}, prior={self.prior}, gate={self.gate}, after={self.after!r}, top={self.top}, "
+               f"keep={self.keep!r}"
                if self.values == "dds" else f"depth={self.depth}, engine={self.engine!r}, top={self.top}")
         where = f", sampler='network', location={self.location!r}" if self.sampler == "network" else ""
         return (f"CardSearch(model={self.model!r}, values={self.values!r}, worlds={self.worlds}, {how}, "
@@ -318,4 +331,4 @@ def _side_tricks(state: PlayState, side: int) -> int:
     return state.declarer_tricks if state.declarer % 2 == side else state.defence_tricks
 
 
-__all__ = ["AFTER", "CardSearch", "ENGINES", "FIRST", "FULL", "VALUES"]
+__all__ = ["AFTER", "CardSearch", "ENGINES", "FIRST", "FULL", "KEEP", "VALUES"]

@@ -186,7 +186,7 @@ PLAY_SPEC_HELP = ("random | dd[:objective=tricks|make] | pimc[:worlds=N,objectiv
                   "true) | issn[:model=PATH] (the ISSN's most likely card, default models/issn) | cardnet[:model=PATH] "
                   "(the learned card player, default models/card-player; a bare model path loads it too) | "
                   "cardsearch[:model=PATH,values=dds|playout,worlds=W,first=F,prior=P,gate=G,depth=D,"
-                  "engine=jax|numpy,after=dds|playout,top=T,auction=none|rules|sayc|policy,sampler=uniform|network,"
+                  "engine=jax|numpy,after=dds|playout,top=T,keep=any|sole,auction=none|rules|sayc|policy,sampler=uniform|network,"
                   "location=PATH] "
                   "(a search on top of the card player, defaults models/card-player, dds, 6 worlds, first 3, prior "
                   "0.3, gate 0, auction rules: the player alone where its entropy over groups of equal cards is "
