@@ -2,6 +2,7 @@
 same run on the same decisions (one `act` at a time, as a table asks; decisions with a real choice only).
 
     python benchmarks/card_search_speed.py [--specs cardsearch cardsearch:first=1] [--deals 10] [--decisions 30]
+        [--batches 16 64 256] [--profile cardsearch "pimc:worlds=4,auction=rules"]
 
 The decisions are those of ``--deals`` whole deals of the validation split, rules bidding, the released card player
 at every seat. Prints each spec's seconds per decision and its ratio to PIMC-20's under the auction (issue #66's
@@ -47,6 +48,31 @@ def seconds_per_decision(spec: str, views: list) -> float:
     return 1.0 / decisions_per_second(agent, views)
 
 
+def time_shares(spec: str, views: list) -> tuple[float, dict]:
+    """(ms a decision, {part: share of the time}) of ``spec`` over ``views`` under cProfile: DDS (``solve_worlds``),
+    drawing the worlds (``draw_worlds``) and the rest (the network, Python). The profiler slows Python calls, so
+    the shares are a guide, the seconds above the measure."""
+    import cProfile
+    import pstats
+
+    agent = load_play_agent(spec, seed=0)
+    for view in views:  # loads and compilations out
+        agent.act(view)
+    profile = cProfile.Profile()
+    start = time.perf_counter()
+    profile.enable()
+    for view in views:
+        agent.act(view)
+    profile.disable()
+    total = time.perf_counter() - start
+    stats = pstats.Stats(profile).stats
+    spent = {part: sum(row[3] for (path, _, name), row in stats.items() if name == function and "agents/play" in path)
+             for part, function in (("DDS", "solve_worlds"), ("drawing worlds", "draw_worlds"))}
+    shares = {part: seconds / total for part, seconds in spent.items()}
+    shares["the rest"] = 1.0 - sum(shares.values())
+    return 1000 * total / len(views), shares
+
+
 def batched_rates(views: list, rows: int, seconds: float = 3.0) -> tuple[float, float, float]:
     """(JAX play-out cards/s, numpy play-out cards/s, DDS positions/s) with ``rows`` worlds at once of each decision
     (one candidate, the card player's), decisions taken in turn for about ``seconds`` each."""
@@ -82,13 +108,15 @@ def batched_rates(views: list, rows: int, seconds: float = 3.0) -> tuple[float, 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--specs", nargs="+",
+    parser.add_argument("--specs", nargs="*",
                         default=["cardsearch", "cardsearch:values=playout,worlds=16",
                                  "cardsearch:values=playout,worlds=16,engine=numpy"])
     parser.add_argument("--deals", type=int, default=10)
     parser.add_argument("--decisions", type=int, default=30)
     parser.add_argument("--batches", type=int, nargs="*", default=[16, 64, 256],
                         help="rows (worlds of one decision) for the batched throughput; none to skip it")
+    parser.add_argument("--profile", nargs="*", default=[], metavar="SPEC",
+                        help="specs whose time is split (under cProfile) into DDS, drawing worlds and the rest")
     args = parser.parse_args()
     views = decisions(args.deals, args.decisions)
     anchor = seconds_per_decision("pimc:worlds=20,auction=rules", views)
@@ -97,6 +125,10 @@ def main() -> None:
     for spec in ["pimc:worlds=20"] + args.specs:
         seconds = seconds_per_decision(spec, views)
         print(f"{spec:40s} {seconds * 1000:9.1f} ms/decision  {seconds / anchor:6.2f} x the anchor")
+    for spec in args.profile:
+        ms, shares = time_shares(spec, views)
+        print(f"{spec:40s} profiled {ms:7.1f} ms/decision: " + ", ".join(f"{part} {share:.0%}"
+                                                                           for part, share in shares.items()))
     if args.batches:
         print(f"\nbatched: {'rows':>5s} {'JAX play-out cards/s':>21s} {'numpy play-out cards/s':>23s} "
               f"{'DDS positions/s (anchor)':>25s}")

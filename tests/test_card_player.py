@@ -234,6 +234,15 @@ def test_a_fine_tune_starts_from_the_given_weights(positions_file, valid_file, t
     assert main(["train", "card-player", "--train", str(positions_file), "--valid", str(valid_file), "--out",
                  str(tmp_path / "h"), "--init", "models/issn", "--hidden", "32", "--quiet"]) != 0
     assert not (tmp_path / "h").exists()  # refused before --out was made
+    assert main(["train", "card-player", "--train", str(positions_file), "--valid", str(valid_file), "--out",
+                 str(tmp_path / "i"), "--init", str(tmp_path / "a"), "--epochs", "1", "--batch-size", "32",
+                 "--quiet"]) == 0  # the hidden sizes of the model started from
+    import hashlib
+
+    metadata = load_weights(tmp_path / "i", format=FORMAT)[0]
+    assert metadata["hidden"] == [32] and metadata["init"] == {
+        "init": str(tmp_path / "a"),
+        "init_sha256": hashlib.sha256((tmp_path / "a" / "model.msgpack").read_bytes()).hexdigest()}
 
 
 def test_cosine_learning_rate_is_seeded_resumable_and_keeps_its_epochs(positions_file, valid_file, tmp_path,

@@ -52,6 +52,9 @@ def test_the_spec_defaults_and_bad_settings(valued):
         "dds", 6, 3, 0.3, 0.0, "rules")
     assert load_play_agent(f"cardsearch:model={valued},worlds=2").first == 2  # no more than the worlds
     assert load_play_agent(f"cardsearch:model={valued},first=1").first == 1
+    from bridgerl.arena.specs import resolved_play_spec  # what results files record: the worlds checked
+
+    assert ",first=3," in resolved_play_spec("cardsearch") and ",first=2," in resolved_play_spec("cardsearch:worlds=2")
     assert load_play_agent(f"cardsearch:model={valued},values=playout,depth=-1").depth == 0  # values: after the trick
     assert load_play_agent(f"cardsearch:model={valued},values=playout").depth == 13  # play-outs to the end
     with pytest.raises(ValueError, match="has no card values"):

@@ -20,7 +20,7 @@ import numpy as np
 import optax
 from flax import nnx
 
-from bridgerl.agents.learned.checkpoint import load_weights, save_weights
+from bridgerl.agents.learned.checkpoint import load_weights, save_weights, weights_fit
 from bridgerl.core.files import atomic_write_text
 from bridgerl.core.positions import load_positions
 from bridgerl.training.loop import Loop, run_loop
@@ -179,11 +179,15 @@ def train_supervised(task: Task, out, train, valid, config: SupervisedConfig = S
     out = Path(out)
     state_path = check_run_dir(out, resume, force)
     (task.check or check_splits)(train, valid)
+    start = _initial_weights(task, config, init) if init is not None else None  # a wrong --init refused first
     data = load_examples(task, train)  # read (and checked) before anything in --out is touched
     valid_data = load_examples(task, [valid], valid=True)
     graphdef, params = nnx.split(task.build(config.hidden, seed=seed))
-    if init is not None:  # a fine-tune: its model checked before --out is touched
-        params = _initial_weights(task, config, params, init)
+    if start is not None:  # a fine-tune: the run starts from the model's weights
+        if not weights_fit(params, start[0]):
+            raise ValueError(f"--init {init}: its weights do not fit this run's network (a damaged or edited "
+                             "checkpoint)")
+        nnx.replace_by_pure_dict(params, start[0])
     if force and not resume:
         model = out / MODEL_FILE
         if model.exists():
@@ -207,7 +211,7 @@ def train_supervised(task: Task, out, train, valid, config: SupervisedConfig = S
                 if k != "epochs" or config.lr_decay == "cosine"}  # a resume may add epochs at a constant rate
     meta = {"config": settings, "seed": seed, "data": [*map(str, train), str(valid)], "env_id": None,
             "env_options": {"kind": task.kind, "features": task.features, **task.settings},
-            "pretrain": None if init is None else str(init),
+            "pretrain": None if init is None else {"init": str(init), "init_sha256": start[1]},
             "constructive": None}  # what load_state compares on --resume
     carry = {"params": params, "opt_state": opt_state, "key": jax.random.PRNGKey(seed),
              "epoch": jax.numpy.int32(0), "best": jax.numpy.float32(np.inf)}
@@ -215,7 +219,7 @@ def train_supervised(task: Task, out, train, valid, config: SupervisedConfig = S
         carry = resume_state(state_path, carry, meta, SupervisedConfig, None, out / LOG_FILE, "epoch",
                              lambda c: int(c["epoch"]))
     recipe = _SupervisedRecipe(task, graphdef, optimizer, config, data, valid_data, out, seed,
-                               [*map(str, train), str(valid)], command)
+                               [*map(str, train), str(valid)], command, meta["pretrain"])
     loop = Loop(out=out, state_file=state_path, meta=meta, total=config.epochs, unit="epoch",
                 desc=f"{task.kind} -> {out}", progress=progress, log_file=LOG_FILE)
     carry, record, _ = run_loop(recipe, carry, loop)
@@ -223,10 +227,14 @@ def train_supervised(task: Task, out, train, valid, config: SupervisedConfig = S
     return record
 
 
-def _initial_weights(task: Task, config: SupervisedConfig, params, init):
-    """``params`` (an nnx state) holding the weights of the model at ``init``, refused in one line unless it is a
-    model of ``task``'s kind over the same features and hidden sizes (and, for a card player, the same auction bits
-    and card values); the training settings (target, relabelling) may differ."""
+def _initial_weights(task: Task, config: SupervisedConfig, init) -> tuple[dict, str]:
+    """(weights, SHA-256 of the file) of the model at ``init``, refused in one line unless it is a model of
+    ``task``'s kind over the same features and hidden sizes (and, for a card player, the same auction bits and card
+    values); the training settings (target, relabelling) may differ."""
+    import hashlib
+
+    from bridgerl.agents.learned.checkpoint import checkpoint_file
+
     metadata, weights = load_weights(init, format=task.format, what=task.kind)
     shape = [k for k in ("auction", "card_values") if k in task.settings or k in metadata]  # what the inputs and
     given = {"features": metadata.get("features"), "hidden": tuple(metadata.get("hidden", ())),  # outputs hold
@@ -236,14 +244,7 @@ def _initial_weights(task: Task, config: SupervisedConfig, params, init):
     differ = [f"{k} {given[k]!r} (this run: {wanted[k]!r})" for k in wanted if given[k] != wanted[k]]
     if differ:
         raise ValueError(f"--init {init}: the model differs from this run in {', '.join(differ)}")
-    try:
-        fits = jax.tree.all(jax.tree.map(lambda a, b: np.shape(a) == np.shape(b), nnx.to_pure_dict(params), weights))
-    except (ValueError, TypeError, KeyError):
-        fits = False
-    if not fits:
-        raise ValueError(f"--init {init}: its weights do not fit this run's network (a damaged or edited checkpoint)")
-    nnx.replace_by_pure_dict(params, weights)
-    return params
+    return weights, hashlib.sha256(checkpoint_file(init).read_bytes()).hexdigest()
 
 
 __all__ = ["SupervisedConfig", "Task", "check_run_dir", "check_splits", "load_examples", "train_supervised"]
@@ -254,9 +255,9 @@ class _SupervisedRecipe:
     the task's selection metric), the epoch with the best one kept as the model."""
 
     def __init__(self, task: Task, graphdef, optimizer, config: SupervisedConfig, data, valid_data, out: Path,
-                 seed: int, files: list[str], command: str | None):
+                 seed: int, files: list[str], command: str | None, started: dict | None = None):
         self.task, self.graphdef, self.config, self.valid_data, self.out = task, graphdef, config, valid_data, out
-        self.seed, self.files, self.command = seed, files, command
+        self.seed, self.files, self.command, self.started = seed, files, command, started
         self.train_positions = len(data[0])
         self.device_data = tuple(jax.numpy.asarray(a) for a in data)
         self.epoch_fn = make_epoch(task, graphdef, optimizer, config.batch_size)
@@ -288,7 +289,8 @@ class _SupervisedRecipe:
             metadata = {"kind": task.kind, "features": task.features, "hidden": list(config.hidden),
                         "epoch": record["epoch"], f"valid_{metric}": valid_loss, **selected, "seed": self.seed,
                         **task.settings, "config": dataclasses.asdict(config), "data": self.files,
-                        "command": self.command or " ".join(["bridgerl", *sys.argv[1:]])}
+                        "command": self.command or " ".join(["bridgerl", *sys.argv[1:]]),
+                        **({"init": self.started} if self.started else {})}
             save_weights(self.out / MODEL_FILE, nnx.to_pure_dict(params), metadata, format=task.format)
             fields["kept"] = True
             carry = {**carry, "best": jax.numpy.float32(score)}

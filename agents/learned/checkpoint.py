@@ -142,6 +142,18 @@ def load_weights(path: str | os.PathLike, format: str = FORMAT, what: str = "DQN
     return json.loads(payload["metadata"]), params
 
 
+def weights_fit(state, params: dict) -> bool:
+    """Whether the pure dict ``params`` has exactly the tree and array shapes of the nnx ``state``."""
+    import jax
+    from flax import nnx
+
+    try:
+        return bool(jax.tree.all(jax.tree.map(lambda a, b: np.shape(a) == np.shape(b), nnx.to_pure_dict(state),
+                                              params)))
+    except (ValueError, TypeError, KeyError):
+        return False
+
+
 def load_network(path: str | os.PathLike, format: str, what: str, features: int, build) -> tuple[object, dict]:
     """(network, metadata) of a checkpoint of ``format`` whose metadata names its input ``features`` and
     ``hidden`` sizes; ``build(hidden)`` makes the empty network. A checkpoint of another kind, for other features or
@@ -156,11 +168,7 @@ def load_network(path: str | os.PathLike, format: str, what: str, features: int,
                          f"encodes {features}; retrain it")
     network = build(tuple(metadata["hidden"]))
     state = nnx.state(network)
-    try:
-        fits = jax.tree.all(jax.tree.map(lambda a, b: np.shape(a) == np.shape(b), nnx.to_pure_dict(state), params))
-    except (ValueError, TypeError, KeyError):
-        fits = False
-    if not fits:
+    if not weights_fit(state, params):
         raise ValueError(f"{path}: the weights do not fit a network of hidden sizes {metadata['hidden']} over "
                          f"{features} features (a damaged or edited checkpoint)")
     nnx.replace_by_pure_dict(state, params)

@@ -8,9 +8,9 @@ layouts of the cards it cannot see, consistent with its view (PIMC's sampler: un
   decision where the card player is sure (the entropy of its distribution over the groups of equal legal cards
   below ``gate`` nats) is left to it. Otherwise ``first`` worlds are drawn and DDS finds their best cards (best
   cards only: the cheaper search); if the card player's own card is among them in each, it is played (most
-  decisions stop here: 90% with the released player). Otherwise the other worlds are drawn, every world is solved
-  for every card and the card with the most of (mean DD tricks over the worlds + ``prior`` x log of the card player's
-  probability of its group) is played: the player's policy is the prior that breaks the near-ties a handful of
+  decisions stop here: about 94% with the released player and one world, 89% with three). Otherwise the other
+  worlds are drawn, every world is solved for every card and the card with the most of (mean DD tricks over the
+  worlds + ``prior`` x log of the card player's probability of its group) is played: the player's policy is the prior that breaks the near-ties a handful of
   worlds leave, and keeps the search from the random swings of a small sample. Like PIMC it values each world
   double dummy (strategy fusion inside a world), with at most ``worlds`` DDS positions a decision against
   PIMC-20's twenty.
@@ -72,14 +72,15 @@ class CardSearch(SeededAgent):
 
     ``model``: the card player searched with (default ``models/card-player``); ``values``: ``dds`` (default) or
     ``playout``; ``worlds``: layouts per decision at most (default 6); ``first`` (dds): worlds solved before the card
-    player's card may be kept (default 0: 3, or ``worlds`` if fewer; issue #66); ``prior`` (dds): weight of the card player's
+    player's card may be kept (default 0: 3, or ``worlds`` if fewer; issue #66); ``prior`` (dds): weight of the
+    card player's
     log-probability beside the mean DD tricks (default 0.3); ``gate`` (dds): the card player's entropy (nats) below
     which it plays without a search (default 0: always search); ``depth`` (playout): tricks played after the trick in
     progress before the card values judge the rest (13: to the end; fewer need a player with card values; -1: 0 for
     such a player, else 13); ``engine`` (playout): ``jax`` (default with ``depth=13``) or ``numpy`` (the default,
     and the only engine, for shorter play-outs); ``after`` (dds): how a decision whose check failed is settled,
     ``dds`` (every card solved in every world, the default) or ``playout`` (the player's group and the groups DDS
-    found best in the first worlds played out in JAX); ``top`` (play-outs): at most T groups played out, the
+    found best in any of the first worlds played out in JAX); ``top`` (play-outs): at most T groups played out, the
     player's own among them (0: all); ``keep`` (dds): ``any`` (default)
     keeps the card player's card when it is best in each first world, ``sole`` only when no other group is best in
     each of them too; ``auction``: how worlds are drawn (rules, the default: under the
@@ -87,7 +88,7 @@ class CardSearch(SeededAgent):
     consistent with the view; sayc, policy: as PIMC's ``auction``); ``sampler``: ``uniform`` (default) or
     ``network``, the worlds drawn from the card-location model at ``location`` (default ``models/card-location``,
     issue #20) within the auction's ranges, as PIMC's ``sampler=network``. The defaults are the released recipe,
-    chosen on valid positions (`docs/results.md`, "The card player, second step")."""
+    chosen on valid positions (`docs/results.md`, "The card player, second step"; ``first`` in the third step)."""
 
     def __init__(self, model: str = DEFAULT_MODEL, values: str = "dds", worlds: int = 6, first: int = 0,
                  prior: float = 0.3, gate: float = 0.0, depth: int = FULL, engine: str = "", after: str = "dds",
@@ -160,6 +161,14 @@ class CardSearch(SeededAgent):
         self.searched = 0  # dds: decisions that went past the first worlds
         self.decisions = 0  # decisions with a choice
 
+    @staticmethod
+    def resolved_settings(settings: dict) -> dict:
+        """The spec's settings as played (`bridgerl.arena.specs.resolved_play_spec`): ``first`` 0, the default, is
+        recorded as the number of worlds it checks, so a later change of `FIRST` never passes for the same player."""
+        if settings.get("values") == "dds" and int(settings.get("first", 0)) == 0:
+            return {**settings, "first": min(FIRST, int(settings["worlds"]))}
+        return settings
+
     def see_bidders(self, bidders: Mapping[int, object]) -> None:
         """The seats' bidders (for ``auction=policy``: worlds kept when they would have made the calls seen)."""
         self.bidders = dict(bidders)
@@ -219,8 +228,8 @@ class CardSearch(SeededAgent):
         if len(worlds) < self.worlds:
             worlds = np.concatenate([worlds, self.sample(view, self.worlds - len(worlds))])
         mass = _group_mass(logits, legal, groups)
-        if self.after == "playout":  # the player's group and those DDS found best in the first worlds, played out
-            best = [g for g, group in enumerate(groups) if (first[:, group].max(1) >= 0).all()]
+        if self.after == "playout":  # the player's group and those DDS found best in a first world, played out
+            best = [g for g, group in enumerate(groups) if (first[:, group].max(1) >= 0).any()]
             kept = self._top_groups(groups, own, logits, legal, among=best)
             values = self.candidate_values(view, [groups[g][0] for g in kept], worlds)
             score = np.full(len(groups), -np.inf)

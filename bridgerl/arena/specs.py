@@ -186,9 +186,10 @@ PLAY_SPEC_HELP = ("random | dd[:objective=tricks|make] | pimc[:worlds=N,objectiv
                   "true) | issn[:model=PATH] (the ISSN's most likely card, default models/issn) | cardnet[:model=PATH] "
                   "(the learned card player, default models/card-player; a bare model path loads it too) | "
                   "cardsearch[:model=PATH,values=dds|playout,worlds=W,first=F,prior=P,gate=G,depth=D,"
-                  "engine=jax|numpy,after=dds|playout,top=T,keep=any|sole,auction=none|rules|sayc|policy,sampler=uniform|network,"
+                  "engine=jax|numpy,after=dds|playout,top=T,keep=any|sole,auction=none|rules|sayc|policy,"
+                  "sampler=uniform|network,"
                   "location=PATH] "
-                  "(a search on top of the card player, defaults models/card-player, dds, 6 worlds, first 3, prior "
+                  "(a search on top of the card player, defaults models/card-player, dds, 6 worlds, first 3 (or W if fewer), prior "
                   "0.3, gate 0, auction rules: the player alone where its entropy over groups of equal cards is "
                   "below G nats, else its card kept when DDS finds it among the best in each of the first F worlds, "
                   "else the best of mean DD tricks over W worlds + P x the player's log-probability; values=playout: "
@@ -417,6 +418,8 @@ def resolved_play_spec(spec: str) -> str:
 
     cls = getattr(agents, _PLAY_CLASSES[name])
     settings = {**spec_keywords(cls), **_keyword_values(rest, spec, cls)}
+    if hasattr(cls, "resolved_settings"):  # a default that stands for another value is recorded as that value
+        settings = cls.resolved_settings(settings)
     text = ",".join(f"{key}={str(value).lower() if isinstance(value, bool) else value}"
                     for key, value in settings.items())
     return f"{name}:{text}" if text else name

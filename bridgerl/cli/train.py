@@ -138,6 +138,11 @@ def _train_network(args) -> int:
                                ("batch_size", args.batch_size), ("weight_decay", args.weight_decay),
                                ("lr_decay", args.lr_decay))
              if v is not None}
+    if getattr(args, "init", None) and "hidden" not in given:  # a fine-tune keeps its model's hidden sizes
+        from ..agents.learned.card_player import FORMAT
+        from ..agents.learned.checkpoint import load_weights
+
+        given["hidden"] = tuple(load_weights(args.init, format=FORMAT, what="card-player")[0]["hidden"])
     config = SupervisedConfig(**{**defaults, **given})
     if kind == "card-location":
         from ..training.card_location import LOCATION as task
@@ -433,7 +438,8 @@ def add_parser(commands) -> None:
             net.add_argument("--no-relabel", action="store_true", help="no random relabelling of the side suits")
         if kind == "card-player":
             net.add_argument("--init", metavar="MODEL", help="start from this card player's weights (a fine-tune: "
-                             "the same features, hidden sizes and heads) instead of the seed's initialisation")
+                             "the same features and heads; its hidden sizes unless --hidden is given) instead of the "
+                             "seed's initialisation")
             net.add_argument("--auction", action="store_true",
                              help="the features carry the auction's 231 bits (then pass --no-relabel: relabelling "
                                   "is exact only without the auction)")
