@@ -231,11 +231,10 @@ def _initial_weights(task: Task, config: SupervisedConfig, init) -> tuple[dict, 
     """(weights, SHA-256 of the file) of the model at ``init``, refused in one line unless it is a model of
     ``task``'s kind over the same features and hidden sizes (and, for a card player, the same auction bits and card
     values); the training settings (target, relabelling) may differ."""
-    import hashlib
+    from bridgerl.agents.learned.checkpoint import recording_checkpoints
 
-    from bridgerl.agents.learned.checkpoint import checkpoint_file
-
-    metadata, weights = load_weights(init, format=task.format, what=task.kind)
+    with recording_checkpoints() as seen:  # the one record of a checkpoint read: {file: sha256}
+        metadata, weights = load_weights(init, format=task.format, what=task.kind)
     shape = [k for k in ("auction", "card_values") if k in task.settings or k in metadata]  # what the inputs and
     given = {"features": metadata.get("features"), "hidden": tuple(metadata.get("hidden", ())),  # outputs hold
              **{k: bool(metadata.get(k, False)) for k in shape}}
@@ -244,7 +243,8 @@ def _initial_weights(task: Task, config: SupervisedConfig, init) -> tuple[dict, 
     differ = [f"{k} {given[k]!r} (this run: {wanted[k]!r})" for k in wanted if given[k] != wanted[k]]
     if differ:
         raise ValueError(f"--init {init}: the model differs from this run in {', '.join(differ)}")
-    return weights, hashlib.sha256(checkpoint_file(init).read_bytes()).hexdigest()
+    [digest] = seen.values()
+    return weights, digest
 
 
 __all__ = ["SupervisedConfig", "Task", "check_run_dir", "check_splits", "load_examples", "train_supervised"]

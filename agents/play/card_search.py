@@ -4,16 +4,16 @@ At a decision with a real choice (two or more groups of equal legal cards) the s
 layouts of the cards it cannot see, consistent with its view (PIMC's sampler: uniform, or under the auction with
 ``auction``), and values each candidate card (one per group) in them. Two ways (``values``):
 
-- ``dds`` (the default, the released recipe): the card player proposes and DDS checks it in a few worlds. A
-  decision where the card player is sure (the entropy of its distribution over the groups of equal legal cards
-  below ``gate`` nats) is left to it. Otherwise ``first`` worlds are drawn and DDS finds their best cards (best
-  cards only: the cheaper search); if the card player's own card is among them in each, it is played (most
-  decisions stop here: about 94% with the released player and one world, 89% with three). Otherwise the other
-  worlds are drawn, every world is solved for every card and the card with the most of (mean DD tricks over the
-  worlds + ``prior`` x log of the card player's probability of its group) is played: the player's policy is the prior that breaks the near-ties a handful of
-  worlds leave, and keeps the search from the random swings of a small sample. Like PIMC it values each world
-  double dummy (strategy fusion inside a world), with at most ``worlds`` DDS positions a decision against
-  PIMC-20's twenty.
+- ``dds`` (the default, the released recipe): the card player proposes and DDS checks it in a few worlds. A decision
+  where the card player is sure (the entropy of its distribution over the groups of equal legal cards below ``gate``
+  nats) is left to it. Otherwise ``first`` worlds are drawn and DDS finds their best cards (best cards only: the
+  cheaper search); if the card player's own card is among them in each, it is played (most decisions stop here:
+  about 94% with the released player and one world, 89% with three). Otherwise the other worlds are drawn, every
+  world is solved for every card and the card with the most of (mean DD tricks over the worlds + ``prior`` x log of
+  the card player's probability of its group) is played: the player's policy is the prior that breaks the near-ties
+  a handful of worlds leave, and keeps the search from the random swings of a small sample. Like PIMC it values each
+  world double dummy (strategy fusion inside a world), with at most ``worlds`` + ``first`` DDS positions a decision
+  against PIMC-20's twenty.
 - ``playout``: no DDS at all. Each candidate is played, then every seat plays the card player's card *from its own
   view of that world* (its own hand there, dummy's once shown, the cards played: no seat sees another's hand, so
   there is no strategy fusion) until the trick in progress is complete and ``depth`` more tricks are played; what
@@ -27,7 +27,8 @@ layouts of the cards it cannot see, consistent with its view (PIMC's sampler: un
   with each row's features built in Python.
 
 Decisions without a choice go to the card player. The same seed and view give the same card. What each setting
-cost and gained on `valid` positions: `docs/results.md`, "The card player, second step (issue #50)".
+cost and gained on `valid` positions: `docs/results.md`, "The card player, second step (issue #50)" and "third step
+(issue #66)".
 """
 
 from __future__ import annotations
@@ -71,24 +72,23 @@ class CardSearch(SeededAgent):
     keep=K,auction=A,sampler=S,location=PATH]``: the module docstring's search.
 
     ``model``: the card player searched with (default ``models/card-player``); ``values``: ``dds`` (default) or
-    ``playout``; ``worlds``: layouts per decision at most (default 6); ``first`` (dds): worlds solved before the card
-    player's card may be kept (default 0: 3, or ``worlds`` if fewer; issue #66); ``prior`` (dds): weight of the
-    card player's
-    log-probability beside the mean DD tricks (default 0.3); ``gate`` (dds): the card player's entropy (nats) below
-    which it plays without a search (default 0: always search); ``depth`` (playout): tricks played after the trick in
-    progress before the card values judge the rest (13: to the end; fewer need a player with card values; -1: 0 for
-    such a player, else 13); ``engine`` (playout): ``jax`` (default with ``depth=13``) or ``numpy`` (the default,
-    and the only engine, for shorter play-outs); ``after`` (dds): how a decision whose check failed is settled,
-    ``dds`` (every card solved in every world, the default) or ``playout`` (the player's group and the groups DDS
-    found best in any of the first worlds played out in JAX); ``top`` (play-outs): at most T groups played out, the
-    player's own among them (0: all); ``keep`` (dds): ``any`` (default)
-    keeps the card player's card when it is best in each first world, ``sole`` only when no other group is best in
-    each of them too; ``auction``: how worlds are drawn (rules, the default: under the
-    rule system's agreements read from the calls, uniform where none hold; none: uniform among the layouts
-    consistent with the view; sayc, policy: as PIMC's ``auction``); ``sampler``: ``uniform`` (default) or
-    ``network``, the worlds drawn from the card-location model at ``location`` (default ``models/card-location``,
-    issue #20) within the auction's ranges, as PIMC's ``sampler=network``. The defaults are the released recipe,
-    chosen on valid positions (`docs/results.md`, "The card player, second step"; ``first`` in the third step)."""
+    ``playout``; ``worlds``: layouts per decision at most (default 6); ``first`` (dds): worlds solved before the
+    card player's card may be kept (default 0: 3, or ``worlds`` if fewer; issue #66); ``prior`` (dds): weight of the
+    card player's log-probability beside the mean DD tricks (default 0.3); ``gate`` (dds): the card player's entropy
+    (nats) below which it plays without a search (default 0: always search); ``depth`` (playout): tricks played
+    after the trick in progress before the card values judge the rest (13: to the end; fewer need a player with card
+    values; -1: 0 for such a player, else 13); ``engine`` (playout): ``jax`` (default with ``depth=13``) or
+    ``numpy`` (the default, and the only engine, for shorter play-outs); ``after`` (dds): how a decision whose check
+    failed is settled, ``dds`` (every card solved in every world, the default) or ``playout`` (the player's group
+    and the groups DDS found best in any of the first worlds played out in JAX); ``top`` (play-outs): at most T
+    groups played out, the player's own among them (0: all); ``keep`` (dds): ``any`` (default) keeps the card
+    player's card when it is best in each first world, ``sole`` only when no other group is best in each of them
+    too; ``auction``: how worlds are drawn (rules, the default: under the rule system's agreements read from the
+    calls, uniform where none hold; none: uniform among the layouts consistent with the view; sayc, policy: as
+    PIMC's ``auction``); ``sampler``: ``uniform`` (default) or ``network``, the worlds drawn from the card-location
+    model at ``location`` (default ``models/card-location``, issue #20) within the auction's ranges, as PIMC's
+    ``sampler=network``. The defaults are the released recipe, chosen on valid positions (`docs/results.md`, "The
+    card player, second step"; ``first`` in the third step)."""
 
     def __init__(self, model: str = DEFAULT_MODEL, values: str = "dds", worlds: int = 6, first: int = 0,
                  prior: float = 0.3, gate: float = 0.0, depth: int = FULL, engine: str = "", after: str = "dds",
