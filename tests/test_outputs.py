@@ -139,3 +139,30 @@ class _Parsed:
         import argparse
 
         return argparse.Namespace(command="models", func=self.func)
+
+
+def test_every_json_output_is_replaced_only_with_force(tmp_path, capsys):
+    """A --json file that exists is refused before any work, in one line naming it, by every command that writes one
+    (`table serve` rewrites its own, which only sums up the resumable --out); --force replaces it."""
+    import argparse
+
+    from bridgerl.cli import build_parser
+
+    def commands(parser, name=()):
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for word, sub in action.choices.items():
+                    yield from commands(sub, name + (word,))
+        yield name, parser
+
+    with_json = {name: {o for a in p._actions for o in a.option_strings} for name, p in commands(build_parser())}
+    with_json = {name: options for name, options in with_json.items() if "--json" in options}
+    assert len(with_json) >= 15 and ("evaluate", "game") in with_json
+    assert [name for name, options in with_json.items() if "--force" not in options] == []
+    mine = tmp_path / "mine.json"
+    mine.write_text("mine\n")
+    assert main(MATCH[:-1] + ["5000", "--json", str(mine)]) == 2  # 5,000 boards would take a while: refused first
+    assert _error(capsys) == f"bridgerl: error: {mine}: the JSON file exists; pass --force to replace it"
+    assert mine.read_text() == "mine\n"
+    assert main(MATCH + ["--json", str(mine), "--force"]) == 0
+    assert mine.read_text().startswith("{")

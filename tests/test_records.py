@@ -211,7 +211,9 @@ def test_cli_evaluate_records(tmp_path, capsys):
     assert printed.startswith(f"{PBN}: -2.25 IMPs/board vs constructive par") and "1 skipped" in printed
     summary = json.loads(out.read_text())
     assert summary["boards"] == 4 and len(summary["outcomes"]) == 4 and summary["skipped"][0]["board"] == 5
-    assert main(["evaluate", "records", str(PBN), "--json", str(out)]) == 0  # --json is replaced atomically
+    assert main(["evaluate", "records", str(PBN), "--json", str(out)]) == 2  # kept: replaced only with --force
+    assert "pass --force to replace it" in capsys.readouterr().err
+    assert main(["evaluate", "records", str(PBN), "--json", str(out), "--force"]) == 0  # replaced atomically
 
 
 def test_cli_evaluate_records_bad_file(capsys):

@@ -15,7 +15,7 @@ from pathlib import Path
 from .. import __version__
 from .argtypes import OneLineParser
 from ..core.dataset import DatasetError
-from ..core.files import check_output, is_stdout, stdout_output
+from ..core.files import check_output, is_stdout, refuse_overwrite, stdout_output
 from . import data, evaluate, models, serve, show, table, train
 
 
@@ -30,7 +30,21 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True)
     for group in (data, train, evaluate, show, serve, table, models):  # one module per command group, each adding its parsers
         group.add_parser(commands)
+    _force_for_json(parser)
     return parser
+
+
+def _force_for_json(parser: argparse.ArgumentParser) -> None:
+    """Give every command that writes ``--json`` a ``--force`` (checked in `_check_outputs`: an existing JSON file is
+    replaced only with it), but for a command whose JSON only sums up its resumable ``--out`` (``json_follows_out``:
+    ``table serve``, which rewrites it at the end of every run)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in dict.fromkeys(action.choices.values()):
+                _force_for_json(sub)
+    options = {option for action in parser._actions for option in action.option_strings}
+    if "--json" in options and "--force" not in options and not parser.get_default("json_follows_out"):
+        parser.add_argument("--force", action="store_true", help="replace an existing --json file")
 
 
 def _resume_hint(args, argv: list[str]) -> str:
@@ -119,6 +133,8 @@ def _check_outputs(args) -> list[str]:
                 raise ValueError(f"{name} -: standard output takes only the text outputs ({STDOUT_FLAGS})")
             to_stdout.append(name)
         check_output(value, kind, name)
+    if getattr(args, "json", None) and not is_stdout(args.json) and not getattr(args, "json_follows_out", False):
+        refuse_overwrite(args.json, getattr(args, "force", False), "JSON file")
     if len(to_stdout) > 1:
         raise ValueError(f"{' and '.join(to_stdout)} both ask for standard output (-); give one of them a file")
     return to_stdout

@@ -408,7 +408,7 @@ def add_parser(commands) -> None:
     game.add_argument("--json", help="write the summary and every board as JSON (atomic)")
     game.add_argument("--report", help="write a Markdown report with PNG plots into this directory")
     game.add_argument("--pbn", help="write both tables of every board as PBN (auction and play)")
-    game.add_argument("--force", action="store_true", help="replace an existing --pbn file")
+    game.add_argument("--force", action="store_true", help="replace an existing --pbn or --json file")
     game.add_argument("--quiet", action="store_true", help="no progress bar")
     game.set_defaults(func=_evaluate_game)
     curve = eval_commands.add_parser("curve", help="learning curves of training runs: competitive (vs the rule "

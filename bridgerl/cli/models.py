@@ -51,5 +51,5 @@ def add_parser(commands) -> None:
     """Add ``models`` to the top-level subparsers."""
     models = commands.add_parser("models", help="list the released models: kind, size, checksum and the command "
                                                 "that made each (models/NAME in any agent spec)")
-    models.add_argument("--json", metavar="FILE", help="also write the list as JSON (replaced atomically)")
+    models.add_argument("--json", metavar="FILE", help="also write the list as JSON (written atomically)")
     models.set_defaults(func=_models)

@@ -104,7 +104,7 @@ def add_parser(commands) -> None:
                             "as BEN's is without it, is sent it again after 2 s)")
     serve.add_argument("--log", help="append every message sent and received to this file")
     serve.add_argument("--force", action="store_true", help="start --out afresh instead of resuming from its boards")
-    serve.set_defaults(func=_serve)
+    serve.set_defaults(func=_serve, json_follows_out=True)  # --json sums up --out: no --force asked to replace it
 
     join = sub.add_parser("join", help="seat one of our agents at a table manager (ours or another program's)")
     join.add_argument("--host", default="127.0.0.1", help="the table manager's address (default 127.0.0.1)")
