@@ -12,6 +12,7 @@ from bridgerl.core.models import released_folder, released_models, resolve_model
 
 ROOT = Path(__file__).resolve().parent.parent
 KINDS = {"card-location": "card-location", "card-player": "card-player", "card-player-1": "card-player",
+         "card-player-3": "card-player",
          "competitive-dqn": "DQN",
          "competitive-distilled": "PPO", "competitive-distilled-2": "PPO", "competitive-played": "PPO",
          "competitive-ppo": "PPO",
@@ -19,7 +20,7 @@ KINDS = {"card-location": "card-location", "card-player": "card-player", "card-p
          "trick-estimator": "trick-estimator", "uncontested-critic": "DQN", "uncontested-dqn": "DQN"}
 
 
-def test_released_models_lists_the_fourteen_with_their_kinds():
+def test_released_models_lists_the_fifteen_with_their_kinds():
     models = released_models()
     assert {m["name"]: m["kind"] for m in models} == KINDS
     for m in models:
