@@ -159,6 +159,8 @@ def test_every_json_output_is_replaced_only_with_force(tmp_path, capsys):
     with_json = {name: options for name, options in with_json.items() if "--json" in options}
     assert len(with_json) >= 15 and ("evaluate", "game") in with_json
     assert [name for name, options in with_json.items() if "--force" not in options] == []
+    follows = [name for name, p in commands(build_parser()) if p.get_default("json_follows_out")]
+    assert follows == [("table", "serve")]  # the one --json rewritten without --force (it sums up its --out)
     mine = tmp_path / "mine.json"
     mine.write_text("mine\n")
     assert main(MATCH[:-1] + ["5000", "--json", str(mine)]) == 2  # 5,000 boards would take a while: refused first
