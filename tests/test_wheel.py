@@ -69,7 +69,7 @@ def test_installed_wheel_plays_the_released_models_from_any_directory(wheel, tmp
         return done.stdout
 
     listing = bridgerl("models", "--json", "models.json").splitlines()
-    assert len([line for line in listing if not line.startswith(" ")]) == 15  # the released models, card-player-1 and -3 too
+    assert len([line for line in listing if not line.startswith(" ")]) == 15  # the released models, -1 and -3 too
     listed = json.loads((work / "models.json").read_text())
     assert {m["name"] for m in listed} >= {"card-player", "competitive-played", "issn", "ssn"}
     assert all(Path(m["path"]).is_relative_to(target / "bridgerl" / "models") for m in listed), listed

@@ -198,8 +198,6 @@ def _evaluate_cross(args) -> int:
 def _evaluate_exploitability(args) -> int:
     from ..evaluation.bidding.exploitability import exploitability
 
-    if args.json:
-        refuse_overwrite(args.json, args.force, "JSON file")
     data = _scored_data(args)
     result = exploitability(args.spec, data, start=args.start, deals=args.deals, tricks=args.tricks, play=args.play,
                             seed=args.seed, progress=not args.quiet)
@@ -298,8 +296,6 @@ def _evaluate_records(args) -> int:
 def _evaluate_agreements(args) -> int:
     from ..evaluation.bidding.agreements import format_fidelity, reading_fidelity
 
-    if args.json:
-        refuse_overwrite(args.json, args.force, "JSON file")
     result = reading_fidelity(args.system, args.data, args.deals)
     print(format_fidelity(result))
     if args.json:
